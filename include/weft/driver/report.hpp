@@ -1,0 +1,23 @@
+// Human-readable reports of bugs, interleavings and statistics.
+#pragma once
+
+#include <string>
+
+#include "weft/explore/exploration.hpp"
+#include "weft/trace/thread_id.hpp"
+#include "weft/trace/trace.hpp"
+
+namespace weft::driver {
+
+/// The trace as numbered steps, each event indented into its thread's column, so that what each
+/// thread did and how the threads alternated can both be read off.
+std::string format_interleaving(const Trace& trace, const ThreadRegistry& threads);
+
+/// "bug: <message>", the interleaving, the schedule string and `replay_hint` (how to replay it).
+std::string format_bug(const explorer::FoundBug& bug, const ThreadRegistry& threads,
+                       const std::string& schedule, const std::string& replay_hint);
+
+/// One line of statistics.
+std::string format_statistics(const explorer::Statistics& stats);
+
+}  // namespace weft::driver

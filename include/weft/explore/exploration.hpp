@@ -1,0 +1,56 @@
+// The exploration loop shared by every way of running a program: ask the strategy, run, observe.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "weft/explore/strategy.hpp"
+#include "weft/trace/thread_id.hpp"
+#include "weft/trace/trace.hpp"
+
+namespace weft::explorer {
+
+struct Statistics {
+  std::uint64_t executions = 0;
+  std::uint64_t complete = 0;        ///< maximal executions: every thread finished or deadlocked
+  std::uint64_t sleep_blocked = 0;   ///< abandoned because only sleeping threads were enabled
+  std::uint64_t bound_reached = 0;
+  std::uint64_t bugs = 0;            ///< executions that ended in a bug (incl. deadlocks)
+  std::uint64_t diverged = 0;        ///< executions whose directive could not be followed
+  std::uint64_t traces = 0;          ///< distinct Mazurkiewicz traces among maximal executions
+  std::uint64_t events = 0;
+  double seconds = 0;
+  double executions_per_second() const { return seconds > 0 ? executions / seconds : 0; }
+};
+
+/// A bug with the schedule that reproduces it.
+struct FoundBug {
+  Outcome outcome = Outcome::kAssertionFailure;
+  std::string message;
+  std::vector<ThreadId> schedule;
+  Trace trace;
+};
+
+struct ExplorationLimits {
+  bool stop_on_first_bug = true;
+  std::uint64_t max_executions = 0;  ///< 0: no limit
+  double max_seconds = 0;            ///< 0: no limit
+  bool count_traces = true;          ///< fingerprint every maximal execution (costs a little)
+};
+
+struct ExplorationResult {
+  Statistics stats;
+  std::vector<FoundBug> bugs;  ///< one per distinct message, in the order found
+  bool exhausted = false;      ///< the strategy ran out of tests (not stopped by a limit or bug)
+  bool hit_bound = false;
+};
+
+/// Runs tests until the strategy is exhausted, a limit is hit, or (if asked) a bug is found.
+ExplorationResult run_exploration(Strategy& strategy, ReadPolicy policy,
+                                  const std::function<Trace(const TestDirective&)>& run_test,
+                                  const ExplorationLimits& limits);
+
+}  // namespace weft::explorer

@@ -1,0 +1,58 @@
+// Exploration strategies: given what was observed, choose the next test.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "weft/trace/directive.hpp"
+#include "weft/trace/trace.hpp"
+
+namespace weft::explorer {
+
+/// Every strategy is driven the same way: ask next() for a directive, run it, hand the observed
+/// trace to observe(), repeat until next() returns nullopt (the strategy is exhausted). The
+/// strategies own all exploration state; the runner that executes a directive is stateless, so it
+/// can live in another process or on another machine (Saarikivi et al. §IV).
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  /// The next test to run, or nullopt when the strategy has nothing left to explore.
+  virtual std::optional<TestDirective> next() = 0;
+  /// The trace observed when running the directive last returned by next().
+  virtual void observe(const Trace& trace) = 0;
+  /// Whether exhausting this strategy means every behaviour was covered (false for random).
+  virtual bool exhaustive() const { return true; }
+};
+
+enum class StrategyKind {
+  kDfs,                ///< every interleaving (the oracle)
+  kDpor,               ///< Flanagan–Godefroid DPOR, every pair of accesses dependent (thesis §2.4)
+  kDporCommutingReads, ///< DPOR where reads commute (Saarikivi et al. §II-D)
+  kOptimalDpor,        ///< source sets + wakeup trees (Abdulla et al. 2014): one execution per trace
+  kRandom,             ///< seeded random scheduling, a baseline
+};
+
+struct StrategyConfig {
+  StrategyKind kind = StrategyKind::kOptimalDpor;
+  /// Sleep sets (thesis §2.4) for DFS and both DPORs; optimal DPOR always uses them.
+  bool sleep_sets = true;
+  /// Random: how many executions, and the seed of the first.
+  std::uint64_t random_executions = 1000;
+  std::uint64_t seed = 1;
+  /// A schedule prefix the first execution follows (e.g. to start from a given interleaving).
+  std::vector<ThreadId> initial_prefix;
+};
+
+/// The dependence between reads that a strategy explores with.
+ReadPolicy read_policy_of(StrategyKind kind);
+std::unique_ptr<Strategy> make_strategy(const StrategyConfig& config);
+
+const char* strategy_name(StrategyKind kind);
+/// Parses "dfs", "dpor", "dpor-cr", "optimal", "random".
+std::optional<StrategyKind> parse_strategy(std::string_view name);
+
+}  // namespace weft::explorer

@@ -1,0 +1,77 @@
+// The controlled scheduler: runs a program's threads one at a time and records the trace.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "weft/trace/directive.hpp"
+#include "weft/trace/thread_id.hpp"
+#include "weft/trace/trace.hpp"
+
+namespace weft::runtime {
+
+struct RunLimits {
+  /// Per-thread bound on visible operations (thesis §3.4's k); exceeding it ends the execution
+  /// with Outcome::kBoundReached.
+  std::uint32_t max_steps_per_thread = 10000;
+};
+
+/// Thrown through a program thread's stack to unwind it when its execution is cut short (a bug
+/// elsewhere, a bound, a sleep-set block). Code under test must let it pass: a `catch (...)` must
+/// rethrow.
+struct ExecutionAborted {};
+
+/// The scheduler core. It knows nothing of the in-process C++ API or of pthreads: callers describe
+/// every visible operation as an Operation and call perform(); the scheduler decides when it
+/// happens, applies its effect on the synchronisation objects it models (mutexes, condition
+/// variables, semaphores, threads) and records it. Exactly one program thread runs at a time, each
+/// on its own fiber; the baton passes only inside perform().
+///
+/// At every step it follows the directive's prefix, then its policy; it tracks the directive's
+/// sleep set, detects deadlocks, enforces the per-thread step bound, and records the enabled set
+/// before every event.
+class Scheduler {
+ public:
+  explicit Scheduler(ThreadRegistry& threads);
+  ~Scheduler();
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  /// Runs one execution of `root` (the main thread's body) under `directive`.
+  Trace run(const TestDirective& directive, const std::function<void()>& root,
+            const RunLimits& limits);
+
+  /// The scheduler running an execution on this OS thread, or nullptr outside run().
+  static Scheduler* current() noexcept;
+
+  // ---- calls made by program threads during run() ----------------------------------------
+
+  /// A key for a new synchronisation object or shared location, stable across executions: it is
+  /// derived from the creating thread and how many objects that thread created before.
+  ObjectKey new_object();
+  /// Declares `key` a semaphore with the given initial count.
+  void init_semaphore(ObjectKey key, std::uint64_t count);
+  /// Performs a visible operation of the calling thread: returns once the scheduler has chosen
+  /// to run it and applied its effect. Returns the operation's result bits (trylock: acquired).
+  std::uint8_t perform(const Operation& op);
+  /// Creates a thread running `body` (a visible kThreadCreate operation) and returns its id.
+  ThreadId spawn(std::function<void()> body);
+  /// Records a bug of the calling thread and unwinds it (throws ExecutionAborted).
+  [[noreturn]] void fail(Outcome outcome, std::string message);
+  /// Records a bug without throwing (for destructors); the thread unwinds at its next operation.
+  void note_failure(Outcome outcome, std::string message) noexcept;
+  /// The calling thread.
+  ThreadId self() const;
+  /// True while the execution is being cut short and its threads unwound.
+  bool aborting() const;
+  const ThreadRegistry& threads() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace weft::runtime

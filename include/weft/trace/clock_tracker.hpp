@@ -1,0 +1,55 @@
+// Incremental happens-before (vector clocks) and Foata levels over a sequence of events.
+#pragma once
+
+#include <unordered_map>
+#include <vector>
+
+#include "weft/trace/dependence.hpp"
+#include "weft/trace/operation.hpp"
+#include "weft/trace/vector_clock.hpp"
+
+namespace weft {
+
+/// Feeds events in execution order and computes each event's vector clock: the join of its
+/// thread's previous clock and the clocks of all earlier dependent events, maintained per object
+/// with a write clock and an access clock so that reads commute (Saarikivi et al. §II-D, Fig. 3).
+/// Thread creation passes the creator's clock to the child; a join receives the joined thread's
+/// final clock. It also computes the Foata level of each event (thesis Def. 29): one more than
+/// the highest level among its immediate predecessors.
+class ClockTracker {
+ public:
+  explicit ClockTracker(ReadPolicy policy) : policy_(policy) {}
+
+  /// Adds the next event and returns its clock.
+  const VectorClock& add(const Event& e);
+
+  /// Clock of thread t after its last event (or its creation clock).
+  const VectorClock& thread_clock(ThreadId t);
+  /// The clock `e` would get if executed now, without adding it.
+  VectorClock clock_if_executed(const Event& e);
+  /// Number of events of thread t added so far.
+  std::uint32_t thread_count(ThreadId t) const;
+  /// Foata level of the last event added (1-based).
+  std::uint32_t last_level() const { return last_level_; }
+
+ private:
+  struct Access {
+    VectorClock write;   // clock of the last write (for reads to join)
+    VectorClock access;  // join of all accesses since (for writes to join)
+    std::uint32_t write_level = 0;
+    std::uint32_t access_level = 0;
+  };
+  struct PerThread {
+    VectorClock clock;
+    std::uint32_t count = 0;
+    std::uint32_t level = 0;
+  };
+  PerThread& thread(ThreadId t);
+
+  ReadPolicy policy_;
+  std::vector<PerThread> threads_;
+  std::unordered_map<ObjectKey, Access> memory_, mutexes_, conds_, sems_;
+  std::uint32_t last_level_ = 0;
+};
+
+}  // namespace weft

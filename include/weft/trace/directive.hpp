@@ -1,0 +1,40 @@
+// The test directive: what an exploration strategy asks the runtime to execute next.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "weft/trace/dependence.hpp"
+#include "weft/trace/operation.hpp"
+
+namespace weft {
+
+/// How the runtime picks the next thread once the prefix is used up.
+enum class SchedulePolicy : std::uint8_t {
+  kSticky,  ///< keep running the last thread while it is enabled, else the lowest enabled id
+  kRandom,  ///< uniformly among the enabled threads, from `seed`
+};
+
+/// A sleep-set entry: thread `thread` need not run `op` until a dependent operation has run.
+struct SleepEntry {
+  ThreadId thread = kNoThread;
+  Operation op;
+  friend bool operator==(const SleepEntry&, const SleepEntry&) = default;
+};
+
+/// One test: follow `prefix` (thread to run at each step), then the policy. From step
+/// `sleep_from` on, the runtime keeps `sleep` as a sleep set (thesis §2.4): an entry leaves it when
+/// a dependent operation executes, sleeping threads are not picked by the policy, and the
+/// execution is abandoned as sleep-set blocked when only sleeping threads are enabled. Later
+/// issues add input values here.
+struct TestDirective {
+  std::vector<ThreadId> prefix;
+  std::size_t sleep_from = 0;
+  std::vector<SleepEntry> sleep;
+  ReadPolicy read_policy = ReadPolicy::kReadsCommute;
+  SchedulePolicy policy = SchedulePolicy::kSticky;
+  std::uint64_t seed = 0;
+};
+
+}  // namespace weft

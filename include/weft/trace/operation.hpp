@@ -1,0 +1,86 @@
+// Visible operations: the actions of a thread that another thread can observe or be affected by.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "weft/trace/thread_id.hpp"
+
+namespace weft {
+
+/// Identity of what an operation acts on: a memory address range start, a mutex, a condition
+/// variable, a semaphore, or (for thread operations) a ThreadId. Objects of the in-process API get
+/// keys that are stable across executions (creating thread and creation count), spaced
+/// `kInProcessObjectSpacing` apart so that their address ranges never overlap.
+using ObjectKey = std::uint64_t;
+inline constexpr ObjectKey kInProcessObjectSpacing = ObjectKey{1} << 16;
+
+/// Kinds of visible operation. Values are part of the wire format: append, never reorder.
+enum class OpKind : std::uint8_t {
+  kRead,            ///< plain read of [object, object+size)
+  kWrite,           ///< plain write
+  kAtomicLoad,      ///< seq_cst atomic load
+  kAtomicStore,     ///< seq_cst atomic store
+  kAtomicRmw,       ///< exchange / fetch_op
+  kAtomicCas,       ///< compare-exchange (a write whether it succeeds or not: conservative)
+  kMutexLock,       ///< blocks while the mutex is held
+  kMutexTryLock,    ///< never blocks; `result` says whether it acquired
+  kMutexUnlock,
+  kCondWait,        ///< first half of a wait: release `partner` (the mutex) and start waiting
+  kCondWake,        ///< second half: take a signal and reacquire `partner`; blocks until possible
+  kCondSignal,
+  kCondBroadcast,
+  kSemWait,         ///< blocks while the count is zero
+  kSemPost,
+  kThreadCreate,    ///< object = the created thread's id
+  kThreadJoin,      ///< object = the joined thread's id; blocks until it has finished
+  kYield,           ///< a scheduling point that touches nothing
+  // Reserved for later issues; the scheduler rejects them today.
+  kSymbolicBranch,
+  kChannelSend,
+  kChannelReceive,
+  kBarrierWait,
+};
+
+/// What kind of object an operation acts on; operations on different domains never interact.
+enum class Domain : std::uint8_t { kNone, kMemory, kMutex, kCond, kSemaphore, kThread };
+
+struct Operation {
+  OpKind kind = OpKind::kYield;
+  /// Outcome bits known only after execution (trylock acquired: 1). Part of the event, not of
+  /// the pending operation.
+  std::uint8_t result = 0;
+  /// Bytes accessed (memory operations only).
+  std::uint32_t size = 0;
+  ObjectKey object = 0;
+  /// Condition-variable operations: the associated mutex.
+  ObjectKey partner = 0;
+
+  friend bool operator==(const Operation&, const Operation&) = default;
+};
+
+/// One executed (or pending) operation of one thread.
+struct Event {
+  ThreadId thread = kNoThread;
+  Operation op;
+  friend bool operator==(const Event&, const Event&) = default;
+};
+
+Domain domain_of(OpKind kind);
+/// Memory operations that only read (for the commutative-reads relation).
+bool is_read(OpKind kind);
+/// Operations that may block (enabledness depends on other threads).
+bool may_block(OpKind kind);
+/// Operations that take a mutex: lock, successful trylock, and the reacquire of a condition wait.
+bool acquires_mutex(const Operation& op);
+/// Operations that give a mutex up: unlock and the release of a condition wait.
+bool releases_mutex(const Operation& op);
+/// The mutex an operation acquires or releases (its object, or partner for condition waits).
+ObjectKey mutex_of(const Operation& op);
+
+/// Short lower-case name, e.g. "read", "lock", "cond_wait".
+const char* op_name(OpKind kind);
+/// Human-readable description, e.g. "write obj#3 (4 bytes)", "lock mutex#2".
+std::string describe(const Operation& op, const ThreadRegistry* threads = nullptr);
+
+}  // namespace weft

@@ -1,0 +1,63 @@
+// The observed trace of one execution: what ran, in which order, with what enabled.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "weft/trace/operation.hpp"
+#include "weft/trace/thread_id.hpp"
+
+namespace weft {
+
+/// How an execution ended.
+enum class Outcome : std::uint8_t {
+  kComplete,            ///< every thread finished
+  kDeadlock,            ///< some thread is blocked and no thread is enabled
+  kAssertionFailure,    ///< WEFT_ASSERT (or the program's own check) failed
+  kUncaughtException,   ///< a thread let an exception escape
+  kMisuse,              ///< the program misused a primitive (unlock of a mutex it does not hold...)
+  kBoundReached,        ///< a thread exceeded the per-thread step bound (thesis §3.4's k): no bug
+  kSleepBlocked,        ///< every enabled thread was in the sleep set: redundant, abandoned
+};
+
+bool is_bug(Outcome o);
+/// Complete or deadlocked: the execution is maximal, so it stands for a Mazurkiewicz trace.
+bool is_maximal(Outcome o);
+const char* outcome_name(Outcome o);
+
+/// A thread that had not finished when the execution ended, with what it was about to do.
+struct PendingThread {
+  ThreadId thread = kNoThread;
+  Operation op;
+  bool enabled = false;
+};
+
+struct Trace {
+  /// Executed events in order.
+  std::vector<Event> events;
+  /// enabled[i]: threads enabled in the state before events[i].
+  std::vector<ThreadSet> enabled;
+  /// Threads alive at the end and their next operation (blocked threads of a deadlock, threads
+  /// cut off by a bug, the bound or the sleep set).
+  std::vector<PendingThread> pending;
+  Outcome outcome = Outcome::kComplete;
+  /// For bugs: one line naming the problem and where it happened.
+  std::string message;
+  /// Thread that failed (bugs), or kNoThread.
+  ThreadId failing_thread = kNoThread;
+  /// Number of steps that followed the directive's prefix.
+  std::size_t prefix_followed = 0;
+  /// Step at which the directive's prefix named a thread that was not enabled (the rest of the
+  /// prefix was dropped and the default policy took over), if that happened.
+  std::optional<std::size_t> diverged_at;
+  /// Operations that finished a thread: finished[i] is true when events[i] was its thread's last.
+  std::vector<bool> finished_thread;
+
+  /// The operation thread t was about to perform in the state before step k (k == size() means
+  /// the final state), or nullopt if t had finished or did not exist yet.
+  std::optional<Operation> pending_at(std::size_t k, ThreadId t) const;
+};
+
+}  // namespace weft

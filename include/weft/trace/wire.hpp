@@ -1,0 +1,34 @@
+// Compact text forms of directives, traces and schedules, for replay strings and for the wire
+// between an exploration server and stateless test clients (Saarikivi et al. §IV).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "weft/trace/directive.hpp"
+#include "weft/trace/thread_id.hpp"
+#include "weft/trace/trace.hpp"
+
+namespace weft {
+
+/// Thrown when a serialized form cannot be parsed; the message says what is wrong.
+class WireError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A schedule as a short string: "w1:" then comma-separated steps, each a thread name with an
+/// optional repeat count, e.g. "w1:0*3,0.0*2,0.1,0". Thread names are creation paths, so the
+/// string means the same thing to any process running the same program.
+std::string encode_schedule(const std::vector<ThreadId>& schedule, const ThreadRegistry& threads);
+std::vector<ThreadId> decode_schedule(std::string_view text, ThreadRegistry& threads);
+
+/// Directives and traces as one line of text each (thread ids written as names).
+std::string encode_directive(const TestDirective& d, const ThreadRegistry& threads);
+TestDirective decode_directive(std::string_view text, ThreadRegistry& threads);
+std::string encode_trace(const Trace& t, const ThreadRegistry& threads);
+Trace decode_trace(std::string_view text, ThreadRegistry& threads);
+
+}  // namespace weft

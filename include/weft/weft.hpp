@@ -1,0 +1,330 @@
+// weft's in-process C++ API: systematic testing of concurrent C++ code inside a unit test.
+//
+//   weft::Result r = weft::explore([] {
+//     weft::shared<int> x{0};                  // state is built inside the closure, every run
+//     weft::thread t([&] { x = x + 1; });
+//     x = x + 1;
+//     t.join();
+//     WEFT_ASSERT(x == 2);                     // fails in some interleaving: a lost update
+//   });
+//   if (!r.ok()) std::cout << r.bugs[0].report;  // the interleaving, and how to replay it
+//
+// explore() runs the closure again and again, each time under a different schedule chosen by the
+// exploration strategy, until every behaviour has been covered (or a bug is found, or a limit is
+// hit). The closure must build all state it shares between threads itself, every run, and join
+// the threads it starts: weft restarts it from scratch for each execution (as Loom does). Only
+// operations on weft's primitives are scheduling points; code between them runs atomically, so
+// every piece of shared state must be a weft primitive (use weft::shared<T> for plain variables).
+// Using a primitive outside explore()/replay() throws weft::usage_error.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "weft/explore/exploration.hpp"
+#include "weft/explore/strategy.hpp"
+#include "weft/runtime/scheduler.hpp"
+#include "weft/trace/operation.hpp"
+#include "weft/trace/trace.hpp"
+
+namespace weft {
+
+/// A primitive was used where it cannot work (outside explore/replay, nested explore...).
+class usage_error : public std::logic_error {
+ public:
+  using std::logic_error::logic_error;
+};
+
+/// A replay schedule that cannot be parsed or does not fit the test.
+class replay_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+using explorer::Statistics;
+using explorer::StrategyKind;
+
+struct Options {
+  StrategyKind strategy = StrategyKind::kOptimalDpor;
+  /// Sleep sets for DFS and the DPORs (optimal DPOR always has them).
+  bool sleep_sets = true;
+  /// Stop at the first bug (default) or keep exploring and collect every distinct bug.
+  bool stop_on_first_bug = true;
+  std::uint64_t max_executions = 0;  ///< 0: unlimited
+  double max_seconds = 0;            ///< 0: unlimited
+  /// Per-thread bound on visible operations (thesis §3.4); a thread that exceeds it ends the
+  /// execution with "bound reached" (not a bug; the verdict becomes incomplete).
+  std::uint32_t max_steps_per_thread = 10000;
+  /// Random strategy: number of executions and first seed.
+  std::uint64_t random_executions = 1000;
+  std::uint64_t seed = 1;
+  /// A schedule (as in a bug report) that the first execution follows.
+  std::string start_from;
+  /// Count distinct Mazurkiewicz traces (a hash per complete execution).
+  bool count_traces = true;
+};
+
+enum class Verdict {
+  kBugFound,
+  kNoBugFound,  ///< an exhaustive strategy finished within the bounds: every behaviour covered
+  kIncomplete,  ///< a bound or limit was hit, or the strategy is not exhaustive (random)
+};
+
+struct Bug {
+  Outcome kind = Outcome::kAssertionFailure;
+  std::string message;
+  /// The interleaving as a compact string; weft::replay(schedule, test) reproduces the bug.
+  std::string schedule;
+  /// Human-readable: the bug, the interleaving indented by thread, and how to replay it.
+  std::string report;
+};
+
+struct Result {
+  Verdict verdict = Verdict::kNoBugFound;
+  std::vector<Bug> bugs;
+  Statistics stats;
+  /// Why the verdict is incomplete, when it is.
+  std::string incomplete_reason;
+  bool ok() const { return bugs.empty(); }
+  /// One paragraph: verdict and statistics.
+  std::string summary() const;
+};
+
+/// Explores `test` with the given options.
+Result explore(const Options& options, const std::function<void()>& test);
+inline Result explore(const std::function<void()>& test) { return explore(Options{}, test); }
+
+/// Re-executes `test` once, following `schedule` (from a Bug) exactly. Throws replay_error when
+/// the schedule cannot be parsed or does not fit the test.
+Result replay(std::string_view schedule, const std::function<void()>& test,
+              const Options& options = {});
+
+namespace detail {
+/// The scheduler of the running execution; throws usage_error naming `what` outside one.
+runtime::Scheduler& scheduler(const char* what);
+std::uint8_t perform(const Operation& op, const char* what);
+[[noreturn]] void assertion_failed(const char* condition, const char* file, int line);
+}  // namespace detail
+
+/// A thread under weft's control (like std::thread; must be joined or detached).
+class thread {
+ public:
+  thread() noexcept = default;
+  template <class F, class... Args>
+  explicit thread(F&& f, Args&&... args) {
+    id_ = detail::scheduler("weft::thread").spawn(
+        [fn = std::forward<F>(f), ... as = std::forward<Args>(args)]() mutable {
+          std::invoke(fn, as...);
+        });
+  }
+  thread(thread&& o) noexcept : id_(std::exchange(o.id_, kNoThread)) {}
+  thread& operator=(thread&& o) noexcept;
+  thread(const thread&) = delete;
+  thread& operator=(const thread&) = delete;
+  ~thread();
+
+  bool joinable() const noexcept { return id_ != kNoThread; }
+  void join();
+  void detach();
+  /// weft's stable id of the thread (its name in reports is ThreadRegistry::name of it).
+  ThreadId get_id() const noexcept { return id_; }
+
+ private:
+  ThreadId id_ = kNoThread;
+};
+
+/// A mutex (works with std::lock_guard, std::unique_lock, std::scoped_lock).
+class mutex {
+ public:
+  mutex() : key_(detail::scheduler("weft::mutex").new_object()) {}
+  mutex(const mutex&) = delete;
+  mutex& operator=(const mutex&) = delete;
+  void lock() { detail::perform({OpKind::kMutexLock, 0, 0, key_, 0}, "weft::mutex::lock"); }
+  bool try_lock() {
+    return detail::perform({OpKind::kMutexTryLock, 0, 0, key_, 0}, "weft::mutex::try_lock") != 0;
+  }
+  void unlock() { detail::perform({OpKind::kMutexUnlock, 0, 0, key_, 0}, "weft::mutex::unlock"); }
+  ObjectKey key() const { return key_; }
+
+ private:
+  ObjectKey key_;
+};
+
+/// A condition variable for weft::mutex. No spurious wake-ups: a waiter wakes only when signalled
+/// (which waiter a notify_one wakes is a scheduling choice that weft explores).
+class condition_variable {
+ public:
+  condition_variable() : key_(detail::scheduler("weft::condition_variable").new_object()) {}
+  condition_variable(const condition_variable&) = delete;
+  condition_variable& operator=(const condition_variable&) = delete;
+  void wait(std::unique_lock<mutex>& lock) {
+    detail::perform({OpKind::kCondWait, 0, 0, key_, lock.mutex()->key()},
+                    "weft::condition_variable::wait");
+  }
+  template <class Predicate>
+  void wait(std::unique_lock<mutex>& lock, Predicate pred) {
+    while (!pred()) wait(lock);
+  }
+  void notify_one() {
+    detail::perform({OpKind::kCondSignal, 0, 0, key_, 0}, "weft::condition_variable::notify_one");
+  }
+  void notify_all() {
+    detail::perform({OpKind::kCondBroadcast, 0, 0, key_, 0},
+                    "weft::condition_variable::notify_all");
+  }
+
+ private:
+  ObjectKey key_;
+};
+
+/// A counting semaphore (like std::counting_semaphore).
+template <std::ptrdiff_t LeastMaxValue = 1 << 30>
+class counting_semaphore {
+ public:
+  explicit counting_semaphore(std::ptrdiff_t desired)
+      : key_(detail::scheduler("weft::counting_semaphore").new_object()) {
+    detail::scheduler("weft::counting_semaphore")
+        .init_semaphore(key_, static_cast<std::uint64_t>(desired));
+  }
+  counting_semaphore(const counting_semaphore&) = delete;
+  counting_semaphore& operator=(const counting_semaphore&) = delete;
+  static constexpr std::ptrdiff_t max() noexcept { return LeastMaxValue; }
+  void acquire() {
+    detail::perform({OpKind::kSemWait, 0, 0, key_, 0}, "weft::counting_semaphore::acquire");
+  }
+  void release(std::ptrdiff_t update = 1) {
+    for (std::ptrdiff_t i = 0; i < update; ++i)
+      detail::perform({OpKind::kSemPost, 0, 0, key_, 0}, "weft::counting_semaphore::release");
+  }
+
+ private:
+  ObjectKey key_;
+};
+using binary_semaphore = counting_semaphore<1>;
+
+namespace detail {
+template <class T>
+ObjectKey memory_object(const char* what) {
+  static_assert(std::is_trivially_copyable_v<T>, "weft::shared/atomic need a trivially copyable T");
+  static_assert(sizeof(T) < kInProcessObjectSpacing, "type too large for a weft location");
+  return scheduler(what).new_object();
+}
+template <class T>
+Operation access(OpKind kind, ObjectKey key) {
+  return Operation{kind, 0, static_cast<std::uint32_t>(sizeof(T)), key, 0};
+}
+}  // namespace detail
+
+/// A plain shared variable: every read and every write is a visible operation (the thesis'
+/// model of a program). `x = x + 1` is a read followed by a write, and can lose updates.
+template <class T>
+class shared {
+ public:
+  shared() : shared(T{}) {}
+  shared(T value) : key_(detail::memory_object<T>("weft::shared")), value_(value) {}
+  shared(const shared&) = delete;
+  shared& operator=(const shared&) = delete;
+
+  T load() const {
+    detail::perform(detail::access<T>(OpKind::kRead, key_), "weft::shared read");
+    return value_;
+  }
+  void store(T value) {
+    detail::perform(detail::access<T>(OpKind::kWrite, key_), "weft::shared write");
+    value_ = value;
+  }
+  operator T() const { return load(); }
+  shared& operator=(T value) {
+    store(value);
+    return *this;
+  }
+  shared& operator+=(T d) { return *this = load() + d; }
+  shared& operator-=(T d) { return *this = load() - d; }
+  shared& operator++() { return *this += T{1}; }
+  shared& operator--() { return *this -= T{1}; }
+
+ private:
+  ObjectKey key_;
+  T value_;
+};
+
+/// A sequentially consistent atomic.
+template <class T>
+class atomic {
+ public:
+  atomic() : atomic(T{}) {}
+  atomic(T value) : key_(detail::memory_object<T>("weft::atomic")), value_(value) {}
+  atomic(const atomic&) = delete;
+  atomic& operator=(const atomic&) = delete;
+
+  T load() const {
+    detail::perform(detail::access<T>(OpKind::kAtomicLoad, key_), "weft::atomic::load");
+    return value_;
+  }
+  void store(T value) {
+    detail::perform(detail::access<T>(OpKind::kAtomicStore, key_), "weft::atomic::store");
+    value_ = value;
+  }
+  T exchange(T value) {
+    detail::perform(detail::access<T>(OpKind::kAtomicRmw, key_), "weft::atomic::exchange");
+    return std::exchange(value_, value);
+  }
+  bool compare_exchange_strong(T& expected, T desired) {
+    detail::perform(detail::access<T>(OpKind::kAtomicCas, key_),
+                    "weft::atomic::compare_exchange");
+    if (value_ == expected) {
+      value_ = desired;
+      return true;
+    }
+    expected = value_;
+    return false;
+  }
+  bool compare_exchange_weak(T& expected, T desired) {
+    return compare_exchange_strong(expected, desired);
+  }
+  T fetch_add(T d) { return rmw([d](T v) { return static_cast<T>(v + d); }); }
+  T fetch_sub(T d) { return rmw([d](T v) { return static_cast<T>(v - d); }); }
+  T fetch_and(T d) { return rmw([d](T v) { return static_cast<T>(v & d); }); }
+  T fetch_or(T d) { return rmw([d](T v) { return static_cast<T>(v | d); }); }
+  T fetch_xor(T d) { return rmw([d](T v) { return static_cast<T>(v ^ d); }); }
+  operator T() const { return load(); }
+  T operator=(T value) {
+    store(value);
+    return value;
+  }
+  T operator++() { return static_cast<T>(fetch_add(T{1}) + 1); }
+  T operator++(int) { return fetch_add(T{1}); }
+  T operator--() { return static_cast<T>(fetch_sub(T{1}) - 1); }
+  T operator--(int) { return fetch_sub(T{1}); }
+  T operator+=(T d) { return static_cast<T>(fetch_add(d) + d); }
+  T operator-=(T d) { return static_cast<T>(fetch_sub(d) - d); }
+
+ private:
+  template <class F>
+  T rmw(F f) {
+    detail::perform(detail::access<T>(OpKind::kAtomicRmw, key_), "weft::atomic fetch operation");
+    return std::exchange(value_, f(value_));
+  }
+  ObjectKey key_;
+  T value_;
+};
+
+/// A scheduling point that touches nothing (std::this_thread::yield).
+inline void yield() { detail::perform({OpKind::kYield, 0, 0, 0, 0}, "weft::yield"); }
+
+}  // namespace weft
+
+/// Checks `cond` inside a test; when it fails the execution ends with an assertion failure that
+/// weft reports with its schedule.
+#define WEFT_ASSERT(cond)                                                  \
+  do {                                                                     \
+    if (!(cond)) ::weft::detail::assertion_failed(#cond, __FILE__, __LINE__); \
+  } while (0)

@@ -1,0 +1,62 @@
+#include "weft/driver/report.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+namespace weft::driver {
+
+std::string format_interleaving(const Trace& trace, const ThreadRegistry& threads) {
+  // Columns in order of first appearance.
+  std::map<ThreadId, std::size_t> column;
+  for (const auto& e : trace.events) column.emplace(e.thread, column.size());
+  for (const auto& p : trace.pending) column.emplace(p.thread, column.size());
+  std::size_t name_width = 6;
+  for (const auto& [t, c] : column) name_width = std::max(name_width, threads.name(t).size() + 2);
+
+  std::string out;
+  char buf[64];
+  for (std::size_t i = 0; i < trace.events.size(); ++i) {
+    const Event& e = trace.events[i];
+    std::snprintf(buf, sizeof buf, "  %4zu  ", i + 1);
+    out += buf;
+    out += std::string(column[e.thread] * 4, ' ');
+    std::string name = "[" + threads.name(e.thread) + "]";
+    name.resize(name_width, ' ');
+    out += name + describe(e.op, &threads) + "\n";
+  }
+  for (const auto& p : trace.pending) {
+    out += "        ";
+    out += std::string(column[p.thread] * 4, ' ');
+    std::string name = "[" + threads.name(p.thread) + "]";
+    name.resize(name_width, ' ');
+    out += name + (p.enabled ? "next: " : "blocked in: ") + describe(p.op, &threads) + "\n";
+  }
+  return out;
+}
+
+std::string format_bug(const explorer::FoundBug& bug, const ThreadRegistry& threads,
+                       const std::string& schedule, const std::string& replay_hint) {
+  std::string out = "bug (" + std::string(outcome_name(bug.outcome)) + "): " + bug.message + "\n";
+  out += "interleaving (" + std::to_string(bug.trace.events.size()) + " steps):\n";
+  out += format_interleaving(bug.trace, threads);
+  out += "schedule: " + schedule + "\n";
+  if (!replay_hint.empty()) out += "replay: " + replay_hint + "\n";
+  return out;
+}
+
+std::string format_statistics(const explorer::Statistics& s) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "%llu executions (%llu complete, %llu sleep-set blocked, %llu bound reached), "
+                "%llu distinct traces, %llu events, %.3f s, %.0f executions/s",
+                static_cast<unsigned long long>(s.executions),
+                static_cast<unsigned long long>(s.complete),
+                static_cast<unsigned long long>(s.sleep_blocked),
+                static_cast<unsigned long long>(s.bound_reached),
+                static_cast<unsigned long long>(s.traces),
+                static_cast<unsigned long long>(s.events), s.seconds, s.executions_per_second());
+  return buf;
+}
+
+}  // namespace weft::driver

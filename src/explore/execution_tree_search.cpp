@@ -1,0 +1,89 @@
+#include "execution_tree_search.hpp"
+
+#include <algorithm>
+
+#include "weft/trace/dependence.hpp"
+
+namespace weft::explorer {
+
+ExecutionTreeSearch::ExecutionTreeSearch(const StrategyConfig& config, ReadPolicy policy)
+    : policy_(policy), sleep_sets_(config.sleep_sets), initial_prefix_(config.initial_prefix) {}
+
+bool ExecutionTreeSearch::asleep(const Node& n, ThreadId t) const {
+  return std::any_of(n.sleep.begin(), n.sleep.end(),
+                     [t](const SleepEntry& s) { return s.thread == t; });
+}
+
+void ExecutionTreeSearch::add_backtrack(std::size_t j, ThreadId t) {
+  Node& n = nodes_[j];
+  if (n.enabled.contains(t) && !asleep(n, t)) {
+    n.backtrack.insert(t);
+    return;
+  }
+  for (ThreadId u : n.enabled.members())
+    if (!asleep(n, u)) n.backtrack.insert(u);
+}
+
+std::optional<TestDirective> ExecutionTreeSearch::next() {
+  TestDirective d;
+  d.read_policy = policy_;
+  if (!started_) {
+    started_ = true;
+    branch_ = 0;
+    d.prefix = initial_prefix_;
+    d.sleep_from = 0;
+    return d;
+  }
+  while (!nodes_.empty()) {
+    const std::size_t i = nodes_.size() - 1;
+    Node& n = nodes_[i];
+    ThreadId pick = kNoThread;
+    for (ThreadId t : n.backtrack.members()) {
+      if (n.done.contains(t) || (sleep_sets_ && asleep(n, t))) continue;
+      pick = t;
+      break;
+    }
+    if (pick != kNoThread) {
+      // The subtree of the current choice is finished: it goes to sleep for the siblings.
+      if (sleep_sets_) n.sleep.push_back({n.chosen.thread, n.chosen.op});
+      n.done.insert(pick);
+      d.prefix.reserve(i + 1);
+      for (std::size_t k = 0; k < i; ++k) d.prefix.push_back(nodes_[k].chosen.thread);
+      d.prefix.push_back(pick);
+      d.sleep_from = i;
+      if (sleep_sets_) d.sleep = n.sleep;
+      branch_ = i;
+      return d;
+    }
+    nodes_.pop_back();
+  }
+  return std::nullopt;
+}
+
+void ExecutionTreeSearch::observe(const Trace& trace) {
+  // Nodes up to the branch point stay (with their backtrack, done and sleep sets); the branch
+  // node gets its new choice; everything after it is new.
+  std::size_t start = 0;
+  if (!nodes_.empty() && branch_ < trace.events.size()) {
+    nodes_.resize(branch_ + 1);
+    nodes_[branch_].chosen = trace.events[branch_];
+    start = branch_ + 1;
+  } else {
+    nodes_.clear();
+  }
+  for (std::size_t k = start; k < trace.events.size(); ++k) {
+    Node n;
+    n.enabled = trace.enabled[k];
+    n.chosen = trace.events[k];
+    n.done.insert(n.chosen.thread);
+    n.backtrack.insert(n.chosen.thread);
+    if (sleep_sets_ && k > 0) {
+      const Node& parent = nodes_[k - 1];
+      for (const auto& s : parent.sleep)
+        if (!dependent(parent.chosen, Event{s.thread, s.op}, policy_)) n.sleep.push_back(s);
+    }
+    nodes_.push_back(std::move(n));
+  }
+  analyse(trace, start);
+}
+}  // namespace weft::explorer

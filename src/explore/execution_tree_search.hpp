@@ -1,0 +1,46 @@
+// Depth-first search over the execution tree with backtrack sets and sleep sets: the skeleton
+// shared by exhaustive DFS and Flanagan–Godefroid DPOR (thesis §2.4, Fig. 2.5).
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "weft/explore/strategy.hpp"
+
+namespace weft::explorer {
+
+class ExecutionTreeSearch : public Strategy {
+ public:
+  ExecutionTreeSearch(const StrategyConfig& config, ReadPolicy policy);
+
+  std::optional<TestDirective> next() override;
+  void observe(const Trace& trace) override;
+
+ protected:
+  struct Node {
+    ThreadSet enabled;
+    ThreadSet backtrack;
+    ThreadSet done;
+    std::vector<SleepEntry> sleep;  // sleep set, including siblings explored before
+    Event chosen;
+  };
+
+  /// Fills backtrack sets after an execution; `first_new` is the first state not seen before.
+  virtual void analyse(const Trace& trace, std::size_t first_new) = 0;
+
+  /// Adds `t` to the backtrack set of node j, or every enabled thread there when `t` is not
+  /// enabled or is asleep (the safe combination of DPOR and sleep sets, end of thesis §2.4).
+  void add_backtrack(std::size_t j, ThreadId t);
+  bool asleep(const Node& n, ThreadId t) const;
+
+  std::vector<Node> nodes_;
+  ReadPolicy policy_;
+  bool sleep_sets_;
+
+ private:
+  std::vector<ThreadId> initial_prefix_;
+  bool started_ = false;
+  std::size_t branch_ = 0;  // node index where the last directive took a new branch
+};
+
+}  // namespace weft::explorer

@@ -1,0 +1,254 @@
+// Optimal DPOR (Abdulla, Aronis, Jonsson, Sagonas, POPL 2014, Algorithm 2; cited in thesis §1.1):
+// sleep sets plus wakeup trees, so that every Mazurkiewicz trace is explored by exactly one
+// complete execution and no execution ends sleep-set blocked. After each execution, every
+// reversible race e ⋖ e' yields the sequence v = notdep(e, E).e'; unless a thread asleep before e
+// is a weak initial of v, v goes into the wakeup tree of the node before e.
+#include <map>
+#include <unordered_map>
+#include <vector>
+
+#include "strategies.hpp"
+#include "wakeup_tree.hpp"
+#include "weft/trace/clock_tracker.hpp"
+
+namespace weft::explorer {
+namespace {
+
+constexpr ReadPolicy kPolicy = ReadPolicy::kReadsCommute;
+
+/// Per-object history needed to find the events an event can be in a reversible race with.
+class RaceCandidates {
+ public:
+  /// The earlier events that `e` may race with, given the events added so far.
+  std::vector<std::size_t> of(const Event& e) const {
+    std::vector<std::size_t> out;
+    const Operation& op = e.op;
+    const auto push = [&](const auto& map, ObjectKey key) {
+      if (auto it = map.find(key); it != map.end()) out.push_back(it->second);
+    };
+    switch (domain_of(op.kind)) {
+      case Domain::kMemory: {
+        auto it = memory_.find(op.object);
+        if (it == memory_.end()) break;
+        const Access& a = it->second;
+        if (!is_read(op.kind) && !a.reads_since.empty()) {
+          out = a.reads_since;
+        } else if (a.last_write != kNone) {
+          out.push_back(a.last_write);
+        }
+        break;
+      }
+      case Domain::kMutex:
+        if (op.kind == OpKind::kMutexUnlock) {
+          if (auto it = failed_trylocks_.find(op.object); it != failed_trylocks_.end())
+            out = it->second;
+        } else {
+          // lock, trylock (either way): it competes with the last acquisition.
+          push(last_acquire_, op.object);
+        }
+        break;
+      case Domain::kCond:
+        if (op.kind == OpKind::kCondWake) {
+          push(last_wake_, op.object);
+          push(last_acquire_, op.partner);
+        } else {
+          push(last_cond_, op.object);
+          if (op.kind == OpKind::kCondWait)
+            if (auto it = failed_trylocks_.find(op.partner); it != failed_trylocks_.end())
+              out.insert(out.end(), it->second.begin(), it->second.end());
+        }
+        break;
+      case Domain::kSemaphore:
+        if (op.kind == OpKind::kSemWait) push(last_sem_wait_, op.object);
+        break;
+      default:
+        break;
+    }
+    return out;
+  }
+
+  void add(std::size_t index, const Event& e) {
+    const Operation& op = e.op;
+    switch (domain_of(op.kind)) {
+      case Domain::kMemory: {
+        Access& a = memory_[op.object];
+        if (is_read(op.kind)) {
+          a.reads_since.push_back(index);
+        } else {
+          a.last_write = index;
+          a.reads_since.clear();
+        }
+        break;
+      }
+      case Domain::kMutex:
+        if (acquires_mutex(op)) {
+          last_acquire_[op.object] = index;
+          failed_trylocks_[op.object].clear();
+        } else if (op.kind == OpKind::kMutexTryLock) {
+          failed_trylocks_[op.object].push_back(index);
+        }
+        break;
+      case Domain::kCond:
+        if (op.kind == OpKind::kCondWake) {
+          last_wake_[op.object] = index;
+          last_acquire_[op.partner] = index;
+          failed_trylocks_[op.partner].clear();
+        } else {
+          last_cond_[op.object] = index;
+        }
+        break;
+      case Domain::kSemaphore:
+        if (op.kind == OpKind::kSemWait) last_sem_wait_[op.object] = index;
+        break;
+      default:
+        break;
+    }
+  }
+
+ private:
+  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  struct Access {
+    std::size_t last_write = kNone;
+    std::vector<std::size_t> reads_since;
+  };
+  std::unordered_map<ObjectKey, Access> memory_;
+  std::unordered_map<ObjectKey, std::size_t> last_acquire_, last_wake_, last_cond_, last_sem_wait_;
+  std::unordered_map<ObjectKey, std::vector<std::size_t>> failed_trylocks_;
+};
+
+class OptimalDpor final : public Strategy {
+ public:
+  explicit OptimalDpor(const StrategyConfig& config) : initial_prefix_(config.initial_prefix) {}
+
+  std::optional<TestDirective> next() override {
+    TestDirective d;
+    d.read_policy = kPolicy;
+    if (!started_) {
+      started_ = true;
+      d.prefix = initial_prefix_;
+      return d;
+    }
+    while (!nodes_.empty()) {
+      const std::size_t i = nodes_.size() - 1;
+      Node& n = nodes_[i];
+      if (!n.wakeup.empty()) {
+        n.sleep.push_back({n.chosen.thread, n.chosen.op});
+        taken_ = n.wakeup.take_first();
+        for (std::size_t k = 0; k < i; ++k) d.prefix.push_back(nodes_[k].chosen.thread);
+        for (const WakeupTree::Node* w = taken_.get(); w;
+             w = w->children.empty() ? nullptr : w->children.front().get())
+          d.prefix.push_back(w->event.thread);
+        d.sleep_from = i;
+        d.sleep = n.sleep;
+        branch_ = i;
+        return d;
+      }
+      nodes_.pop_back();
+    }
+    return std::nullopt;
+  }
+
+  void observe(const Trace& trace) override {
+    const auto& ev = trace.events;
+    std::size_t start = 0;
+    WakeupTree::Node* path = nullptr;
+    std::vector<std::unique_ptr<WakeupTree::Node>> keep_alive;
+    if (!nodes_.empty() && branch_ < ev.size()) {
+      nodes_.resize(branch_ + 1);
+      nodes_[branch_].chosen = ev[branch_];
+      start = branch_ + 1;
+      if (taken_ && taken_->event.thread == ev[branch_].thread) path = taken_.get();
+    } else {
+      nodes_.clear();
+    }
+    for (std::size_t k = start; k < ev.size(); ++k) {
+      Node n;
+      n.enabled = trace.enabled[k];
+      n.chosen = ev[k];
+      if (k > 0) {
+        const Node& parent = nodes_[k - 1];
+        for (const auto& s : parent.sleep)
+          if (!dependent(parent.chosen, Event{s.thread, s.op}, kPolicy)) n.sleep.push_back(s);
+      }
+      // Still inside the wakeup-tree branch being followed: its other subtrees are this node's.
+      if (path && !path->children.empty() && path->children.front()->event.thread == ev[k].thread) {
+        keep_alive.push_back(std::move(path->children.front()));
+        path->children.erase(path->children.begin());
+        n.wakeup.adopt(std::move(path->children));
+        path = keep_alive.back().get();
+      } else {
+        path = nullptr;
+      }
+      nodes_.push_back(std::move(n));
+    }
+    taken_.reset();
+    find_races(trace, start == 0 ? 0 : start - 1);
+  }
+
+ private:
+  struct Node {
+    ThreadSet enabled;
+    Event chosen;
+    std::vector<SleepEntry> sleep;
+    WakeupTree wakeup;  // branches still to explore from this node (not the current one)
+  };
+
+  void find_races(const Trace& trace, std::size_t first_new) {
+    const auto& ev = trace.events;
+    const std::size_t n = ev.size();
+    std::vector<VectorClock> clocks(n);
+    std::vector<std::uint32_t> local(n);
+    ClockTracker tracker(kPolicy);
+    RaceCandidates candidates;
+    const auto check = [&](const Event& later, std::size_t later_index, const VectorClock& before) {
+      const auto cands = candidates.of(later);
+      for (std::size_t c = 0; c < cands.size(); ++c) {
+        const std::size_t i = cands[c];
+        if (ev[i].thread == later.thread) continue;
+        if (before.covers(ev[i].thread, local[i])) continue;
+        bool via_other = false;  // e happens before another immediate predecessor of e'
+        for (std::size_t o = 0; o < cands.size() && !via_other; ++o)
+          via_other = o != c && clocks[cands[o]].covers(ev[i].thread, local[i]);
+        if (!via_other) reverse(i, later, later_index, clocks, local, ev);
+      }
+    };
+    for (std::size_t j = 0; j < n; ++j) {
+      if (j >= first_new) check(ev[j], j, tracker.thread_clock(ev[j].thread));
+      candidates.add(j, ev[j]);
+      clocks[j] = tracker.add(ev[j]);
+      local[j] = tracker.thread_count(ev[j].thread);
+    }
+    for (const auto& p : trace.pending) {
+      const Event e{p.thread, p.op};
+      check(e, n, tracker.thread_clock(p.thread));
+    }
+  }
+
+  /// Schedules the reversal of the race between events[i] and `later` (at `later_index`).
+  void reverse(std::size_t i, const Event& later, std::size_t later_index,
+               const std::vector<VectorClock>& clocks, const std::vector<std::uint32_t>& local,
+               const std::vector<Event>& ev) {
+    std::vector<Event> v;
+    for (std::size_t k = i + 1; k < later_index; ++k)
+      if (!clocks[k].covers(ev[i].thread, local[i])) v.push_back(ev[k]);
+    v.push_back(later);
+    Node& node = nodes_[i];
+    for (const auto& s : node.sleep)
+      if (weak_initial(s.thread, s.op, v, kPolicy)) return;  // explored already
+    node.wakeup.insert(std::move(v), kPolicy);
+  }
+
+  std::vector<Node> nodes_;
+  std::vector<ThreadId> initial_prefix_;
+  std::unique_ptr<WakeupTree::Node> taken_;
+  bool started_ = false;
+  std::size_t branch_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_optimal_dpor(const StrategyConfig& config) {
+  return std::make_unique<OptimalDpor>(config);
+}
+
+}  // namespace weft::explorer

@@ -1,0 +1,16 @@
+// Factories of the individual strategies (internal to explore/).
+#pragma once
+
+#include <memory>
+
+#include "execution_tree_search.hpp"
+#include "weft/explore/strategy.hpp"
+
+namespace weft::explorer {
+
+std::unique_ptr<Strategy> make_dfs(const StrategyConfig& config);
+std::unique_ptr<Strategy> make_dpor(const StrategyConfig& config, ReadPolicy policy);
+std::unique_ptr<Strategy> make_optimal_dpor(const StrategyConfig& config);
+std::unique_ptr<Strategy> make_random(const StrategyConfig& config);
+
+}  // namespace weft::explorer

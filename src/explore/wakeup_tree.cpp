@@ -1,0 +1,55 @@
+#include "wakeup_tree.hpp"
+
+#include <algorithm>
+
+namespace weft::explorer {
+
+bool weak_initial(ThreadId p, const Operation& next_op, const std::vector<Event>& v,
+                  ReadPolicy policy) {
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (v[i].thread != p) continue;
+    for (std::size_t j = 0; j < i; ++j)
+      if (dependent(v[j], v[i], policy)) return false;
+    return true;
+  }
+  const Event mine{p, next_op};
+  return std::none_of(v.begin(), v.end(),
+                      [&](const Event& e) { return dependent(mine, e, policy); });
+}
+
+void WakeupTree::insert(std::vector<Event> v, ReadPolicy policy) {
+  Node* node = &root_;
+  while (true) {
+    if (node != &root_ && node->children.empty()) return;  // a leaf: any continuation is covered
+    if (v.empty()) return;
+    Node* into = nullptr;
+    for (auto& child : node->children) {
+      if (weak_initial(child->event.thread, child->event.op, v, policy)) {
+        into = child.get();
+        break;
+      }
+    }
+    if (!into) {
+      // Append v as a new branch, after the existing ones.
+      Node* at = node;
+      for (const Event& e : v) {
+        at->children.push_back(std::make_unique<Node>());
+        at = at->children.back().get();
+        at->event = e;
+      }
+      return;
+    }
+    const ThreadId p = into->event.thread;
+    auto it = std::find_if(v.begin(), v.end(), [p](const Event& e) { return e.thread == p; });
+    if (it != v.end()) v.erase(it);
+    node = into;
+  }
+}
+
+std::unique_ptr<WakeupTree::Node> WakeupTree::take_first() {
+  auto first = std::move(root_.children.front());
+  root_.children.erase(root_.children.begin());
+  return first;
+}
+
+}  // namespace weft::explorer

@@ -1,0 +1,41 @@
+// Wakeup trees (Abdulla, Aronis, Jonsson, Sagonas 2014, §6): the ordered tree of event sequences
+// that optimal DPOR still has to explore from one node of the execution tree.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "weft/trace/dependence.hpp"
+#include "weft/trace/directive.hpp"
+#include "weft/trace/operation.hpp"
+
+namespace weft::explorer {
+
+/// Whether thread p is a weak initial of sequence v (Abdulla et al. Def. 6.1): either p's first
+/// event in v has no dependent event before it in v, or p does not occur in v and `next_op`, its
+/// next operation, is independent of every event of v.
+bool weak_initial(ThreadId p, const Operation& next_op, const std::vector<Event>& v,
+                  ReadPolicy policy);
+
+class WakeupTree {
+ public:
+  struct Node {
+    Event event;
+    std::vector<std::unique_ptr<Node>> children;
+  };
+
+  bool empty() const { return root_.children.empty(); }
+  /// Inserts v unless a branch already covers it (insert[E](v, wut) of the paper): walks down
+  /// through children whose thread is a weak initial of what remains of v, removing that thread's
+  /// first event; stops at a leaf (covered) or appends the rest of v as the new last branch.
+  void insert(std::vector<Event> v, ReadPolicy policy);
+  /// Removes and returns the first (leftmost) branch below the root.
+  std::unique_ptr<Node> take_first();
+  /// Adopts the children of `node` as this tree's branches.
+  void adopt(std::vector<std::unique_ptr<Node>> children) { root_.children = std::move(children); }
+
+ private:
+  Node root_;
+};
+
+}  // namespace weft::explorer

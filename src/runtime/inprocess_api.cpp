@@ -1,0 +1,208 @@
+// The in-process C++ API (include/weft/weft.hpp) on top of the scheduler core.
+#include <string>
+
+#include "weft/driver/report.hpp"
+#include "weft/trace/wire.hpp"
+#include "weft/weft.hpp"
+
+namespace weft {
+namespace detail {
+
+runtime::Scheduler& scheduler(const char* what) {
+  runtime::Scheduler* s = runtime::Scheduler::current();
+  if (!s)
+    throw usage_error(std::string(what) +
+                      " used outside weft::explore/weft::replay: create weft primitives inside the "
+                      "test closure, which weft runs once per execution");
+  return *s;
+}
+
+std::uint8_t perform(const Operation& op, const char* what) { return scheduler(what).perform(op); }
+
+void assertion_failed(const char* condition, const char* file, int line) {
+  auto& s = scheduler("WEFT_ASSERT");
+  s.fail(Outcome::kAssertionFailure, std::string("assertion failed: ") + condition + " (" + file +
+                                         ":" + std::to_string(line) + ") in thread " +
+                                         s.threads().name(s.self()));
+}
+
+}  // namespace detail
+
+// ---- thread -------------------------------------------------------------------------------
+
+thread& thread::operator=(thread&& o) noexcept {
+  if (joinable()) {
+    if (auto* s = runtime::Scheduler::current(); s && !s->aborting())
+      s->note_failure(Outcome::kMisuse,
+                      "a joinable weft::thread was assigned to (std::thread would terminate)");
+  }
+  id_ = std::exchange(o.id_, kNoThread);
+  return *this;
+}
+
+thread::~thread() {
+  if (!joinable()) return;
+  if (auto* s = runtime::Scheduler::current(); s && !s->aborting())
+    s->note_failure(Outcome::kMisuse, "thread " + s->threads().name(s->self()) +
+                                          " destroyed weft::thread " + s->threads().name(id_) +
+                                          " while it was joinable (std::thread would call "
+                                          "std::terminate): join or detach it");
+}
+
+void thread::join() {
+  auto& s = detail::scheduler("weft::thread::join");
+  if (!joinable()) s.fail(Outcome::kMisuse, "join of a weft::thread that is not joinable");
+  const ThreadId target = id_;
+  detail::perform({OpKind::kThreadJoin, 0, 0, target, 0}, "weft::thread::join");
+  id_ = kNoThread;
+}
+
+void thread::detach() {
+  auto& s = detail::scheduler("weft::thread::detach");
+  if (!joinable()) s.fail(Outcome::kMisuse, "detach of a weft::thread that is not joinable");
+  id_ = kNoThread;
+}
+
+// ---- explore / replay ---------------------------------------------------------------------
+
+namespace {
+
+void refuse_nesting(const char* what) {
+  if (runtime::Scheduler::current())
+    throw usage_error(std::string(what) + " called inside a test that weft is exploring");
+}
+
+std::string replay_hint(const std::string& schedule) {
+  return "weft::replay(\"" + schedule + "\", test)";
+}
+
+}  // namespace
+
+std::string Result::summary() const {
+  std::string s;
+  switch (verdict) {
+    case Verdict::kBugFound:
+      s = std::to_string(bugs.size()) + (bugs.size() == 1 ? " bug found" : " bugs found");
+      break;
+    case Verdict::kNoBugFound:
+      s = "no bug found: exploration complete";
+      break;
+    case Verdict::kIncomplete:
+      s = "no bug found, exploration incomplete (" + incomplete_reason + ")";
+      break;
+  }
+  return s + "; " + driver::format_statistics(stats);
+}
+
+Result explore(const Options& options, const std::function<void()>& test) {
+  refuse_nesting("weft::explore");
+  ThreadRegistry threads;
+  runtime::Scheduler scheduler(threads);
+  explorer::StrategyConfig config;
+  config.kind = options.strategy;
+  config.sleep_sets = options.sleep_sets;
+  config.random_executions = options.random_executions;
+  config.seed = options.seed;
+  if (!options.start_from.empty()) {
+    try {
+      config.initial_prefix = decode_schedule(options.start_from, threads);
+    } catch (const WireError& e) {
+      throw replay_error(std::string("Options::start_from is not a weft schedule: ") + e.what());
+    }
+  }
+  auto strategy = explorer::make_strategy(config);
+  explorer::ExplorationLimits limits;
+  limits.stop_on_first_bug = options.stop_on_first_bug;
+  limits.max_executions = options.max_executions;
+  limits.max_seconds = options.max_seconds;
+  limits.count_traces = options.count_traces;
+  runtime::RunLimits run_limits;
+  run_limits.max_steps_per_thread = options.max_steps_per_thread;
+
+  const auto policy = explorer::read_policy_of(options.strategy);
+  auto explored = explorer::run_exploration(
+      *strategy, policy,
+      [&](const TestDirective& d) { return scheduler.run(d, test, run_limits); }, limits);
+
+  Result result;
+  result.stats = explored.stats;
+  for (const auto& b : explored.bugs) {
+    Bug bug;
+    bug.kind = b.outcome;
+    bug.message = b.message;
+    bug.schedule = encode_schedule(b.schedule, threads);
+    bug.report = driver::format_bug(b, threads, bug.schedule, replay_hint(bug.schedule));
+    result.bugs.push_back(std::move(bug));
+  }
+  if (!result.bugs.empty()) {
+    result.verdict = Verdict::kBugFound;
+  } else if (explored.hit_bound) {
+    result.verdict = Verdict::kIncomplete;
+    result.incomplete_reason = "a thread reached the bound of " +
+                               std::to_string(options.max_steps_per_thread) + " steps";
+  } else if (!explored.exhausted) {
+    result.verdict = Verdict::kIncomplete;
+    result.incomplete_reason = "stopped by an execution or time limit";
+  } else if (!strategy->exhaustive()) {
+    result.verdict = Verdict::kIncomplete;
+    result.incomplete_reason = "random scheduling does not cover every behaviour";
+  } else {
+    result.verdict = Verdict::kNoBugFound;
+  }
+  return result;
+}
+
+Result replay(std::string_view schedule, const std::function<void()>& test,
+              const Options& options) {
+  refuse_nesting("weft::replay");
+  ThreadRegistry threads;
+  TestDirective d;
+  try {
+    d.prefix = decode_schedule(schedule, threads);
+  } catch (const WireError& e) {
+    throw replay_error(std::string("not a weft schedule: ") + e.what());
+  }
+  runtime::Scheduler scheduler(threads);
+  runtime::RunLimits limits;
+  limits.max_steps_per_thread = options.max_steps_per_thread;
+  const auto started = std::chrono::steady_clock::now();
+  Trace trace = scheduler.run(d, test, limits);
+  if (trace.diverged_at) {
+    const std::size_t k = *trace.diverged_at;
+    throw replay_error("the schedule does not fit this test: step " + std::to_string(k + 1) +
+                       " runs thread " + threads.name(d.prefix[k]) +
+                       ", which is not enabled there; replay it with the test (and version) that "
+                       "produced it");
+  }
+  if (trace.prefix_followed < d.prefix.size())
+    throw replay_error("the schedule does not fit this test: it has " +
+                       std::to_string(d.prefix.size()) + " steps but the test ended after " +
+                       std::to_string(trace.prefix_followed) + " (" +
+                       outcome_name(trace.outcome) + ")");
+  Result result;
+  result.stats.executions = 1;
+  result.stats.events = trace.events.size();
+  result.stats.complete = is_maximal(trace.outcome) ? 1 : 0;
+  result.stats.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (is_bug(trace.outcome)) {
+    explorer::FoundBug b;
+    b.outcome = trace.outcome;
+    b.message = trace.message;
+    for (const auto& e : trace.events) b.schedule.push_back(e.thread);
+    b.trace = trace;
+    Bug bug;
+    bug.kind = b.outcome;
+    bug.message = b.message;
+    bug.schedule = encode_schedule(b.schedule, threads);
+    bug.report = driver::format_bug(b, threads, bug.schedule, "");
+    result.bugs.push_back(std::move(bug));
+    result.verdict = Verdict::kBugFound;
+  } else {
+    result.verdict = Verdict::kIncomplete;
+    result.incomplete_reason = "a replay runs one execution";
+  }
+  return result;
+}
+
+}  // namespace weft

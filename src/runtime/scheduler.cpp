@@ -1,0 +1,462 @@
+#include "weft/runtime/scheduler.hpp"
+
+#include <cxxabi.h>
+
+#include <exception>
+#include <typeinfo>
+#include <unordered_map>
+#include <vector>
+
+#include "fiber.hpp"
+#include "sync_state.hpp"
+#include "weft/trace/dependence.hpp"
+
+namespace weft::runtime {
+namespace {
+
+thread_local Scheduler* g_current = nullptr;
+
+// The C++ runtime keeps the caught-exception stack and the uncaught count per OS thread; every
+// fiber needs its own, so they are swapped on each switch.
+struct EhGlobals {
+  void* caught = nullptr;
+  unsigned int uncaught = 0;
+};
+EhGlobals* eh_globals() { return reinterpret_cast<EhGlobals*>(abi::__cxa_get_globals()); }
+
+std::string demangle(const char* name) {
+  int status = 0;
+  char* out = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+  std::string s = status == 0 && out ? out : name;
+  std::free(out);
+  return s;
+}
+
+std::uint64_t splitmix(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+}  // namespace
+
+struct ThreadRec {
+  ThreadId id = kNoThread;
+  std::function<void()> body;
+  Fiber* fiber = nullptr;
+  EhGlobals eh;
+  bool finished = false;
+  Operation pending;
+  std::uint8_t result = 0;
+  std::uint32_t children = 0;
+  std::uint32_t steps = 0;
+  std::uint32_t objects = 0;
+  std::uint64_t wait_epoch = 0;
+  std::function<void()> spawn_body;  // handed over by spawn() to the create step
+  Scheduler::Impl* impl = nullptr;
+};
+
+struct Scheduler::Impl {
+  explicit Impl(ThreadRegistry& r) : registry(r) {}
+
+  ThreadRegistry& registry;
+  Fiber main_fiber;
+  EhGlobals main_eh;
+  std::vector<std::unique_ptr<Fiber>> fiber_pool;
+  std::vector<std::unique_ptr<ThreadRec>> rec_pool;
+  std::vector<ThreadRec*> by_id;  // this execution's threads, indexed by id
+  ThreadSet waiting;              // started, not finished: has a pending operation
+  ThreadRec* running = nullptr;
+  std::unordered_map<ObjectKey, MutexState> mutexes;
+  std::unordered_map<ObjectKey, CondState> conds;
+  std::unordered_map<ObjectKey, SemaphoreState> sems;
+  bool aborting = false;
+  bool failed = false;
+  Trace trace;
+
+  // ---- fibers --------------------------------------------------------------------------
+  void switch_to_thread(ThreadRec& t) {
+    running = &t;
+    EhGlobals* g = eh_globals();
+    main_eh = *g;
+    *g = t.eh;
+    Fiber::switch_to(main_fiber, *t.fiber);
+    running = nullptr;
+  }
+  void switch_to_scheduler(ThreadRec& t) {
+    EhGlobals* g = eh_globals();
+    t.eh = *g;
+    *g = main_eh;
+    Fiber::switch_to(*t.fiber, main_fiber);
+  }
+
+  static void thread_entry(void* arg) {
+    auto& t = *static_cast<ThreadRec*>(arg);
+    Impl& self = *t.impl;
+    try {
+      t.body();
+      t.body = nullptr;
+    } catch (const ExecutionAborted&) {
+    } catch (const std::exception& e) {
+      self.record_failure(t, Outcome::kUncaughtException,
+                          "thread " + self.registry.name(t.id) + " threw " +
+                              demangle(typeid(e).name()) + ": " + e.what());
+    } catch (...) {
+      const std::type_info* type = abi::__cxa_current_exception_type();
+      self.record_failure(t, Outcome::kUncaughtException,
+                          "thread " + self.registry.name(t.id) + " threw " +
+                              (type ? demangle(type->name()) : std::string("an exception")));
+    }
+    t.body = nullptr;
+    t.finished = true;
+    self.waiting.erase(t.id);
+    self.switch_to_scheduler(t);
+    __builtin_unreachable();
+  }
+
+  ThreadRec& new_thread(ThreadId id, std::function<void()> body) {
+    std::unique_ptr<ThreadRec> rec;
+    if (!rec_pool.empty()) {
+      rec = std::move(rec_pool.back());
+      rec_pool.pop_back();
+      *rec = ThreadRec{};
+    } else {
+      rec = std::make_unique<ThreadRec>();
+    }
+    rec->id = id;
+    rec->body = std::move(body);
+    rec->impl = this;
+    if (fiber_pool.empty()) fiber_pool.push_back(std::make_unique<Fiber>());
+    rec->fiber = fiber_pool.back().release();
+    fiber_pool.pop_back();
+    rec->fiber->start(&Impl::thread_entry, rec.get());
+    if (id >= by_id.size()) by_id.resize(id + 1, nullptr);
+    by_id[id] = rec.release();
+    return *by_id[id];
+  }
+
+  /// Runs a new thread's local code up to its first visible operation.
+  void start(ThreadRec& t) {
+    waiting.insert(t.id);
+    switch_to_thread(t);
+  }
+
+  void record_failure(ThreadRec& t, Outcome outcome, std::string message) {
+    if (failed) return;  // the first bug of an execution is the one reported
+    failed = true;
+    aborting = true;
+    trace.outcome = outcome;
+    trace.message = std::move(message);
+    trace.failing_thread = t.id;
+  }
+
+  // ---- the model of synchronisation objects ---------------------------------------------
+  bool is_enabled(const ThreadRec& t) {
+    const Operation& op = t.pending;
+    switch (op.kind) {
+      case OpKind::kMutexLock:
+        return mutexes[op.object].owner == kNoThread;
+      case OpKind::kCondWake:
+        return mutexes[op.partner].owner == kNoThread && conds[op.object].has_token_for(t.wait_epoch);
+      case OpKind::kSemWait:
+        return sems[op.object].count > 0;
+      case OpKind::kThreadJoin: {
+        const auto target = static_cast<ThreadId>(op.object);
+        return target < by_id.size() && by_id[target] && by_id[target]->finished;
+      }
+      default:
+        return true;
+    }
+  }
+
+  std::string misuse(ThreadRec& t, const std::string& what) {
+    return "thread " + registry.name(t.id) + ": " + what;
+  }
+
+  /// Applies the effect of t's pending operation. Returns false when t stays suspended (the
+  /// first half of a condition wait) instead of being resumed.
+  bool apply(ThreadRec& t, Operation& op) {
+    switch (op.kind) {
+      case OpKind::kMutexLock:
+        mutexes[op.object].owner = t.id;
+        return true;
+      case OpKind::kMutexTryLock: {
+        auto& m = mutexes[op.object];
+        op.result = m.owner == kNoThread;
+        if (op.result) m.owner = t.id;
+        t.result = op.result;
+        return true;
+      }
+      case OpKind::kMutexUnlock: {
+        auto& m = mutexes[op.object];
+        if (m.owner != t.id) {
+          record_failure(t, Outcome::kMisuse,
+                         misuse(t, "unlocks " + describe(op).substr(7) +
+                                       (m.owner == kNoThread ? ", which is not locked"
+                                                             : ", which thread " +
+                                                                   registry.name(m.owner) +
+                                                                   " holds")));
+          return false;
+        }
+        m.owner = kNoThread;
+        return true;
+      }
+      case OpKind::kCondWait: {
+        auto& m = mutexes[op.partner];
+        if (m.owner != t.id) {
+          record_failure(t, Outcome::kMisuse,
+                         misuse(t, "waits on a condition variable without holding its mutex"));
+          return false;
+        }
+        m.owner = kNoThread;
+        auto& c = conds[op.object];
+        ++c.waiters;
+        t.wait_epoch = c.epoch;
+        t.pending = Operation{OpKind::kCondWake, 0, 0, op.object, op.partner};
+        return false;
+      }
+      case OpKind::kCondWake:
+        conds[op.object].take_token_for(t.wait_epoch);
+        mutexes[op.partner].owner = t.id;
+        return true;
+      case OpKind::kCondSignal:
+        conds[op.object].signal();
+        return true;
+      case OpKind::kCondBroadcast:
+        conds[op.object].broadcast();
+        return true;
+      case OpKind::kSemWait:
+        --sems[op.object].count;
+        return true;
+      case OpKind::kSemPost:
+        ++sems[op.object].count;
+        return true;
+      case OpKind::kThreadCreate: {
+        ++t.children;
+        ThreadRec& child = new_thread(static_cast<ThreadId>(op.object), std::move(t.spawn_body));
+        t.spawn_body = nullptr;
+        start(child);
+        return true;
+      }
+      default:
+        return true;
+    }
+  }
+
+  std::string deadlock_message() {
+    std::string s = "deadlock:";
+    bool first = true;
+    for (ThreadId id = waiting.first(); id != kNoThread; id = waiting.next_from(id + 1)) {
+      ThreadRec& t = *by_id[id];
+      s += first ? " " : "; ";
+      first = false;
+      s += "thread " + registry.name(id) + " blocked in " + describe(t.pending, &registry);
+      ObjectKey m = 0;
+      if (t.pending.kind == OpKind::kMutexLock) m = t.pending.object;
+      if (t.pending.kind == OpKind::kCondWake) m = t.pending.partner;
+      if (m && mutexes[m].owner != kNoThread)
+        s += " (held by thread " + registry.name(mutexes[m].owner) + ")";
+      if (t.pending.kind == OpKind::kCondWake && !conds[t.pending.object].has_token_for(t.wait_epoch))
+        s += " (no signal)";
+    }
+    return s;
+  }
+
+  void reset() {
+    for (ThreadRec* t : by_id) {
+      if (!t) continue;
+      if (t->fiber) fiber_pool.emplace_back(t->fiber);
+      t->fiber = nullptr;
+      rec_pool.emplace_back(t);
+    }
+    by_id.clear();
+    waiting.clear();
+    mutexes.clear();
+    conds.clear();
+    sems.clear();
+    aborting = false;
+    failed = false;
+    running = nullptr;
+    trace = Trace{};
+  }
+
+  // Unwinds every thread that is still suspended, so that destructors in the program run.
+  void kill_all() {
+    aborting = true;
+    while (!waiting.empty()) {
+      const ThreadId id = waiting.first();
+      switch_to_thread(*by_id[id]);
+      waiting.erase(id);  // in case the thread switched back without finishing
+    }
+  }
+
+  Trace run(const TestDirective& d, const std::function<void()>& root, const RunLimits& limits);
+};
+
+Trace Scheduler::Impl::run(const TestDirective& d, const std::function<void()>& root,
+                           const RunLimits& limits) {
+  reset();
+  std::vector<SleepEntry> sleep;
+  std::uint64_t rng = d.seed;
+  ThreadId last = kMainThread;
+  bool following = true;
+
+  start(new_thread(kMainThread, [&root] { root(); }));
+
+  for (std::size_t step = 0;; ++step) {
+    if (failed) break;
+    if (step == d.sleep_from) sleep = d.sleep;
+    ThreadSet enabled;
+    for (ThreadId id = waiting.first(); id != kNoThread; id = waiting.next_from(id + 1))
+      if (is_enabled(*by_id[id])) enabled.insert(id);
+    if (enabled.empty()) {
+      if (!waiting.empty()) {
+        trace.outcome = Outcome::kDeadlock;
+        trace.message = deadlock_message();
+      }
+      break;
+    }
+    const auto asleep = [&](ThreadId id) {
+      if (step < d.sleep_from) return false;
+      for (const auto& s : sleep)
+        if (s.thread == id) return true;
+      return false;
+    };
+
+    ThreadId chosen = kNoThread;
+    if (following && step < d.prefix.size()) {
+      if (enabled.contains(d.prefix[step])) {
+        chosen = d.prefix[step];
+        trace.prefix_followed = step + 1;
+      } else {
+        following = false;
+        trace.diverged_at = step;
+      }
+    }
+    if (chosen == kNoThread) {
+      ThreadSet candidates;
+      for (ThreadId id = enabled.first(); id != kNoThread; id = enabled.next_from(id + 1))
+        if (!asleep(id)) candidates.insert(id);
+      if (candidates.empty()) {
+        trace.outcome = Outcome::kSleepBlocked;
+        break;
+      }
+      if (d.policy == SchedulePolicy::kRandom) {
+        auto n = candidates.size();
+        auto k = splitmix(rng) % n;
+        chosen = candidates.first();
+        while (k--) chosen = candidates.next_from(chosen + 1);
+      } else {
+        chosen = candidates.contains(last) ? last : candidates.first();
+      }
+    }
+
+    ThreadRec& t = *by_id[chosen];
+    if (t.steps >= limits.max_steps_per_thread) {
+      trace.outcome = Outcome::kBoundReached;
+      trace.message = "thread " + registry.name(chosen) + " reached the bound of " +
+                      std::to_string(limits.max_steps_per_thread) + " visible operations";
+      trace.failing_thread = chosen;
+      break;
+    }
+    ++t.steps;
+    last = chosen;
+    Operation op = t.pending;
+    trace.enabled.push_back(std::move(enabled));
+    trace.events.push_back({chosen, op});
+    trace.finished_thread.push_back(false);
+    const bool resume = apply(t, op);
+    trace.events.back().op = op;  // with its result
+    if (step >= d.sleep_from && !sleep.empty()) {
+      const Event done{chosen, op};
+      std::erase_if(sleep, [&](const SleepEntry& s) {
+        return dependent(done, Event{s.thread, s.op}, d.read_policy);
+      });
+    }
+    if (resume && !failed) switch_to_thread(t);
+    if (t.finished) trace.finished_thread.back() = true;
+  }
+
+  for (ThreadId id = waiting.first(); id != kNoThread; id = waiting.next_from(id + 1)) {
+    ThreadRec& t = *by_id[id];
+    trace.pending.push_back({id, t.pending, is_enabled(t)});
+  }
+  kill_all();
+  return std::move(trace);
+}
+
+// ---- Scheduler ------------------------------------------------------------------------------
+
+Scheduler::Scheduler(ThreadRegistry& threads) : impl_(std::make_unique<Impl>(threads)) {}
+
+Scheduler::~Scheduler() {
+  impl_->reset();
+}
+
+Scheduler* Scheduler::current() noexcept { return g_current; }
+
+Trace Scheduler::run(const TestDirective& directive, const std::function<void()>& root,
+                     const RunLimits& limits) {
+  Scheduler* outer = g_current;
+  g_current = this;
+  struct Restore {
+    Scheduler* outer;
+    ~Restore() { g_current = outer; }
+  } restore{outer};
+  return impl_->run(directive, root, limits);
+}
+
+ObjectKey Scheduler::new_object() {
+  ThreadRec& t = *impl_->running;
+  const ObjectKey n = (ObjectKey{t.id + 1} << 24) | ++t.objects;
+  return n * kInProcessObjectSpacing;
+}
+
+void Scheduler::init_semaphore(ObjectKey key, std::uint64_t count) { impl_->sems[key].count = count; }
+
+std::uint8_t Scheduler::perform(const Operation& op) {
+  Impl& s = *impl_;
+  ThreadRec& t = *s.running;
+  const auto abort_here = [&]() -> std::uint8_t {
+    // While unwinding, destructors' operations become no-ops; otherwise unwind now.
+    if (std::uncaught_exceptions() > 0) return 0;
+    throw ExecutionAborted{};
+  };
+  if (s.aborting) return abort_here();
+  if (op.kind >= OpKind::kSymbolicBranch)
+    fail(Outcome::kMisuse, std::string("operation '") + op_name(op.kind) +
+                               "' is not supported by this version of weft");
+  t.pending = op;
+  s.switch_to_scheduler(t);
+  if (s.aborting) return abort_here();
+  return t.result;
+}
+
+ThreadId Scheduler::spawn(std::function<void()> body) {
+  ThreadRec& t = *impl_->running;
+  const ThreadId child = impl_->registry.child(t.id, t.children);
+  t.spawn_body = std::move(body);
+  perform(Operation{OpKind::kThreadCreate, 0, 0, child, 0});
+  return child;
+}
+
+void Scheduler::fail(Outcome outcome, std::string message) {
+  impl_->record_failure(*impl_->running, outcome, std::move(message));
+  throw ExecutionAborted{};
+}
+
+void Scheduler::note_failure(Outcome outcome, std::string message) noexcept {
+  try {
+    impl_->record_failure(*impl_->running, outcome, std::move(message));
+  } catch (...) {
+  }
+}
+
+bool Scheduler::aborting() const { return impl_->aborting; }
+
+ThreadId Scheduler::self() const { return impl_->running ? impl_->running->id : kNoThread; }
+
+const ThreadRegistry& Scheduler::threads() const { return impl_->registry; }
+
+}  // namespace weft::runtime

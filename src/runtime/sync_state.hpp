@@ -1,0 +1,48 @@
+// The state of the synchronisation objects the scheduler models, per execution.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "weft/trace/thread_id.hpp"
+
+namespace weft::runtime {
+
+struct MutexState {
+  ThreadId owner = kNoThread;
+};
+
+/// A condition variable. A wait is split into kCondWait (release the mutex, start waiting) and
+/// kCondWake (take a signal, reacquire). A signal at epoch s can wake any thread that started
+/// waiting before it: it leaves a token s if some waiter is not yet covered by a token, and a
+/// waiter that began at epoch e may take any token > e. Waiters take the smallest eligible token,
+/// which never strands a later waiter (eligibility is a suffix). Which waiter wakes is thus a
+/// scheduling choice, and a signal with no uncovered waiter is lost, as in POSIX.
+struct CondState {
+  std::uint64_t epoch = 0;
+  std::vector<std::uint64_t> tokens;  // ascending
+  std::uint32_t waiters = 0;          // waiting and not yet woken
+
+  bool has_token_for(std::uint64_t wait_epoch) const {
+    return !tokens.empty() && tokens.back() > wait_epoch;
+  }
+  void take_token_for(std::uint64_t wait_epoch) {
+    tokens.erase(std::upper_bound(tokens.begin(), tokens.end(), wait_epoch));
+    --waiters;
+  }
+  void signal() {
+    ++epoch;
+    if (waiters > tokens.size()) tokens.push_back(epoch);
+  }
+  void broadcast() {
+    ++epoch;
+    while (tokens.size() < waiters) tokens.push_back(epoch);
+  }
+};
+
+struct SemaphoreState {
+  std::uint64_t count = 0;
+};
+
+}  // namespace weft::runtime

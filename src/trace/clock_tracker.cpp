@@ -1,0 +1,103 @@
+#include "weft/trace/clock_tracker.hpp"
+
+namespace weft {
+
+ClockTracker::PerThread& ClockTracker::thread(ThreadId t) {
+  if (t >= threads_.size()) threads_.resize(t + 1);
+  return threads_[t];
+}
+
+const VectorClock& ClockTracker::thread_clock(ThreadId t) { return thread(t).clock; }
+
+std::uint32_t ClockTracker::thread_count(ThreadId t) const {
+  return t < threads_.size() ? threads_[t].count : 0;
+}
+
+const VectorClock& ClockTracker::add(const Event& e) {
+  PerThread& self = thread(e.thread);
+  VectorClock clock = self.clock;
+  std::uint32_t level = self.level;
+
+  // The objects this event touches, and whether it touches them as a reader (commuting with
+  // other readers) or as a writer (ordered with everything).
+  Access* touched[2] = {nullptr, nullptr};
+  bool reads[2] = {false, false};
+  int n = 0;
+  const Operation& op = e.op;
+  switch (domain_of(op.kind)) {
+    case Domain::kMemory:
+      touched[n] = &memory_[op.object];
+      reads[n++] = policy_ == ReadPolicy::kReadsCommute && is_read(op.kind);
+      break;
+    case Domain::kMutex:
+      touched[n] = &mutexes_[op.object];
+      // A failed trylock only observes the mutex; failed trylocks commute with each other.
+      reads[n++] = op.kind == OpKind::kMutexTryLock && op.result == 0;
+      break;
+    case Domain::kCond:
+      touched[n] = &conds_[op.object];
+      reads[n++] = false;
+      if (op.kind == OpKind::kCondWait || op.kind == OpKind::kCondWake) {
+        touched[n] = &mutexes_[op.partner];
+        reads[n++] = false;
+      }
+      break;
+    case Domain::kSemaphore:
+      touched[n] = &sems_[op.object];
+      // Posts commute with each other; waits compete for the count.
+      reads[n++] = op.kind == OpKind::kSemPost;
+      break;
+    case Domain::kThread:
+      if (op.kind == OpKind::kThreadJoin) {
+        PerThread& target = thread(static_cast<ThreadId>(op.object));
+        clock.join(target.clock);
+        level = std::max(level, target.level);
+      }
+      break;
+    default:
+      break;
+  }
+  for (int i = 0; i < n; ++i) {
+    clock.join(reads[i] ? touched[i]->write : touched[i]->access);
+    level = std::max(level, reads[i] ? touched[i]->write_level : touched[i]->access_level);
+  }
+  PerThread& me = thread(e.thread);  // `self` may have moved if a join resized threads_
+  clock.set(e.thread, ++me.count);
+  ++level;
+  for (int i = 0; i < n; ++i) {
+    Access& a = *touched[i];
+    if (reads[i]) {
+      a.access.join(clock);
+      a.access_level = std::max(a.access_level, level);
+    } else {
+      a.write = clock;
+      a.access = clock;
+      a.write_level = level;
+      a.access_level = level;
+    }
+  }
+  if (op.kind == OpKind::kThreadCreate) {
+    PerThread& child = thread(static_cast<ThreadId>(op.object));
+    PerThread& creator = thread(e.thread);
+    child.clock = clock;
+    child.level = level;
+    creator.clock = std::move(clock);
+    creator.level = level;
+    last_level_ = level;
+    return creator.clock;
+  }
+  PerThread& after = thread(e.thread);
+  after.clock = std::move(clock);
+  after.level = level;
+  last_level_ = level;
+  return after.clock;
+}
+
+VectorClock ClockTracker::clock_if_executed(const Event& e) {
+  // Copying the tracker is the simplest faithful way; it is used only for the few operations
+  // still pending when an execution ends.
+  ClockTracker copy = *this;
+  return copy.add(e);
+}
+
+}  // namespace weft

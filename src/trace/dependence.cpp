@@ -1,0 +1,73 @@
+#include "weft/trace/dependence.hpp"
+
+namespace weft {
+namespace {
+
+bool touches_mutex(const Operation& op) {
+  const Domain d = domain_of(op.kind);
+  return d == Domain::kMutex || op.kind == OpKind::kCondWait || op.kind == OpKind::kCondWake;
+}
+
+// Operations that are only enabled while their thread holds the mutex / while it is free.
+bool needs_held(const Operation& op) {
+  return op.kind == OpKind::kMutexUnlock || op.kind == OpKind::kCondWait;
+}
+bool needs_free(const Operation& op) {
+  return op.kind == OpKind::kMutexLock || op.kind == OpKind::kCondWake;
+}
+
+bool overlaps(const Operation& a, const Operation& b) {
+  const ObjectKey a_end = a.object + (a.size ? a.size : 1);
+  const ObjectKey b_end = b.object + (b.size ? b.size : 1);
+  return a.object < b_end && b.object < a_end;
+}
+
+bool causally_linked(const Event& a, const Event& b) {
+  // Creation precedes every event of the child; every event of a thread precedes a join of it.
+  const auto links = [](const Event& x, const Event& y) {
+    return (x.op.kind == OpKind::kThreadCreate || x.op.kind == OpKind::kThreadJoin) &&
+           x.op.object == y.thread;
+  };
+  return links(a, b) || links(b, a);
+}
+
+}  // namespace
+
+bool dependent(const Event& a, const Event& b, ReadPolicy policy) {
+  if (a.thread == b.thread) return true;
+  if (causally_linked(a, b)) return true;
+  const Operation& x = a.op;
+  const Operation& y = b.op;
+  if (touches_mutex(x) && touches_mutex(y) && mutex_of(x) == mutex_of(y)) return true;
+  const Domain dx = domain_of(x.kind);
+  if (dx != domain_of(y.kind)) return false;
+  switch (dx) {
+    case Domain::kMemory:
+      if (!overlaps(x, y)) return false;
+      return policy == ReadPolicy::kReadsConflict || !(is_read(x.kind) && is_read(y.kind));
+    case Domain::kCond:
+      return x.object == y.object;
+    case Domain::kSemaphore:
+      return x.object == y.object &&
+             !(x.kind == OpKind::kSemPost && y.kind == OpKind::kSemPost);
+    case Domain::kThread:
+      return x.object == y.object &&
+             !(x.kind == OpKind::kThreadJoin && y.kind == OpKind::kThreadJoin);
+    default:
+      return false;
+  }
+}
+
+bool may_be_coenabled(const Event& earlier, const Event& later) {
+  if (earlier.thread == later.thread) return false;
+  if (causally_linked(earlier, later)) return false;
+  const Operation& x = earlier.op;
+  const Operation& y = later.op;
+  if (touches_mutex(x) && touches_mutex(y) && mutex_of(x) == mutex_of(y)) {
+    if (needs_held(x) && (needs_free(y) || needs_held(y))) return false;
+    if (needs_free(x) && needs_held(y)) return false;
+  }
+  return true;
+}
+
+}  // namespace weft

@@ -1,0 +1,124 @@
+#include "weft/trace/operation.hpp"
+
+namespace weft {
+
+Domain domain_of(OpKind kind) {
+  switch (kind) {
+    case OpKind::kRead:
+    case OpKind::kWrite:
+    case OpKind::kAtomicLoad:
+    case OpKind::kAtomicStore:
+    case OpKind::kAtomicRmw:
+    case OpKind::kAtomicCas:
+      return Domain::kMemory;
+    case OpKind::kMutexLock:
+    case OpKind::kMutexTryLock:
+    case OpKind::kMutexUnlock:
+      return Domain::kMutex;
+    case OpKind::kCondWait:
+    case OpKind::kCondWake:
+    case OpKind::kCondSignal:
+    case OpKind::kCondBroadcast:
+      return Domain::kCond;
+    case OpKind::kSemWait:
+    case OpKind::kSemPost:
+      return Domain::kSemaphore;
+    case OpKind::kThreadCreate:
+    case OpKind::kThreadJoin:
+      return Domain::kThread;
+    default:
+      return Domain::kNone;
+  }
+}
+
+bool is_read(OpKind kind) { return kind == OpKind::kRead || kind == OpKind::kAtomicLoad; }
+
+bool may_block(OpKind kind) {
+  return kind == OpKind::kMutexLock || kind == OpKind::kCondWake || kind == OpKind::kSemWait ||
+         kind == OpKind::kThreadJoin;
+}
+
+bool acquires_mutex(const Operation& op) {
+  return op.kind == OpKind::kMutexLock || op.kind == OpKind::kCondWake ||
+         (op.kind == OpKind::kMutexTryLock && op.result != 0);
+}
+
+bool releases_mutex(const Operation& op) {
+  return op.kind == OpKind::kMutexUnlock || op.kind == OpKind::kCondWait;
+}
+
+ObjectKey mutex_of(const Operation& op) {
+  return domain_of(op.kind) == Domain::kCond ? op.partner : op.object;
+}
+
+const char* op_name(OpKind kind) {
+  switch (kind) {
+    case OpKind::kRead: return "read";
+    case OpKind::kWrite: return "write";
+    case OpKind::kAtomicLoad: return "atomic_load";
+    case OpKind::kAtomicStore: return "atomic_store";
+    case OpKind::kAtomicRmw: return "atomic_rmw";
+    case OpKind::kAtomicCas: return "atomic_cas";
+    case OpKind::kMutexLock: return "lock";
+    case OpKind::kMutexTryLock: return "trylock";
+    case OpKind::kMutexUnlock: return "unlock";
+    case OpKind::kCondWait: return "cond_wait";
+    case OpKind::kCondWake: return "cond_wake";
+    case OpKind::kCondSignal: return "cond_signal";
+    case OpKind::kCondBroadcast: return "cond_broadcast";
+    case OpKind::kSemWait: return "sem_wait";
+    case OpKind::kSemPost: return "sem_post";
+    case OpKind::kThreadCreate: return "create";
+    case OpKind::kThreadJoin: return "join";
+    case OpKind::kYield: return "yield";
+    case OpKind::kSymbolicBranch: return "branch";
+    case OpKind::kChannelSend: return "send";
+    case OpKind::kChannelReceive: return "receive";
+    case OpKind::kBarrierWait: return "barrier_wait";
+  }
+  return "unknown";
+}
+
+namespace {
+std::string object_name(ObjectKey key) {
+  // In-process keys encode (creating thread + 1, creation count); show them compactly.
+  if (key >= kInProcessObjectSpacing && key % kInProcessObjectSpacing == 0) {
+    const ObjectKey n = key / kInProcessObjectSpacing;
+    return "#" + std::to_string((n >> 24) - 1) + "." + std::to_string(n & 0xffffff);
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(key));
+  return buf;
+}
+}  // namespace
+
+std::string describe(const Operation& op, const ThreadRegistry* threads) {
+  std::string s = op_name(op.kind);
+  switch (domain_of(op.kind)) {
+    case Domain::kMemory:
+      s += " " + object_name(op.object);
+      if (op.size) s += " (" + std::to_string(op.size) + " bytes)";
+      break;
+    case Domain::kMutex:
+      s += " mutex " + object_name(op.object);
+      if (op.kind == OpKind::kMutexTryLock) s += op.result ? " (acquired)" : " (busy)";
+      break;
+    case Domain::kCond:
+      s += " cv " + object_name(op.object);
+      if (op.kind == OpKind::kCondWait || op.kind == OpKind::kCondWake)
+        s += " with mutex " + object_name(op.partner);
+      break;
+    case Domain::kSemaphore:
+      s += " semaphore " + object_name(op.object);
+      break;
+    case Domain::kThread:
+      s += " thread " + (threads ? threads->name(static_cast<ThreadId>(op.object))
+                                 : std::to_string(op.object));
+      break;
+    case Domain::kNone:
+      break;
+  }
+  return s;
+}
+
+}  // namespace weft

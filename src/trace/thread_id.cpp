@@ -1,0 +1,44 @@
+#include "weft/trace/thread_id.hpp"
+
+#include <charconv>
+
+namespace weft {
+
+ThreadRegistry::ThreadRegistry() { entries_.push_back({kNoThread, 0}); }
+
+ThreadId ThreadRegistry::child(ThreadId parent, std::uint32_t index) {
+  const auto key = std::make_pair(parent, index);
+  if (auto it = ids_.find(key); it != ids_.end()) return it->second;
+  const auto id = static_cast<ThreadId>(entries_.size());
+  entries_.push_back({parent, index});
+  ids_.emplace(key, id);
+  return id;
+}
+
+std::string ThreadRegistry::name(ThreadId id) const {
+  if (id >= entries_.size()) return "?" + std::to_string(id);
+  if (id == kMainThread) return "0";
+  return name(entries_[id].parent) + "." + std::to_string(entries_[id].index);
+}
+
+std::optional<ThreadId> ThreadRegistry::intern(std::string_view text) {
+  // The first component is always the main thread, "0".
+  if (text.empty() || text.front() != '0') return std::nullopt;
+  if (text.size() > 1 && text[1] != '.') return std::nullopt;
+  ThreadId id = kMainThread;
+  std::size_t pos = 1;
+  while (pos < text.size()) {
+    if (text[pos] != '.') return std::nullopt;
+    ++pos;
+    std::uint32_t index = 0;
+    const char* begin = text.data() + pos;
+    const char* end = text.data() + text.size();
+    auto [ptr, ec] = std::from_chars(begin, end, index);
+    if (ec != std::errc() || ptr == begin) return std::nullopt;
+    pos += static_cast<std::size_t>(ptr - begin);
+    id = child(id, index);
+  }
+  return id;
+}
+
+}  // namespace weft

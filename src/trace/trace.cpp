@@ -1,0 +1,33 @@
+#include "weft/trace/trace.hpp"
+
+namespace weft {
+
+bool is_bug(Outcome o) {
+  return o == Outcome::kDeadlock || o == Outcome::kAssertionFailure ||
+         o == Outcome::kUncaughtException || o == Outcome::kMisuse;
+}
+
+bool is_maximal(Outcome o) { return o == Outcome::kComplete || o == Outcome::kDeadlock; }
+
+const char* outcome_name(Outcome o) {
+  switch (o) {
+    case Outcome::kComplete: return "complete";
+    case Outcome::kDeadlock: return "deadlock";
+    case Outcome::kAssertionFailure: return "assertion failure";
+    case Outcome::kUncaughtException: return "uncaught exception";
+    case Outcome::kMisuse: return "misuse";
+    case Outcome::kBoundReached: return "bound reached";
+    case Outcome::kSleepBlocked: return "sleep-set blocked";
+  }
+  return "unknown";
+}
+
+std::optional<Operation> Trace::pending_at(std::size_t k, ThreadId t) const {
+  for (std::size_t i = k; i < events.size(); ++i)
+    if (events[i].thread == t) return events[i].op;
+  for (const auto& p : pending)
+    if (p.thread == t) return p.op;
+  return std::nullopt;
+}
+
+}  // namespace weft

@@ -1,0 +1,270 @@
+#include "weft/trace/wire.hpp"
+
+#include <charconv>
+#include <cstdio>
+
+namespace weft {
+namespace {
+
+// ---- small text helpers -------------------------------------------------------------------
+
+std::vector<std::string_view> split(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  if (s.empty()) return out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t pos = s.find(sep, start);
+    if (pos == std::string_view::npos) {
+      out.push_back(s.substr(start));
+      return out;
+    }
+    out.push_back(s.substr(start, pos - start));
+    start = pos + 1;
+  }
+}
+
+std::uint64_t parse_number(std::string_view s, const char* what) {
+  std::uint64_t v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size())
+    throw WireError(std::string("expected a number for ") + what + ", got '" + std::string(s) +
+                    "'");
+  return v;
+}
+
+ThreadId parse_thread(std::string_view s, ThreadRegistry& threads) {
+  auto id = threads.intern(s);
+  if (!id) throw WireError("'" + std::string(s) + "' is not a thread name (like 0 or 0.1)");
+  return *id;
+}
+
+// Messages may contain any byte; escape the separators this format uses.
+std::string escape(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '%' || c == '|' || c == '\n' || c == ';' || c == ',' || c == '/' || c == '=') {
+      char buf[4];
+      std::snprintf(buf, sizeof buf, "%%%02X", static_cast<unsigned char>(c));
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string unescape(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%') {
+      if (i + 2 >= s.size()) throw WireError("bad escape in message");
+      unsigned v = 0;
+      auto [ptr, ec] = std::from_chars(s.data() + i + 1, s.data() + i + 3, v, 16);
+      if (ec != std::errc() || ptr != s.data() + i + 3) throw WireError("bad escape in message");
+      out += static_cast<char>(v);
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+std::string encode_op(const Operation& op) {
+  return std::to_string(static_cast<unsigned>(op.kind)) + "." + std::to_string(op.result) + "." +
+         std::to_string(op.size) + "." + std::to_string(op.object) + "." +
+         std::to_string(op.partner);
+}
+
+Operation decode_op(std::string_view s) {
+  const auto f = split(s, '.');
+  if (f.size() != 5) throw WireError("an operation has 5 fields, got '" + std::string(s) + "'");
+  Operation op;
+  const auto kind = parse_number(f[0], "operation kind");
+  if (kind > static_cast<unsigned>(OpKind::kBarrierWait))
+    throw WireError("unknown operation kind " + std::to_string(kind));
+  op.kind = static_cast<OpKind>(kind);
+  op.result = static_cast<std::uint8_t>(parse_number(f[1], "operation result"));
+  op.size = static_cast<std::uint32_t>(parse_number(f[2], "operation size"));
+  op.object = parse_number(f[3], "object");
+  op.partner = parse_number(f[4], "partner object");
+  return op;
+}
+
+// An event: "thread@op".
+std::string encode_event(ThreadId t, const Operation& op, const ThreadRegistry& threads) {
+  return threads.name(t) + "@" + encode_op(op);
+}
+
+std::pair<ThreadId, Operation> decode_event(std::string_view s, ThreadRegistry& threads) {
+  const auto at = s.find('@');
+  if (at == std::string_view::npos) throw WireError("an event is thread@op, got '" + std::string(s) + "'");
+  return {parse_thread(s.substr(0, at), threads), decode_op(s.substr(at + 1))};
+}
+
+std::string encode_set(const ThreadSet& set, const ThreadRegistry& threads) {
+  std::string out;
+  for (ThreadId t : set.members()) {
+    if (!out.empty()) out += '+';
+    out += threads.name(t);
+  }
+  return out;
+}
+
+ThreadSet decode_set(std::string_view s, ThreadRegistry& threads) {
+  ThreadSet set;
+  for (auto part : split(s, '+')) set.insert(parse_thread(part, threads));
+  return set;
+}
+
+// Key=value fields separated by '|', after a one-letter record tag.
+std::vector<std::pair<std::string_view, std::string_view>> fields(std::string_view text,
+                                                                  char tag) {
+  if (text.size() < 2 || text[0] != tag || text[1] != '|')
+    throw WireError(std::string("expected a record starting with '") + tag + "|'");
+  std::vector<std::pair<std::string_view, std::string_view>> out;
+  for (auto part : split(text.substr(2), '|')) {
+    const auto eq = part.find('=');
+    if (eq == std::string_view::npos) throw WireError("field without '=': '" + std::string(part) + "'");
+    out.emplace_back(part.substr(0, eq), part.substr(eq + 1));
+  }
+  return out;
+}
+
+}  // namespace
+
+// ---- schedules ----------------------------------------------------------------------------
+
+std::string encode_schedule(const std::vector<ThreadId>& schedule, const ThreadRegistry& threads) {
+  std::string out = "w1:";
+  for (std::size_t i = 0; i < schedule.size();) {
+    std::size_t j = i;
+    while (j < schedule.size() && schedule[j] == schedule[i]) ++j;
+    if (i) out += ',';
+    out += threads.name(schedule[i]);
+    if (j - i > 1) out += "*" + std::to_string(j - i);
+    i = j;
+  }
+  return out;
+}
+
+std::vector<ThreadId> decode_schedule(std::string_view text, ThreadRegistry& threads) {
+  if (text.substr(0, 3) != "w1:")
+    throw WireError("a schedule starts with 'w1:' (got '" + std::string(text.substr(0, 12)) +
+                    "'); copy it whole from weft's report");
+  std::vector<ThreadId> out;
+  for (auto step : split(text.substr(3), ',')) {
+    std::size_t count = 1;
+    if (const auto star = step.find('*'); star != std::string_view::npos) {
+      count = parse_number(step.substr(star + 1), "repeat count");
+      step = step.substr(0, star);
+    }
+    const ThreadId t = parse_thread(step, threads);
+    out.insert(out.end(), count, t);
+  }
+  return out;
+}
+
+// ---- directives ---------------------------------------------------------------------------
+
+std::string encode_directive(const TestDirective& d, const ThreadRegistry& threads) {
+  std::string out = "D|prefix=" + encode_schedule(d.prefix, threads);
+  out += "|sleep_from=" + std::to_string(d.sleep_from) + "|sleep=";
+  for (std::size_t i = 0; i < d.sleep.size(); ++i) {
+    if (i) out += ';';
+    out += encode_event(d.sleep[i].thread, d.sleep[i].op, threads);
+  }
+  out += "|reads=" + std::to_string(static_cast<unsigned>(d.read_policy));
+  out += "|policy=" + std::to_string(static_cast<unsigned>(d.policy));
+  out += "|seed=" + std::to_string(d.seed);
+  return out;
+}
+
+TestDirective decode_directive(std::string_view text, ThreadRegistry& threads) {
+  TestDirective d;
+  for (auto [key, value] : fields(text, 'D')) {
+    if (key == "prefix") {
+      d.prefix = decode_schedule(value, threads);
+    } else if (key == "sleep_from") {
+      d.sleep_from = parse_number(value, "sleep_from");
+    } else if (key == "sleep") {
+      for (auto part : split(value, ';')) {
+        auto [t, op] = decode_event(part, threads);
+        d.sleep.push_back({t, op});
+      }
+    } else if (key == "reads") {
+      d.read_policy = static_cast<ReadPolicy>(parse_number(value, "reads") & 1);
+    } else if (key == "policy") {
+      d.policy = static_cast<SchedulePolicy>(parse_number(value, "policy") & 1);
+    } else if (key == "seed") {
+      d.seed = parse_number(value, "seed");
+    } else {
+      throw WireError("unknown directive field '" + std::string(key) + "'");
+    }
+  }
+  return d;
+}
+
+// ---- traces -------------------------------------------------------------------------------
+
+std::string encode_trace(const Trace& t, const ThreadRegistry& threads) {
+  std::string out = "T|outcome=" + std::to_string(static_cast<unsigned>(t.outcome));
+  out += "|message=" + escape(t.message);
+  out += "|failing=" + (t.failing_thread == kNoThread ? std::string("-") : threads.name(t.failing_thread));
+  out += "|followed=" + std::to_string(t.prefix_followed);
+  out += "|diverged=" + (t.diverged_at ? std::to_string(*t.diverged_at) : std::string("-"));
+  out += "|events=";
+  for (std::size_t i = 0; i < t.events.size(); ++i) {
+    if (i) out += ';';
+    out += encode_event(t.events[i].thread, t.events[i].op, threads);
+    out += "/" + encode_set(t.enabled[i], threads);
+    out += (i < t.finished_thread.size() && t.finished_thread[i]) ? "/x" : "/";
+  }
+  out += "|pending=";
+  for (std::size_t i = 0; i < t.pending.size(); ++i) {
+    if (i) out += ';';
+    out += encode_event(t.pending[i].thread, t.pending[i].op, threads);
+    out += t.pending[i].enabled ? "/e" : "/b";
+  }
+  return out;
+}
+
+Trace decode_trace(std::string_view text, ThreadRegistry& threads) {
+  Trace t;
+  for (auto [key, value] : fields(text, 'T')) {
+    if (key == "outcome") {
+      const auto o = parse_number(value, "outcome");
+      if (o > static_cast<unsigned>(Outcome::kSleepBlocked)) throw WireError("unknown outcome");
+      t.outcome = static_cast<Outcome>(o);
+    } else if (key == "message") {
+      t.message = unescape(value);
+    } else if (key == "failing") {
+      t.failing_thread = value == "-" ? kNoThread : parse_thread(value, threads);
+    } else if (key == "followed") {
+      t.prefix_followed = parse_number(value, "followed");
+    } else if (key == "diverged") {
+      if (value != "-") t.diverged_at = parse_number(value, "diverged");
+    } else if (key == "events") {
+      for (auto part : split(value, ';')) {
+        const auto f = split(part, '/');
+        if (f.size() != 3) throw WireError("an event record is event/enabled/finished");
+        auto [thread, op] = decode_event(f[0], threads);
+        t.events.push_back({thread, op});
+        t.enabled.push_back(decode_set(f[1], threads));
+        t.finished_thread.push_back(f[2] == "x");
+      }
+    } else if (key == "pending") {
+      for (auto part : split(value, ';')) {
+        const auto f = split(part, '/');
+        if (f.size() != 2) throw WireError("a pending record is event/state");
+        auto [thread, op] = decode_event(f[0], threads);
+        t.pending.push_back({thread, op, f[1] == "e"});
+      }
+    } else {
+      throw WireError("unknown trace field '" + std::string(key) + "'");
+    }
+  }
+  return t;
+}
+
+}  // namespace weft
