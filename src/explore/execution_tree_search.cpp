@@ -64,12 +64,14 @@ void ExecutionTreeSearch::observe(const Trace& trace) {
   // Nodes up to the branch point stay (with their backtrack, done and sleep sets); the branch
   // node gets its new choice; everything after it is new.
   std::size_t start = 0;
-  if (!nodes_.empty() && branch_ < trace.events.size()) {
+  if (!nodes_.empty()) {
     nodes_.resize(branch_ + 1);
-    nodes_[branch_].chosen = trace.events[branch_];
-    start = branch_ + 1;
-  } else {
-    nodes_.clear();
+    if (branch_ < trace.events.size()) {
+      nodes_[branch_].chosen = trace.events[branch_];
+      start = branch_ + 1;
+    } else {
+      start = trace.events.size();  // the execution ended before the branch could be taken
+    }
   }
   for (std::size_t k = start; k < trace.events.size(); ++k) {
     Node n;

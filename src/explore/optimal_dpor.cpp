@@ -3,6 +3,7 @@
 // complete execution and no execution ends sleep-set blocked. After each execution, every
 // reversible race e ⋖ e' yields the sequence v = notdep(e, E).e'; unless a thread asleep before e
 // is a weak initial of v, v goes into the wakeup tree of the node before e.
+#include <algorithm>
 #include <map>
 #include <unordered_map>
 #include <vector>
@@ -134,6 +135,14 @@ class OptimalDpor final : public Strategy {
       if (!n.wakeup.empty()) {
         n.sleep.push_back({n.chosen.thread, n.chosen.op});
         taken_ = n.wakeup.take_first();
+        // A branch starting with a sleeping thread is covered already. This only happens when
+        // a race was over-approximated (condition variables, semaphores: docs/dependence.md).
+        if (std::any_of(n.sleep.begin(), n.sleep.end(),
+                        [&](const SleepEntry& e) { return e.thread == taken_->event.thread; })) {
+          n.sleep.pop_back();
+          taken_.reset();
+          continue;
+        }
         for (std::size_t k = 0; k < i; ++k) d.prefix.push_back(nodes_[k].chosen.thread);
         for (const WakeupTree::Node* w = taken_.get(); w;
              w = w->children.empty() ? nullptr : w->children.front().get())
@@ -153,13 +162,19 @@ class OptimalDpor final : public Strategy {
     std::size_t start = 0;
     WakeupTree::Node* path = nullptr;
     std::vector<std::unique_ptr<WakeupTree::Node>> keep_alive;
-    if (!nodes_.empty() && branch_ < ev.size()) {
+    if (!nodes_.empty()) {
       nodes_.resize(branch_ + 1);
-      nodes_[branch_].chosen = ev[branch_];
-      start = branch_ + 1;
-      if (taken_ && taken_->event.thread == ev[branch_].thread) path = taken_.get();
-    } else {
-      nodes_.clear();
+      // If the planned event could not run (an over-approximated race, see docs/dependence.md),
+      // the planned thread still goes to sleep here, so the same branch is never planned again.
+      const bool ran = branch_ < ev.size() && taken_ && taken_->event.thread == ev[branch_].thread;
+      if (taken_ && !ran) nodes_[branch_].sleep.push_back({taken_->event.thread, taken_->event.op});
+      if (branch_ < ev.size()) {
+        nodes_[branch_].chosen = ev[branch_];
+        start = branch_ + 1;
+        if (ran) path = taken_.get();
+      } else {
+        start = ev.size();
+      }
     }
     for (std::size_t k = start; k < ev.size(); ++k) {
       Node n;
@@ -182,7 +197,7 @@ class OptimalDpor final : public Strategy {
       nodes_.push_back(std::move(n));
     }
     taken_.reset();
-    find_races(trace, start == 0 ? 0 : start - 1);
+    find_races(trace, nodes_.empty() || start == 0 ? 0 : std::min(branch_, start));
   }
 
  private:
@@ -232,10 +247,20 @@ class OptimalDpor final : public Strategy {
     for (std::size_t k = i + 1; k < later_index; ++k)
       if (!clocks[k].covers(ev[i].thread, local[i])) v.push_back(ev[k]);
     v.push_back(later);
-    Node& node = nodes_[i];
-    for (const auto& s : node.sleep)
+    for (const auto& s : nodes_[i].sleep)
       if (weak_initial(s.thread, s.op, v, kPolicy)) return;  // explored already
-    node.wakeup.insert(std::move(v), kPolicy);
+    // The branch being explored is conceptually the leftmost branch of every wakeup tree on the
+    // current path: where its event is a weak initial of v, insertion continues below it.
+    std::size_t k = i;
+    while (k < nodes_.size() && weak_initial(nodes_[k].chosen.thread, nodes_[k].chosen.op, v, kPolicy)) {
+      const ThreadId p = nodes_[k].chosen.thread;
+      auto it = std::find_if(v.begin(), v.end(), [p](const Event& e) { return e.thread == p; });
+      if (it != v.end()) v.erase(it);
+      if (v.empty()) return;
+      ++k;
+    }
+    if (k >= nodes_.size()) return;  // the current execution already covers v
+    nodes_[k].wakeup.insert(std::move(v), kPolicy);
   }
 
   std::vector<Node> nodes_;

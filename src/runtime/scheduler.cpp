@@ -52,6 +52,7 @@ struct ThreadRec {
   std::uint32_t children = 0;
   std::uint32_t steps = 0;
   std::uint32_t objects = 0;
+  std::uint32_t releases_while_aborting = 0;
   std::uint64_t wait_epoch = 0;
   std::function<void()> spawn_body;  // handed over by spawn() to the create step
   Scheduler::Impl* impl = nullptr;
@@ -419,8 +420,15 @@ std::uint8_t Scheduler::perform(const Operation& op) {
   Impl& s = *impl_;
   ThreadRec& t = *s.running;
   const auto abort_here = [&]() -> std::uint8_t {
-    // While unwinding, destructors' operations become no-ops; otherwise unwind now.
+    // The execution is being cut short and this thread must unwind. While it already unwinds,
+    // operations in destructors become no-ops. Releasing operations (unlock, post, notify) also
+    // return normally, because they are typically called from destructors (lock_guard), where
+    // throwing would terminate the program; the thread unwinds at its next other operation (or
+    // after many releases, in case it loops on them).
     if (std::uncaught_exceptions() > 0) return 0;
+    const bool releasing = op.kind == OpKind::kMutexUnlock || op.kind == OpKind::kSemPost ||
+                           op.kind == OpKind::kCondSignal || op.kind == OpKind::kCondBroadcast;
+    if (releasing && ++t.releases_while_aborting < 1000) return 0;
     throw ExecutionAborted{};
   };
   if (s.aborting) return abort_here();

@@ -1,0 +1,149 @@
+#include "random_program.hpp"
+
+#include <cmath>
+#include <memory>
+#include <random>
+
+#include "weft/weft.hpp"
+
+namespace weft::testing {
+
+std::string Program::describe() const {
+  std::string s = std::to_string(vars) + " variables, " + std::to_string(mutexes) + " mutexes\n";
+  for (std::size_t t = 0; t < threads.size(); ++t) {
+    s += "thread " + std::to_string(t) + ":";
+    for (const auto& i : threads[t]) {
+      switch (i.kind) {
+        case Instr::kRead: s += " r=x" + std::to_string(i.var) + ";"; break;
+        case Instr::kWrite: s += " x" + std::to_string(i.var) + "=r+" + std::to_string(i.value) + ";"; break;
+        case Instr::kLock: s += " lock(m" + std::to_string(i.mutex) + ");"; break;
+        case Instr::kUnlock: s += " unlock(m" + std::to_string(i.mutex) + ");"; break;
+        case Instr::kAssertNot: s += " assert(r!=" + std::to_string(i.value) + ");"; break;
+      }
+    }
+    s += "\n";
+  }
+  return s;
+}
+
+namespace {
+
+// Upper bound on interleavings: the multinomial of the threads' operation counts, with the main
+// thread's creates and joins.
+double interleaving_bound(const Program& p) {
+  std::vector<int> counts;
+  counts.push_back(2 * static_cast<int>(p.threads.size()));
+  for (const auto& t : p.threads) {
+    int visible = 0;
+    for (const auto& i : t) visible += i.kind != Instr::kAssertNot;
+    counts.push_back(visible);
+  }
+  double log_bound = 0;
+  int total = 0;
+  for (int c : counts) {
+    total += c;
+    log_bound += std::lgamma(total + 1) - std::lgamma(total - c + 1) - std::lgamma(c + 1);
+  }
+  return std::exp(log_bound);
+}
+
+Program draw(std::mt19937_64& rng) {
+  auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  Program p;
+  p.vars = uniform(1, 3);
+  p.mutexes = uniform(0, 2);
+  const int n = uniform(2, 4);
+  for (int t = 0; t < n; ++t) {
+    std::vector<Instr> code;
+    std::vector<int> held;
+    const int length = uniform(1, 6);
+    int visible = 0;
+    while (visible < length) {
+      const int roll = uniform(0, 9);
+      Instr in{};
+      if (roll <= 2) {
+        in.kind = Instr::kRead;
+        in.var = uniform(0, p.vars - 1);
+      } else if (roll <= 5) {
+        in.kind = Instr::kWrite;
+        in.var = uniform(0, p.vars - 1);
+        in.value = uniform(0, 2);
+      } else if (roll <= 7 && p.mutexes > 0) {
+        const int m = uniform(0, p.mutexes - 1);
+        if (std::find(held.begin(), held.end(), m) != held.end()) continue;
+        in.kind = Instr::kLock;
+        in.mutex = m;
+        held.push_back(m);
+      } else if (roll == 8 && !held.empty()) {
+        in.kind = Instr::kUnlock;
+        in.mutex = held.back();
+        held.pop_back();
+      } else if (roll == 9) {
+        in.kind = Instr::kAssertNot;
+        in.value = uniform(0, 3);
+        code.push_back(in);
+        continue;
+      } else {
+        continue;
+      }
+      code.push_back(in);
+      ++visible;
+    }
+    // Usually release what is still held; sometimes end holding it (others may then deadlock).
+    if (uniform(0, 9) != 0) {
+      while (!held.empty()) {
+        code.push_back(Instr{Instr::kUnlock, 0, held.back(), 0});
+        held.pop_back();
+      }
+    }
+    p.threads.push_back(std::move(code));
+  }
+  return p;
+}
+
+}  // namespace
+
+Program generate_program(std::uint64_t seed, double max_interleavings) {
+  std::mt19937_64 rng(seed);
+  while (true) {
+    Program p = draw(rng);
+    if (interleaving_bound(p) <= max_interleavings) return p;
+  }
+}
+
+void run_program(const Program& p, Observed& out) {
+  std::vector<std::unique_ptr<shared<int>>> vars;
+  for (int v = 0; v < p.vars; ++v) vars.push_back(std::make_unique<shared<int>>(0));
+  std::vector<std::unique_ptr<mutex>> mutexes;
+  for (int m = 0; m < p.mutexes; ++m) mutexes.push_back(std::make_unique<mutex>());
+  std::vector<int> last(p.threads.size(), 0);
+  std::vector<thread> threads;
+  for (std::size_t t = 0; t < p.threads.size(); ++t) {
+    threads.emplace_back([&, t] {
+      int r = 0;
+      for (std::size_t k = 0; k < p.threads[t].size(); ++k) {
+        const Instr& in = p.threads[t][k];
+        switch (in.kind) {
+          case Instr::kRead: r = *vars[in.var]; break;
+          case Instr::kWrite: *vars[in.var] = r + in.value; break;
+          case Instr::kLock: mutexes[in.mutex]->lock(); break;
+          case Instr::kUnlock: mutexes[in.mutex]->unlock(); break;
+          case Instr::kAssertNot:
+            if (r == in.value)
+              detail::scheduler("test").fail(Outcome::kAssertionFailure,
+                                             "assert in thread " + std::to_string(t) + " at " +
+                                                 std::to_string(k));
+            break;
+        }
+      }
+      last[t] = r;
+    });
+  }
+  for (auto& t : threads) t.join();
+  std::vector<int> state;
+  for (auto& v : vars) state.push_back(*v);
+  state.insert(state.end(), last.begin(), last.end());
+  out.final_states.insert(std::move(state));
+}
+
+}  // namespace weft::testing

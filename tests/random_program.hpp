@@ -1,0 +1,40 @@
+// Small random concurrent programs for differential testing of the strategies.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace weft::testing {
+
+struct Instr {
+  enum Kind { kRead, kWrite, kLock, kUnlock, kAssertNot } kind;
+  int var = 0;    // read, write
+  int mutex = 0;  // lock, unlock
+  int value = 0;  // write: value written is (last value read by the thread) + value;
+                  // assert: the last value read must not equal `value`
+};
+
+struct Program {
+  std::vector<std::vector<Instr>> threads;
+  int vars = 1;
+  int mutexes = 0;
+  std::string describe() const;
+};
+
+/// A program with 2–4 threads of up to 6 visible operations each over up to 3 shared variables and
+/// 2 mutexes; lock/unlock are well nested per thread (a thread may end holding a lock). Programs
+/// whose interleavings would exceed `max_interleavings` (an upper bound) are redrawn.
+Program generate_program(std::uint64_t seed, double max_interleavings);
+
+/// What exploring a program revealed.
+struct Observed {
+  std::set<std::vector<int>> final_states;  // variables, then each thread's last value read
+  std::set<std::string> bugs;               // assertion failures and deadlocks, by message
+};
+
+/// The program as a weft test closure that records its final state into `out`.
+void run_program(const Program& p, Observed& out);
+
+}  // namespace weft::testing

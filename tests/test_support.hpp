@@ -1,0 +1,22 @@
+// Helpers shared by the tests: run a test closure under a strategy and collect what happened.
+#pragma once
+
+#include <functional>
+
+#include "weft/weft.hpp"
+
+namespace weft::testing {
+
+inline Options with(StrategyKind kind, bool sleep_sets = true) {
+  Options o;
+  o.strategy = kind;
+  o.sleep_sets = sleep_sets;
+  o.stop_on_first_bug = false;
+  return o;
+}
+
+inline constexpr StrategyKind kExhaustive[] = {StrategyKind::kDfs, StrategyKind::kDpor,
+                                               StrategyKind::kDporCommutingReads,
+                                               StrategyKind::kOptimalDpor};
+
+}  // namespace weft::testing

@@ -1,0 +1,79 @@
+// Compact serialized forms round-trip, and bad input is a clear error.
+#include <gtest/gtest.h>
+
+#include "weft/trace/wire.hpp"
+
+namespace weft {
+namespace {
+
+TEST(Wire, ScheduleRoundTripsWithRunLengths) {
+  ThreadRegistry r;
+  const ThreadId a = r.child(0, 0), b = r.child(a, 3);
+  const std::vector<ThreadId> s{0, 0, 0, a, b, b, 0};
+  const std::string text = encode_schedule(s, r);
+  EXPECT_EQ(text, "w1:0*3,0.0,0.0.3*2,0");
+  ThreadRegistry fresh;  // another process: names, not ids, carry the meaning
+  const auto decoded = decode_schedule(text, fresh);
+  EXPECT_EQ(encode_schedule(decoded, fresh), text);
+}
+
+TEST(Wire, DirectiveRoundTrips) {
+  ThreadRegistry r;
+  TestDirective d;
+  d.prefix = {0, r.child(0, 0), r.child(0, 1)};
+  d.sleep_from = 2;
+  d.sleep = {{r.child(0, 0), Operation{OpKind::kWrite, 0, 4, 123456, 0}}};
+  d.read_policy = ReadPolicy::kReadsConflict;
+  d.policy = SchedulePolicy::kRandom;
+  d.seed = 99;
+  const std::string text = encode_directive(d, r);
+  const TestDirective back = decode_directive(text, r);
+  EXPECT_EQ(back.prefix, d.prefix);
+  EXPECT_EQ(back.sleep_from, 2u);
+  EXPECT_EQ(back.sleep, d.sleep);
+  EXPECT_EQ(back.read_policy, d.read_policy);
+  EXPECT_EQ(back.policy, d.policy);
+  EXPECT_EQ(back.seed, 99u);
+}
+
+TEST(Wire, TraceRoundTrips) {
+  ThreadRegistry r;
+  const ThreadId a = r.child(0, 0);
+  Trace t;
+  t.events = {{0, Operation{OpKind::kThreadCreate, 0, 0, a, 0}},
+              {a, Operation{OpKind::kMutexTryLock, 1, 0, 77, 0}}};
+  ThreadSet e0, e1;
+  e0.insert(0);
+  e1.insert(0);
+  e1.insert(a);
+  t.enabled = {e0, e1};
+  t.finished_thread = {false, true};
+  t.pending = {{0, Operation{OpKind::kThreadJoin, 0, 0, a, 0}, true}};
+  t.outcome = Outcome::kAssertionFailure;
+  t.message = "assertion failed: x|y == 1; at a.cpp:3";
+  t.failing_thread = a;
+  t.prefix_followed = 1;
+  t.diverged_at = 1;
+  const Trace back = decode_trace(encode_trace(t, r), r);
+  EXPECT_EQ(back.events, t.events);
+  EXPECT_EQ(back.enabled, t.enabled);
+  EXPECT_EQ(back.finished_thread, t.finished_thread);
+  EXPECT_EQ(back.pending.size(), 1u);
+  EXPECT_EQ(back.pending[0].op, t.pending[0].op);
+  EXPECT_EQ(back.outcome, t.outcome);
+  EXPECT_EQ(back.message, t.message);
+  EXPECT_EQ(back.failing_thread, a);
+  EXPECT_EQ(back.diverged_at, t.diverged_at);
+}
+
+TEST(Wire, MalformedInputIsAClearError) {
+  ThreadRegistry r;
+  EXPECT_THROW(decode_schedule("0,0,1", r), WireError);
+  EXPECT_THROW(decode_schedule("w1:0,x", r), WireError);
+  EXPECT_THROW(decode_schedule("w1:0*z", r), WireError);
+  EXPECT_THROW(decode_directive("D|nonsense=1", r), WireError);
+  EXPECT_THROW(decode_trace("T|events=0@1.2", r), WireError);
+}
+
+}  // namespace
+}  // namespace weft
