@@ -10,7 +10,7 @@ namespace weft::testing {
 namespace {
 
 constexpr int kPrograms = 2000;
-constexpr double kMaxInterleavings = 6000;
+constexpr double kMaxInterleavings = 20000;
 
 struct StrategyRun {
   Observed observed;

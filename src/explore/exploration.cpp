@@ -6,6 +6,25 @@
 
 namespace weft::explorer {
 
+FoundBug found_bug(const Trace& trace, const Failure* failure) {
+  FoundBug b;
+  b.trace = trace;
+  if (failure) {
+    // The bug happened after `step` events; what ran after it is not part of its report.
+    b.outcome = failure->outcome;
+    b.message = failure->message;
+    b.trace.events.resize(failure->step);
+    b.trace.enabled.resize(failure->step);
+    b.trace.finished_thread.resize(failure->step);
+    b.trace.pending.clear();
+  } else {
+    b.outcome = trace.outcome;
+    b.message = trace.message;
+  }
+  for (const auto& e : b.trace.events) b.schedule.push_back(e.thread);
+  return b;
+}
+
 ExplorationResult run_exploration(Strategy& strategy, ReadPolicy policy,
                                   const std::function<Trace(const TestDirective&)>& run_test,
                                   const ExplorationLimits& limits) {
@@ -45,14 +64,11 @@ ExplorationResult run_exploration(Strategy& strategy, ReadPolicy policy,
     const bool bug = is_bug(trace.outcome);
     if (bug) {
       ++s.bugs;
-      if (messages.insert(trace.message).second) {
-        FoundBug b;
-        b.outcome = trace.outcome;
-        b.message = trace.message;
-        for (const auto& e : trace.events) b.schedule.push_back(e.thread);
-        b.trace = trace;
-        result.bugs.push_back(std::move(b));
+      if (trace.outcome == Outcome::kDeadlock) {
+        if (messages.insert(trace.message).second) result.bugs.push_back(found_bug(trace, nullptr));
       }
+      for (const auto& f : trace.failures)
+        if (messages.insert(f.message).second) result.bugs.push_back(found_bug(trace, &f));
     }
     strategy.observe(trace);
     if (bug && limits.stop_on_first_bug) break;

@@ -186,11 +186,8 @@ Result replay(std::string_view schedule, const std::function<void()>& test,
   result.stats.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (is_bug(trace.outcome)) {
-    explorer::FoundBug b;
-    b.outcome = trace.outcome;
-    b.message = trace.message;
-    for (const auto& e : trace.events) b.schedule.push_back(e.thread);
-    b.trace = trace;
+    const explorer::FoundBug b = explorer::found_bug(
+        trace, trace.outcome == Outcome::kDeadlock ? nullptr : &trace.failures.front());
     Bug bug;
     bug.kind = b.outcome;
     bug.message = b.message;

@@ -68,6 +68,7 @@ struct Scheduler::Impl {
   std::vector<std::unique_ptr<ThreadRec>> rec_pool;
   std::vector<ThreadRec*> by_id;  // this execution's threads, indexed by id
   ThreadSet waiting;              // started, not finished: has a pending operation
+  ThreadSet dead;                 // stopped for good by a bug of their own
   ThreadRec* running = nullptr;
   std::unordered_map<ObjectKey, MutexState> mutexes;
   std::unordered_map<ObjectKey, CondState> conds;
@@ -144,10 +145,11 @@ struct Scheduler::Impl {
   }
 
   void record_failure(ThreadRec& t, Outcome outcome, std::string message) {
-    if (failed) return;  // the first bug of an execution is the one reported
+    trace.failures.push_back({outcome, message, t.id, trace.events.size()});
+    if (failed) return;  // the first bug of an execution is its outcome
     failed = true;
-    aborting = true;
     trace.outcome = outcome;
+    trace.bug_step = trace.events.size();
     trace.message = std::move(message);
     trace.failing_thread = t.id;
   }
@@ -169,6 +171,14 @@ struct Scheduler::Impl {
       default:
         return true;
     }
+  }
+
+  /// A thread with a bug stops where it is; the others go on, so that the execution is still
+  /// maximal for them and the strategies see every race among them (a DPOR needs complete
+  /// executions). It is unwound at the end of the execution.
+  void stop(ThreadRec& t) {
+    waiting.erase(t.id);
+    dead.insert(t.id);
   }
 
   std::string misuse(ThreadRec& t, const std::string& what) {
@@ -198,6 +208,7 @@ struct Scheduler::Impl {
                                                              : ", which thread " +
                                                                    registry.name(m.owner) +
                                                                    " holds")));
+          stop(t);
           return false;
         }
         m.owner = kNoThread;
@@ -208,6 +219,7 @@ struct Scheduler::Impl {
         if (m.owner != t.id) {
           record_failure(t, Outcome::kMisuse,
                          misuse(t, "waits on a condition variable without holding its mutex"));
+          stop(t);
           return false;
         }
         m.owner = kNoThread;
@@ -273,6 +285,7 @@ struct Scheduler::Impl {
     }
     by_id.clear();
     waiting.clear();
+    dead.clear();
     mutexes.clear();
     conds.clear();
     sems.clear();
@@ -282,13 +295,18 @@ struct Scheduler::Impl {
     trace = Trace{};
   }
 
-  // Unwinds every thread that is still suspended, so that destructors in the program run.
+  // Unwinds every thread that is still suspended, so that destructors in the program run. The
+  // most recently created threads go first: they may use objects of their creators, rarely the
+  // other way round.
   void kill_all() {
     aborting = true;
-    while (!waiting.empty()) {
-      const ThreadId id = waiting.first();
-      switch_to_thread(*by_id[id]);
-      waiting.erase(id);  // in case the thread switched back without finishing
+    for (ThreadId id = dead.first(); id != kNoThread; id = dead.next_from(id + 1)) waiting.insert(id);
+    dead.clear();
+    const auto victims = waiting.members();
+    for (auto it = victims.rbegin(); it != victims.rend(); ++it) {
+      if (!waiting.contains(*it)) continue;
+      switch_to_thread(*by_id[*it]);
+      waiting.erase(*it);  // in case the thread switched back without finishing
     }
   }
 
@@ -306,13 +324,12 @@ Trace Scheduler::Impl::run(const TestDirective& d, const std::function<void()>& 
   start(new_thread(kMainThread, [&root] { root(); }));
 
   for (std::size_t step = 0;; ++step) {
-    if (failed) break;
     if (step == d.sleep_from) sleep = d.sleep;
     ThreadSet enabled;
     for (ThreadId id = waiting.first(); id != kNoThread; id = waiting.next_from(id + 1))
       if (is_enabled(*by_id[id])) enabled.insert(id);
     if (enabled.empty()) {
-      if (!waiting.empty()) {
+      if (!waiting.empty() && !failed) {
         trace.outcome = Outcome::kDeadlock;
         trace.message = deadlock_message();
       }
@@ -340,7 +357,7 @@ Trace Scheduler::Impl::run(const TestDirective& d, const std::function<void()>& 
       for (ThreadId id = enabled.first(); id != kNoThread; id = enabled.next_from(id + 1))
         if (!asleep(id)) candidates.insert(id);
       if (candidates.empty()) {
-        trace.outcome = Outcome::kSleepBlocked;
+        if (!failed) trace.outcome = Outcome::kSleepBlocked;
         break;
       }
       if (d.policy == SchedulePolicy::kRandom) {
@@ -355,6 +372,7 @@ Trace Scheduler::Impl::run(const TestDirective& d, const std::function<void()>& 
 
     ThreadRec& t = *by_id[chosen];
     if (t.steps >= limits.max_steps_per_thread) {
+      if (failed) break;
       trace.outcome = Outcome::kBoundReached;
       trace.message = "thread " + registry.name(chosen) + " reached the bound of " +
                       std::to_string(limits.max_steps_per_thread) + " visible operations";
@@ -375,7 +393,7 @@ Trace Scheduler::Impl::run(const TestDirective& d, const std::function<void()>& 
         return dependent(done, Event{s.thread, s.op}, d.read_policy);
       });
     }
-    if (resume && !failed) switch_to_thread(t);
+    if (resume) switch_to_thread(t);
     if (t.finished) trace.finished_thread.back() = true;
   }
 
@@ -450,7 +468,13 @@ ThreadId Scheduler::spawn(std::function<void()> body) {
 }
 
 void Scheduler::fail(Outcome outcome, std::string message) {
-  impl_->record_failure(*impl_->running, outcome, std::move(message));
+  Impl& s = *impl_;
+  ThreadRec& t = *s.running;
+  s.record_failure(t, outcome, std::move(message));
+  if (!s.aborting) {
+    s.stop(t);
+    s.switch_to_scheduler(t);  // resumed only to be unwound
+  }
   throw ExecutionAborted{};
 }
 

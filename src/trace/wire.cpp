@@ -212,6 +212,7 @@ std::string encode_trace(const Trace& t, const ThreadRegistry& threads) {
   out += "|message=" + escape(t.message);
   out += "|failing=" + (t.failing_thread == kNoThread ? std::string("-") : threads.name(t.failing_thread));
   out += "|followed=" + std::to_string(t.prefix_followed);
+  out += "|bug_step=" + std::to_string(t.bug_step);
   out += "|diverged=" + (t.diverged_at ? std::to_string(*t.diverged_at) : std::string("-"));
   out += "|events=";
   for (std::size_t i = 0; i < t.events.size(); ++i) {
@@ -240,6 +241,8 @@ Trace decode_trace(std::string_view text, ThreadRegistry& threads) {
       t.message = unescape(value);
     } else if (key == "failing") {
       t.failing_thread = value == "-" ? kNoThread : parse_thread(value, threads);
+    } else if (key == "bug_step") {
+      t.bug_step = parse_number(value, "bug_step");
     } else if (key == "followed") {
       t.prefix_followed = parse_number(value, "followed");
     } else if (key == "diverged") {

@@ -34,6 +34,9 @@ struct FoundBug {
   Trace trace;
 };
 
+/// The bug `failure` of `trace` (or, with nullptr, its deadlock) with the schedule leading to it.
+FoundBug found_bug(const Trace& trace, const Failure* failure);
+
 struct ExplorationLimits {
   bool stop_on_first_bug = true;
   std::uint64_t max_executions = 0;  ///< 0: no limit

@@ -34,7 +34,17 @@ struct PendingThread {
   bool enabled = false;
 };
 
+/// A bug of one thread (assertion, uncaught exception, misuse) and when it happened.
+struct Failure {
+  Outcome outcome = Outcome::kAssertionFailure;
+  std::string message;
+  ThreadId thread = kNoThread;
+  std::size_t step = 0;  ///< events that had run when it happened
+};
+
 struct Trace {
+  /// Every thread bug of the execution, in order (the first is also in outcome/message).
+  std::vector<Failure> failures;
   /// Executed events in order.
   std::vector<Event> events;
   /// enabled[i]: threads enabled in the state before events[i].
@@ -45,6 +55,9 @@ struct Trace {
   Outcome outcome = Outcome::kComplete;
   /// For bugs: one line naming the problem and where it happened.
   std::string message;
+  /// For bugs: how many events had run when it happened. The other threads then ran on to the
+  /// end of the execution (so that it is maximal for them); the bug's schedule is the prefix.
+  std::size_t bug_step = 0;
   /// Thread that failed (bugs), or kNoThread.
   ThreadId failing_thread = kNoThread;
   /// Number of steps that followed the directive's prefix.
