@@ -1,6 +1,6 @@
 // Fibers: user-level threads with their own stacks, switched by a few instructions. The
 // scheduler runs every program thread as a fiber on the exploring OS thread, because exactly one
-// runs at a time anyway and a fiber switch is ~100x cheaper than handing a baton between OS
+// runs at a time anyway and a fiber switch is ~300x cheaper (12.7 ns vs 4.2 µs measured) than handing a baton between OS
 // threads (bench/context_switch_bench.cpp measures both).
 #pragma once
 
