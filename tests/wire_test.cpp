@@ -52,6 +52,8 @@ TEST(Wire, TraceRoundTrips) {
   t.outcome = Outcome::kAssertionFailure;
   t.message = "assertion failed: x|y == 1; at a.cpp:3";
   t.failing_thread = a;
+  t.failures = {{Outcome::kAssertionFailure, t.message, a, 1},
+                {Outcome::kMisuse, "unlock/of m", 0, 2}};
   t.prefix_followed = 1;
   t.diverged_at = 1;
   const Trace back = decode_trace(encode_trace(t, r), r);
@@ -64,6 +66,11 @@ TEST(Wire, TraceRoundTrips) {
   EXPECT_EQ(back.message, t.message);
   EXPECT_EQ(back.failing_thread, a);
   EXPECT_EQ(back.diverged_at, t.diverged_at);
+  ASSERT_EQ(back.failures.size(), 2u);
+  EXPECT_EQ(back.failures[1].message, "unlock/of m");
+  EXPECT_EQ(back.failures[1].thread, kMainThread);
+  EXPECT_EQ(back.failures[0].step, 1u);
+  EXPECT_EQ(back.failures[0].thread, a);
 }
 
 TEST(Wire, MalformedInputIsAClearError) {

@@ -149,7 +149,6 @@ struct Scheduler::Impl {
     if (failed) return;  // the first bug of an execution is its outcome
     failed = true;
     trace.outcome = outcome;
-    trace.bug_step = trace.events.size();
     trace.message = std::move(message);
     trace.failing_thread = t.id;
   }

@@ -38,6 +38,12 @@ ThreadId parse_thread(std::string_view s, ThreadRegistry& threads) {
   return *id;
 }
 
+Outcome parse_outcome(std::string_view s) {
+  const auto o = parse_number(s, "outcome");
+  if (o > static_cast<unsigned>(Outcome::kSleepBlocked)) throw WireError("unknown outcome");
+  return static_cast<Outcome>(o);
+}
+
 // Messages may contain any byte; escape the separators this format uses.
 std::string escape(std::string_view s) {
   std::string out;
@@ -212,7 +218,13 @@ std::string encode_trace(const Trace& t, const ThreadRegistry& threads) {
   out += "|message=" + escape(t.message);
   out += "|failing=" + (t.failing_thread == kNoThread ? std::string("-") : threads.name(t.failing_thread));
   out += "|followed=" + std::to_string(t.prefix_followed);
-  out += "|bug_step=" + std::to_string(t.bug_step);
+  out += "|failures=";
+  for (std::size_t i = 0; i < t.failures.size(); ++i) {
+    const Failure& f = t.failures[i];
+    if (i) out += ';';
+    out += std::to_string(static_cast<unsigned>(f.outcome)) + "/" + threads.name(f.thread) + "/" +
+           std::to_string(f.step) + "/" + escape(f.message);
+  }
   out += "|diverged=" + (t.diverged_at ? std::to_string(*t.diverged_at) : std::string("-"));
   out += "|events=";
   for (std::size_t i = 0; i < t.events.size(); ++i) {
@@ -234,15 +246,18 @@ Trace decode_trace(std::string_view text, ThreadRegistry& threads) {
   Trace t;
   for (auto [key, value] : fields(text, 'T')) {
     if (key == "outcome") {
-      const auto o = parse_number(value, "outcome");
-      if (o > static_cast<unsigned>(Outcome::kSleepBlocked)) throw WireError("unknown outcome");
-      t.outcome = static_cast<Outcome>(o);
+      t.outcome = parse_outcome(value);
     } else if (key == "message") {
       t.message = unescape(value);
     } else if (key == "failing") {
       t.failing_thread = value == "-" ? kNoThread : parse_thread(value, threads);
-    } else if (key == "bug_step") {
-      t.bug_step = parse_number(value, "bug_step");
+    } else if (key == "failures") {
+      for (auto part : split(value, ';')) {
+        const auto f = split(part, '/');
+        if (f.size() != 4) throw WireError("a failure record is outcome/thread/step/message");
+        t.failures.push_back({parse_outcome(f[0]), unescape(f[3]), parse_thread(f[1], threads),
+                              parse_number(f[2], "failure step")});
+      }
     } else if (key == "followed") {
       t.prefix_followed = parse_number(value, "followed");
     } else if (key == "diverged") {

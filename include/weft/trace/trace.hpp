@@ -43,7 +43,9 @@ struct Failure {
 };
 
 struct Trace {
-  /// Every thread bug of the execution, in order (the first is also in outcome/message).
+  /// Every thread bug of the execution, in order (the first is also in outcome/message). A
+  /// thread with a bug stops there; the others run on to the end of the execution, so that it is
+  /// maximal for them. Each bug's schedule is the prefix of `step` events.
   std::vector<Failure> failures;
   /// Executed events in order.
   std::vector<Event> events;
@@ -55,9 +57,6 @@ struct Trace {
   Outcome outcome = Outcome::kComplete;
   /// For bugs: one line naming the problem and where it happened.
   std::string message;
-  /// For bugs: how many events had run when it happened. The other threads then ran on to the
-  /// end of the execution (so that it is maximal for them); the bug's schedule is the prefix.
-  std::size_t bug_step = 0;
   /// Thread that failed (bugs), or kNoThread.
   ThreadId failing_thread = kNoThread;
   /// Number of steps that followed the directive's prefix.
