@@ -133,13 +133,16 @@ class OptimalDpor final : public Strategy {
       const std::size_t i = nodes_.size() - 1;
       Node& n = nodes_[i];
       if (!n.wakeup.empty()) {
-        n.sleep.push_back({n.chosen.thread, n.chosen.op});
+        const auto asleep = [&n](ThreadId t) {
+          return std::any_of(n.sleep.begin(), n.sleep.end(),
+                             [t](const SleepEntry& e) { return e.thread == t; });
+        };
+        // The branch explored last is done: its thread sleeps for the siblings.
+        if (!asleep(n.chosen.thread)) n.sleep.push_back({n.chosen.thread, n.chosen.op});
         taken_ = n.wakeup.take_first();
         // A branch starting with a sleeping thread is covered already. This only happens when
         // a race was over-approximated (condition variables, semaphores: docs/dependence.md).
-        if (std::any_of(n.sleep.begin(), n.sleep.end(),
-                        [&](const SleepEntry& e) { return e.thread == taken_->event.thread; })) {
-          n.sleep.pop_back();
+        if (asleep(taken_->event.thread)) {
           taken_.reset();
           continue;
         }
