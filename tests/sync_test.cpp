@@ -8,15 +8,19 @@
 namespace weft {
 namespace {
 
-// A one-slot buffer guarded by a condition variable, with `if` instead of `while` around the
-// wait (ExitBlock §7): with two consumers one can wake to find the slot already taken.
-void if_instead_of_while() {
+// Two consumers and a producer of two items around a condition variable. With `if` instead of
+// `while` around the wait (ExitBlock §7) a consumer can wake to find the item already taken.
+void consumers(bool recheck_in_loop) {
   mutex m;
   condition_variable cv;
   shared<int> items{0};
   auto consume = [&] {
     std::unique_lock<mutex> lock(m);
-    if (items == 0) cv.wait(lock);
+    if (recheck_in_loop) {
+      cv.wait(lock, [&] { return items > 0; });
+    } else if (items == 0) {
+      cv.wait(lock);
+    }
     WEFT_ASSERT(items > 0);
     items = items - 1;
   };
@@ -33,27 +37,8 @@ void if_instead_of_while() {
   producer.join();
 }
 
-void while_loop() {
-  mutex m;
-  condition_variable cv;
-  shared<int> items{0};
-  auto consume = [&] {
-    std::unique_lock<mutex> lock(m);
-    cv.wait(lock, [&] { return items > 0; });
-    items = items - 1;
-  };
-  thread c1(consume), c2(consume);
-  thread producer([&] {
-    for (int i = 0; i < 2; ++i) {
-      std::lock_guard<mutex> g(m);
-      items = items + 1;
-      cv.notify_one();
-    }
-  });
-  c1.join();
-  c2.join();
-  producer.join();
-}
+void if_instead_of_while() { consumers(false); }
+void while_loop() { consumers(true); }
 
 TEST(CondVar, IfInsteadOfWhileIsFoundByEveryStrategy) {
   for (auto kind : testing::kExhaustive) {
