@@ -29,13 +29,20 @@ class RaceCandidates {
     };
     switch (domain_of(op.kind)) {
       case Domain::kMemory: {
-        auto it = memory_.find(op.object);
-        if (it == memory_.end()) break;
-        const Access& a = it->second;
-        if (!is_read(op.kind) && !a.reads_since.empty()) {
-          out = a.reads_since;
-        } else if (a.last_write != kNone) {
-          out.push_back(a.last_write);
+        const auto [first, last] = granules_of(op);
+        for (ObjectKey g = first; g <= last; ++g) {
+          auto it = memory_.find(g);
+          if (it == memory_.end()) continue;
+          const Access& a = it->second;
+          if (!is_read(op.kind) && !a.reads_since.empty()) {
+            out.insert(out.end(), a.reads_since.begin(), a.reads_since.end());
+          } else if (a.last_write != kNone) {
+            out.push_back(a.last_write);
+          }
+        }
+        if (first != last) {
+          std::sort(out.begin(), out.end());
+          out.erase(std::unique(out.begin(), out.end()), out.end());
         }
         break;
       }
@@ -60,7 +67,15 @@ class RaceCandidates {
         }
         break;
       case Domain::kSemaphore:
-        if (op.kind == OpKind::kSemWait) push(last_sem_wait_, op.object);
+        if (op.kind == OpKind::kSemWait || op.kind == OpKind::kSemTryWait)
+          push(last_sem_wait_, op.object);
+        // A post races with a trywait that found the count zero (it would succeed after it).
+        if (op.kind == OpKind::kSemPost) push(last_failed_trywait_, op.object);
+        break;
+      case Domain::kProcess:
+        // The end of the process races with the last event of every other thread.
+        for (ThreadId t = 0; t < last_of_thread_.size(); ++t)
+          if (t != e.thread && last_of_thread_[t] != kNone) out.push_back(last_of_thread_[t]);
         break;
       default:
         break;
@@ -70,14 +85,19 @@ class RaceCandidates {
 
   void add(std::size_t index, const Event& e) {
     const Operation& op = e.op;
+    if (e.thread >= last_of_thread_.size()) last_of_thread_.resize(e.thread + 1, kNone);
+    last_of_thread_[e.thread] = index;
     switch (domain_of(op.kind)) {
       case Domain::kMemory: {
-        Access& a = memory_[op.object];
-        if (is_read(op.kind)) {
-          a.reads_since.push_back(index);
-        } else {
-          a.last_write = index;
-          a.reads_since.clear();
+        const auto [first, last] = granules_of(op);
+        for (ObjectKey g = first; g <= last; ++g) {
+          Access& a = memory_[g];
+          if (is_read(op.kind)) {
+            a.reads_since.push_back(index);
+          } else {
+            a.last_write = index;
+            a.reads_since.clear();
+          }
         }
         break;
       }
@@ -99,7 +119,9 @@ class RaceCandidates {
         }
         break;
       case Domain::kSemaphore:
-        if (op.kind == OpKind::kSemWait) last_sem_wait_[op.object] = index;
+        if (op.kind == OpKind::kSemWait || (op.kind == OpKind::kSemTryWait && op.result))
+          last_sem_wait_[op.object] = index;
+        if (op.kind == OpKind::kSemTryWait && !op.result) last_failed_trywait_[op.object] = index;
         break;
       default:
         break;
@@ -113,7 +135,9 @@ class RaceCandidates {
     std::vector<std::size_t> reads_since;
   };
   std::unordered_map<ObjectKey, Access> memory_;
-  std::unordered_map<ObjectKey, std::size_t> last_acquire_, last_wake_, last_cond_, last_sem_wait_;
+  std::unordered_map<ObjectKey, std::size_t> last_acquire_, last_wake_, last_cond_, last_sem_wait_,
+      last_failed_trywait_;
+  std::vector<std::size_t> last_of_thread_;
   std::unordered_map<ObjectKey, std::vector<std::size_t>> failed_trylocks_;
 };
 

@@ -48,6 +48,8 @@ struct ThreadRec {
   EhGlobals eh;
   bool finished = false;
   Operation pending;
+  std::uint64_t pending_site = 0;
+  Outcome exit_outcome = Outcome::kComplete;
   std::uint8_t result = 0;
   std::uint32_t children = 0;
   std::uint32_t steps = 0;
@@ -75,7 +77,9 @@ struct Scheduler::Impl {
   std::unordered_map<ObjectKey, SemaphoreState> sems;
   bool aborting = false;
   bool failed = false;
+  bool exited = false;  // the process ended (kProcessExit)
   Trace trace;
+  std::function<void(const Trace&)> on_event;
 
   // ---- fibers --------------------------------------------------------------------------
   void switch_to_thread(ThreadRec& t) {
@@ -160,7 +164,9 @@ struct Scheduler::Impl {
       case OpKind::kMutexLock:
         return mutexes[op.object].owner == kNoThread;
       case OpKind::kCondWake:
-        return mutexes[op.partner].owner == kNoThread && conds[op.object].has_token_for(t.wait_epoch);
+        // A timed wait may also time out: it needs only the mutex.
+        return mutexes[op.partner].owner == kNoThread &&
+               (op.timed || conds[op.object].has_token_for(t.wait_epoch));
       case OpKind::kSemWait:
         return sems[op.object].count > 0;
       case OpKind::kThreadJoin: {
@@ -225,13 +231,20 @@ struct Scheduler::Impl {
         auto& c = conds[op.object];
         ++c.waiters;
         t.wait_epoch = c.epoch;
-        t.pending = Operation{OpKind::kCondWake, 0, 0, op.object, op.partner};
+        t.pending = Operation{OpKind::kCondWake, 0, 0, op.object, op.partner, op.timed};
         return false;
       }
-      case OpKind::kCondWake:
-        conds[op.object].take_token_for(t.wait_epoch);
+      case OpKind::kCondWake: {
+        auto& c = conds[op.object];
+        op.result = c.has_token_for(t.wait_epoch);
+        if (op.result)
+          c.take_token_for(t.wait_epoch);
+        else
+          --c.waiters;  // timed out
+        t.result = op.result;
         mutexes[op.partner].owner = t.id;
         return true;
+      }
       case OpKind::kCondSignal:
         conds[op.object].signal();
         return true;
@@ -241,9 +254,20 @@ struct Scheduler::Impl {
       case OpKind::kSemWait:
         --sems[op.object].count;
         return true;
+      case OpKind::kSemTryWait: {
+        auto& sem = sems[op.object];
+        op.result = sem.count > 0;
+        if (op.result) --sem.count;
+        t.result = op.result;
+        return true;
+      }
       case OpKind::kSemPost:
         ++sems[op.object].count;
         return true;
+      case OpKind::kProcessExit:
+        exited = true;
+        if (!failed) trace.outcome = t.exit_outcome;
+        return false;
       case OpKind::kThreadCreate: {
         ++t.children;
         ThreadRec& child = new_thread(static_cast<ThreadId>(op.object), std::move(t.spawn_body));
@@ -290,6 +314,7 @@ struct Scheduler::Impl {
     sems.clear();
     aborting = false;
     failed = false;
+    exited = false;
     running = nullptr;
     trace = Trace{};
   }
@@ -384,14 +409,17 @@ Trace Scheduler::Impl::run(const TestDirective& d, const std::function<void()>& 
     trace.enabled.push_back(std::move(enabled));
     trace.events.push_back({chosen, op});
     trace.finished_thread.push_back(false);
+    trace.sites.push_back(t.pending_site);
     const bool resume = apply(t, op);
     trace.events.back().op = op;  // with its result
+    if (on_event) on_event(trace);
     if (step >= d.sleep_from && !sleep.empty()) {
       const Event done{chosen, op};
       std::erase_if(sleep, [&](const SleepEntry& s) {
         return dependent(done, Event{s.thread, s.op}, d.read_policy);
       });
     }
+    if (exited) break;
     if (resume) switch_to_thread(t);
     if (t.finished) trace.finished_thread.back() = true;
   }
@@ -400,7 +428,7 @@ Trace Scheduler::Impl::run(const TestDirective& d, const std::function<void()>& 
     ThreadRec& t = *by_id[id];
     trace.pending.push_back({id, t.pending, is_enabled(t)});
   }
-  kill_all();
+  if (limits.unwind_at_end) kill_all();
   return std::move(trace);
 }
 
@@ -433,7 +461,7 @@ ObjectKey Scheduler::new_object() {
 
 void Scheduler::init_semaphore(ObjectKey key, std::uint64_t count) { impl_->sems[key].count = count; }
 
-std::uint8_t Scheduler::perform(const Operation& op) {
+std::uint8_t Scheduler::perform(const Operation& op, std::uint64_t site) {
   Impl& s = *impl_;
   ThreadRec& t = *s.running;
   const auto abort_here = [&]() -> std::uint8_t {
@@ -449,21 +477,45 @@ std::uint8_t Scheduler::perform(const Operation& op) {
     throw ExecutionAborted{};
   };
   if (s.aborting) return abort_here();
-  if (op.kind >= OpKind::kSymbolicBranch)
+  if (op.kind == OpKind::kSymbolicBranch || op.kind == OpKind::kChannelSend ||
+      op.kind == OpKind::kChannelReceive || op.kind == OpKind::kBarrierWait)
     fail(Outcome::kMisuse, std::string("operation '") + op_name(op.kind) +
                                "' is not supported by this version of weft");
   t.pending = op;
+  t.pending_site = site;
   s.switch_to_scheduler(t);
   if (s.aborting) return abort_here();
   return t.result;
 }
 
-ThreadId Scheduler::spawn(std::function<void()> body) {
+ThreadId Scheduler::spawn(std::function<void()> body, std::uint64_t site) {
   ThreadRec& t = *impl_->running;
   const ThreadId child = impl_->registry.child(t.id, t.children);
   t.spawn_body = std::move(body);
-  perform(Operation{OpKind::kThreadCreate, 0, 0, child, 0});
+  perform(Operation{OpKind::kThreadCreate, 0, 0, child, 0}, site);
   return child;
+}
+
+void Scheduler::end_process(int status, Outcome outcome, std::uint64_t site) {
+  Impl& s = *impl_;
+  ThreadRec& t = *s.running;
+  t.exit_outcome = outcome;
+  perform(Operation{OpKind::kProcessExit, 0, 0, static_cast<ObjectKey>(status & 0xff), 0}, site);
+  throw ExecutionAborted{};  // only reached when the execution is being unwound
+}
+
+ThreadId Scheduler::mutex_owner(ObjectKey key) const {
+  auto it = impl_->mutexes.find(key);
+  return it == impl_->mutexes.end() ? kNoThread : it->second.owner;
+}
+
+std::uint64_t Scheduler::semaphore_count(ObjectKey key) const {
+  auto it = impl_->sems.find(key);
+  return it == impl_->sems.end() ? 0 : it->second.count;
+}
+
+void Scheduler::set_event_observer(std::function<void(const Trace&)> observer) {
+  impl_->on_event = std::move(observer);
 }
 
 void Scheduler::fail(Outcome outcome, std::string message) {

@@ -20,32 +20,34 @@ const VectorClock& ClockTracker::add(const Event& e) {
 
   // The objects this event touches, and whether it touches them as a reader (commuting with
   // other readers) or as a writer (ordered with everything).
-  Access* touched[2] = {nullptr, nullptr};
-  bool reads[2] = {false, false};
-  int n = 0;
+  auto& touched = scratch_touched_;
+  auto& reads = scratch_reads_;
+  touched.clear();
+  reads.clear();
+  const auto touch = [&](Access& a, bool read) {
+    touched.push_back(&a);
+    reads.push_back(read);
+  };
   const Operation& op = e.op;
   switch (domain_of(op.kind)) {
-    case Domain::kMemory:
-      touched[n] = &memory_[op.object];
-      reads[n++] = policy_ == ReadPolicy::kReadsCommute && is_read(op.kind);
+    case Domain::kMemory: {
+      const bool read = policy_ == ReadPolicy::kReadsCommute && is_read(op.kind);
+      const auto [first, last] = granules_of(op);
+      for (ObjectKey g = first; g <= last; ++g) touch(memory_[g], read);
       break;
+    }
     case Domain::kMutex:
-      touched[n] = &mutexes_[op.object];
       // A failed trylock only observes the mutex; failed trylocks commute with each other.
-      reads[n++] = op.kind == OpKind::kMutexTryLock && op.result == 0;
+      touch(mutexes_[op.object], op.kind == OpKind::kMutexTryLock && op.result == 0);
       break;
     case Domain::kCond:
-      touched[n] = &conds_[op.object];
-      reads[n++] = false;
-      if (op.kind == OpKind::kCondWait || op.kind == OpKind::kCondWake) {
-        touched[n] = &mutexes_[op.partner];
-        reads[n++] = false;
-      }
+      touch(conds_[op.object], false);
+      if (op.kind == OpKind::kCondWait || op.kind == OpKind::kCondWake)
+        touch(mutexes_[op.partner], false);
       break;
     case Domain::kSemaphore:
-      touched[n] = &sems_[op.object];
       // Posts commute with each other; waits compete for the count.
-      reads[n++] = op.kind == OpKind::kSemPost;
+      touch(sems_[op.object], op.kind == OpKind::kSemPost);
       break;
     case Domain::kThread:
       if (op.kind == OpKind::kThreadJoin) {
@@ -54,17 +56,23 @@ const VectorClock& ClockTracker::add(const Event& e) {
         level = std::max(level, target.level);
       }
       break;
+    case Domain::kProcess:
+      clock.join(all_);
+      level = std::max(level, all_level_);
+      break;
     default:
       break;
   }
-  for (int i = 0; i < n; ++i) {
+  for (std::size_t i = 0; i < touched.size(); ++i) {
     clock.join(reads[i] ? touched[i]->write : touched[i]->access);
     level = std::max(level, reads[i] ? touched[i]->write_level : touched[i]->access_level);
   }
   PerThread& me = thread(e.thread);  // `self` may have moved if a join resized threads_
   clock.set(e.thread, ++me.count);
   ++level;
-  for (int i = 0; i < n; ++i) {
+  all_.join(clock);
+  all_level_ = std::max(all_level_, level);
+  for (std::size_t i = 0; i < touched.size(); ++i) {
     Access& a = *touched[i];
     if (reads[i]) {
       a.access.join(clock);

@@ -16,10 +16,13 @@ bool needs_free(const Operation& op) {
   return op.kind == OpKind::kMutexLock || op.kind == OpKind::kCondWake;
 }
 
+// Memory is compared in granules of kMemoryGranule bytes, as the clock tracker keys it: accesses
+// to neighbouring bytes of one granule count as dependent (conservative, and consistent with the
+// happens-before the tracker computes).
 bool overlaps(const Operation& a, const Operation& b) {
-  const ObjectKey a_end = a.object + (a.size ? a.size : 1);
-  const ObjectKey b_end = b.object + (b.size ? b.size : 1);
-  return a.object < b_end && b.object < a_end;
+  const auto [a_first, a_last] = granules_of(a);
+  const auto [b_first, b_last] = granules_of(b);
+  return a_first <= b_last && b_first <= a_last;
 }
 
 bool causally_linked(const Event& a, const Event& b) {
@@ -38,6 +41,9 @@ bool dependent(const Event& a, const Event& b, ReadPolicy policy) {
   if (causally_linked(a, b)) return true;
   const Operation& x = a.op;
   const Operation& y = b.op;
+  // The end of the process cuts off every other thread: whether an operation ran before it
+  // matters, whatever the operation.
+  if (x.kind == OpKind::kProcessExit || y.kind == OpKind::kProcessExit) return true;
   if (touches_mutex(x) && touches_mutex(y) && mutex_of(x) == mutex_of(y)) return true;
   const Domain dx = domain_of(x.kind);
   if (dx != domain_of(y.kind)) return false;
@@ -48,6 +54,7 @@ bool dependent(const Event& a, const Event& b, ReadPolicy policy) {
     case Domain::kCond:
       return x.object == y.object;
     case Domain::kSemaphore:
+      // Posts commute with each other; waits and trywaits compete for the count.
       return x.object == y.object &&
              !(x.kind == OpKind::kSemPost && y.kind == OpKind::kSemPost);
     case Domain::kThread:

@@ -21,8 +21,11 @@ Domain domain_of(OpKind kind) {
     case OpKind::kCondBroadcast:
       return Domain::kCond;
     case OpKind::kSemWait:
+    case OpKind::kSemTryWait:
     case OpKind::kSemPost:
       return Domain::kSemaphore;
+    case OpKind::kProcessExit:
+      return Domain::kProcess;
     case OpKind::kThreadCreate:
     case OpKind::kThreadJoin:
       return Domain::kThread;
@@ -75,6 +78,8 @@ const char* op_name(OpKind kind) {
     case OpKind::kChannelSend: return "send";
     case OpKind::kChannelReceive: return "receive";
     case OpKind::kBarrierWait: return "barrier_wait";
+    case OpKind::kProcessExit: return "exit";
+    case OpKind::kSemTryWait: return "sem_trywait";
   }
   return "unknown";
 }
@@ -107,9 +112,14 @@ std::string describe(const Operation& op, const ThreadRegistry* threads) {
       s += " cv " + object_name(op.object);
       if (op.kind == OpKind::kCondWait || op.kind == OpKind::kCondWake)
         s += " with mutex " + object_name(op.partner);
+      if (op.kind == OpKind::kCondWake && op.timed) s += op.result ? " (signalled)" : " (timed out)";
       break;
     case Domain::kSemaphore:
       s += " semaphore " + object_name(op.object);
+      if (op.kind == OpKind::kSemTryWait) s += op.result ? " (taken)" : " (zero)";
+      break;
+    case Domain::kProcess:
+      s += " (status " + std::to_string(op.object) + ")";
       break;
     case Domain::kThread:
       s += " thread " + (threads ? threads->name(static_cast<ThreadId>(op.object))

@@ -4,10 +4,13 @@ namespace weft {
 
 bool is_bug(Outcome o) {
   return o == Outcome::kDeadlock || o == Outcome::kAssertionFailure ||
-         o == Outcome::kUncaughtException || o == Outcome::kMisuse;
+         o == Outcome::kUncaughtException || o == Outcome::kMisuse || o == Outcome::kDataRace ||
+         o == Outcome::kCrash;
 }
 
-bool is_maximal(Outcome o) { return o == Outcome::kComplete || o == Outcome::kDeadlock; }
+bool is_maximal(Outcome o) {
+  return o == Outcome::kComplete || o == Outcome::kDeadlock || o == Outcome::kDiscarded;
+}
 
 const char* outcome_name(Outcome o) {
   switch (o) {
@@ -18,6 +21,11 @@ const char* outcome_name(Outcome o) {
     case Outcome::kMisuse: return "misuse";
     case Outcome::kBoundReached: return "bound reached";
     case Outcome::kSleepBlocked: return "sleep-set blocked";
+    case Outcome::kDataRace: return "data race";
+    case Outcome::kCrash: return "crash";
+    case Outcome::kUnsupported: return "unsupported operation";
+    case Outcome::kDiscarded: return "discarded";
+    case Outcome::kTimeout: return "time limit";
   }
   return "unknown";
 }

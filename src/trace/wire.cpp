@@ -32,6 +32,15 @@ std::uint64_t parse_number(std::string_view s, const char* what) {
   return v;
 }
 
+std::uint64_t parse_hex(std::string_view s, const char* what) {
+  std::uint64_t v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v, 16);
+  if (ec != std::errc() || ptr != s.data() + s.size())
+    throw WireError(std::string("expected a hex number for ") + what + ", got '" +
+                    std::string(s) + "'");
+  return v;
+}
+
 ThreadId parse_thread(std::string_view s, ThreadRegistry& threads) {
   auto id = threads.intern(s);
   if (!id) throw WireError("'" + std::string(s) + "' is not a thread name (like 0 or 0.1)");
@@ -40,7 +49,7 @@ ThreadId parse_thread(std::string_view s, ThreadRegistry& threads) {
 
 Outcome parse_outcome(std::string_view s) {
   const auto o = parse_number(s, "outcome");
-  if (o > static_cast<unsigned>(Outcome::kSleepBlocked)) throw WireError("unknown outcome");
+  if (o > static_cast<unsigned>(Outcome::kTimeout)) throw WireError("unknown outcome");
   return static_cast<Outcome>(o);
 }
 
@@ -79,21 +88,23 @@ std::string unescape(std::string_view s) {
 std::string encode_op(const Operation& op) {
   return std::to_string(static_cast<unsigned>(op.kind)) + "." + std::to_string(op.result) + "." +
          std::to_string(op.size) + "." + std::to_string(op.object) + "." +
-         std::to_string(op.partner);
+         std::to_string(op.partner) + (op.timed ? ".t" : "");
 }
 
 Operation decode_op(std::string_view s) {
   const auto f = split(s, '.');
-  if (f.size() != 5) throw WireError("an operation has 5 fields, got '" + std::string(s) + "'");
+  if (f.size() != 5 && !(f.size() == 6 && f[5] == "t"))
+    throw WireError("an operation has 5 fields (and 't' if timed), got '" + std::string(s) + "'");
   Operation op;
   const auto kind = parse_number(f[0], "operation kind");
-  if (kind > static_cast<unsigned>(OpKind::kBarrierWait))
+  if (kind > static_cast<unsigned>(OpKind::kSemTryWait))
     throw WireError("unknown operation kind " + std::to_string(kind));
   op.kind = static_cast<OpKind>(kind);
   op.result = static_cast<std::uint8_t>(parse_number(f[1], "operation result"));
   op.size = static_cast<std::uint32_t>(parse_number(f[2], "operation size"));
   op.object = parse_number(f[3], "object");
   op.partner = parse_number(f[4], "partner object");
+  op.timed = f.size() == 6;
   return op;
 }
 
@@ -232,6 +243,11 @@ std::string encode_trace(const Trace& t, const ThreadRegistry& threads) {
     out += encode_event(t.events[i].thread, t.events[i].op, threads);
     out += "/" + encode_set(t.enabled[i], threads);
     out += (i < t.finished_thread.size() && t.finished_thread[i]) ? "/x" : "/";
+    if (i < t.sites.size() && t.sites[i]) {
+      char buf[24];
+      std::snprintf(buf, sizeof buf, "/%llx", static_cast<unsigned long long>(t.sites[i]));
+      out += buf;
+    }
   }
   out += "|pending=";
   for (std::size_t i = 0; i < t.pending.size(); ++i) {
@@ -265,11 +281,13 @@ Trace decode_trace(std::string_view text, ThreadRegistry& threads) {
     } else if (key == "events") {
       for (auto part : split(value, ';')) {
         const auto f = split(part, '/');
-        if (f.size() != 3) throw WireError("an event record is event/enabled/finished");
+        if (f.size() != 3 && f.size() != 4)
+          throw WireError("an event record is event/enabled/finished[/site]");
         auto [thread, op] = decode_event(f[0], threads);
         t.events.push_back({thread, op});
         t.enabled.push_back(decode_set(f[1], threads));
         t.finished_thread.push_back(f[2] == "x");
+        t.sites.push_back(f.size() == 4 ? parse_hex(f[3], "site") : 0);
       }
     } else if (key == "pending") {
       for (auto part : split(value, ';')) {

@@ -16,6 +16,9 @@ struct RunLimits {
   /// Per-thread bound on visible operations (thesis §3.4's k); exceeding it ends the execution
   /// with Outcome::kBoundReached.
   std::uint32_t max_steps_per_thread = 10000;
+  /// Unwind the threads still suspended at the end (so that destructors run). A forked child
+  /// that exits right after the execution skips it.
+  bool unwind_at_end = true;
 };
 
 /// Thrown through a program thread's stack to unwind it when its execution is cut short (a bug
@@ -55,9 +58,20 @@ class Scheduler {
   void init_semaphore(ObjectKey key, std::uint64_t count);
   /// Performs a visible operation of the calling thread: returns once the scheduler has chosen
   /// to run it and applied its effect. Returns the operation's result bits (trylock: acquired).
-  std::uint8_t perform(const Operation& op);
+  /// `site` is the code address that performs it (for reports; 0 if unknown).
+  std::uint8_t perform(const Operation& op, std::uint64_t site = 0);
   /// Creates a thread running `body` (a visible kThreadCreate operation) and returns its id.
-  ThreadId spawn(std::function<void()> body);
+  ThreadId spawn(std::function<void()> body, std::uint64_t site = 0);
+  /// Ends the process (a visible kProcessExit, dependent with everything): the execution stops
+  /// here with `outcome` (kComplete for exit, kDiscarded for abort) and every other thread is cut
+  /// off. Does not return.
+  [[noreturn]] void end_process(int status, Outcome outcome, std::uint64_t site = 0);
+  /// The thread holding mutex `key`, or kNoThread.
+  ThreadId mutex_owner(ObjectKey key) const;
+  /// The current count of semaphore `key`.
+  std::uint64_t semaphore_count(ObjectKey key) const;
+  /// Called after every event is recorded, with the trace so far (set before run()).
+  void set_event_observer(std::function<void(const Trace&)> observer);
   /// Records a bug of the calling thread and unwinds it (throws ExecutionAborted).
   [[noreturn]] void fail(Outcome outcome, std::string message);
   /// Records a bug without throwing (for destructors); the thread unwinds at its next operation.

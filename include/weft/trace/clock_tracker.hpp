@@ -14,7 +14,8 @@ namespace weft {
 /// thread's previous clock and the clocks of all earlier dependent events, maintained per object
 /// with a write clock and an access clock so that reads commute (Saarikivi et al. §II-D, Fig. 3).
 /// Thread creation passes the creator's clock to the child; a join receives the joined thread's
-/// final clock. It also computes the Foata level of each event (thesis Def. 29): one more than
+/// final clock. Memory is keyed by granule (kMemoryGranule bytes); an access spanning several
+/// granules touches each. It also computes the Foata level of each event (thesis Def. 29): one more than
 /// the highest level among its immediate predecessors.
 class ClockTracker {
  public:
@@ -49,6 +50,12 @@ class ClockTracker {
   ReadPolicy policy_;
   std::vector<PerThread> threads_;
   std::unordered_map<ObjectKey, Access> memory_, mutexes_, conds_, sems_;
+  // The end of the process is ordered after every event (it depends on all of them).
+  VectorClock all_;
+  std::uint32_t all_level_ = 0;
+  // Reused by add() to avoid an allocation per event.
+  std::vector<Access*> scratch_touched_;
+  std::vector<bool> scratch_reads_;
   std::uint32_t last_level_ = 0;
 };
 

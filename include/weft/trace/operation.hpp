@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "weft/trace/thread_id.hpp"
 
@@ -40,10 +41,12 @@ enum class OpKind : std::uint8_t {
   kChannelSend,
   kChannelReceive,
   kBarrierWait,
+  kProcessExit,     ///< the process ends (exit, return from main, abort): cuts off every thread
+  kSemTryWait,      ///< never blocks; `result` says whether it took a unit
 };
 
 /// What kind of object an operation acts on; operations on different domains never interact.
-enum class Domain : std::uint8_t { kNone, kMemory, kMutex, kCond, kSemaphore, kThread };
+enum class Domain : std::uint8_t { kNone, kMemory, kMutex, kCond, kSemaphore, kThread, kProcess };
 
 struct Operation {
   OpKind kind = OpKind::kYield;
@@ -55,6 +58,9 @@ struct Operation {
   ObjectKey object = 0;
   /// Condition-variable operations: the associated mutex.
   ObjectKey partner = 0;
+  /// kCondWake of a timed wait: it may also run without a signal (a timeout is a scheduling
+  /// choice); `result` then says whether it was signalled (1) or timed out (0).
+  bool timed = false;
 
   friend bool operator==(const Operation&, const Operation&) = default;
 };
@@ -65,6 +71,14 @@ struct Event {
   Operation op;
   friend bool operator==(const Event&, const Event&) = default;
 };
+
+/// Memory is tracked in aligned granules of this many bytes (dependence and happens-before alike).
+inline constexpr ObjectKey kMemoryGranule = 8;
+/// First and last granule index a memory operation touches.
+inline std::pair<ObjectKey, ObjectKey> granules_of(const Operation& op) {
+  const ObjectKey last_byte = op.object + (op.size ? op.size - 1 : 0);
+  return {op.object / kMemoryGranule, last_byte / kMemoryGranule};
+}
 
 Domain domain_of(OpKind kind);
 /// Memory operations that only read (for the commutative-reads relation).

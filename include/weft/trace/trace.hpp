@@ -20,6 +20,11 @@ enum class Outcome : std::uint8_t {
   kMisuse,              ///< the program misused a primitive (unlock of a mutex it does not hold...)
   kBoundReached,        ///< a thread exceeded the per-thread step bound (thesis §3.4's k): no bug
   kSleepBlocked,        ///< every enabled thread was in the sleep set: redundant, abandoned
+  kDataRace,            ///< two conflicting plain accesses not ordered by happens-before
+  kCrash,               ///< the program died of a signal (segfault, ...)
+  kUnsupported,         ///< the program used something weft does not model: no bug, incomplete
+  kDiscarded,           ///< abort() or a failed assume ended the execution: not a bug
+  kTimeout,             ///< the execution exceeded its time limit (a loop with no visible step)
 };
 
 bool is_bug(Outcome o);
@@ -66,6 +71,8 @@ struct Trace {
   std::optional<std::size_t> diverged_at;
   /// Operations that finished a thread: finished[i] is true when events[i] was its thread's last.
   std::vector<bool> finished_thread;
+  /// sites[i]: the code address that performed events[i] (0 when unknown), for reports.
+  std::vector<std::uint64_t> sites;
 
   /// The operation thread t was about to perform in the state before step k (k == size() means
   /// the final state), or nullopt if t had finished or did not exist yet.
