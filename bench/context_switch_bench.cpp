@@ -22,7 +22,7 @@ void ping(void*) {
 double fiber_ns() {
   weft::runtime::Fiber f;
   other_fiber = &f;
-  f.start(&ping, nullptr);
+  f.start(&ping, nullptr, weft::runtime::kFiberStackBytes);
   const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < kRounds; ++i) weft::runtime::Fiber::switch_to(main_fiber, f);
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

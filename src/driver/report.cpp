@@ -3,10 +3,15 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <vector>
 
 namespace weft::driver {
 
-std::string format_interleaving(const Trace& trace, const ThreadRegistry& threads) {
+std::string format_interleaving(const Trace& trace, const ThreadRegistry& threads,
+                                const EventText& text) {
+  const auto op_text = [&](const Operation& op) {
+    return text.operation ? text.operation(op) : describe(op, &threads);
+  };
   // Columns in order of first appearance.
   std::map<ThreadId, std::size_t> column;
   for (const auto& e : trace.events) column.emplace(e.thread, column.size());
@@ -14,23 +19,34 @@ std::string format_interleaving(const Trace& trace, const ThreadRegistry& thread
   std::size_t name_width = 6;
   for (const auto& [t, c] : column) name_width = std::max(name_width, threads.name(t).size() + 2);
 
-  std::string out;
+  // Lines without the location, then the location column aligned after the longest.
+  std::vector<std::string> lines;
   char buf[64];
   for (std::size_t i = 0; i < trace.events.size(); ++i) {
     const Event& e = trace.events[i];
     std::snprintf(buf, sizeof buf, "  %4zu  ", i + 1);
-    out += buf;
-    out += std::string(column[e.thread] * 4, ' ');
+    std::string line = buf + std::string(column[e.thread] * 4, ' ');
     std::string name = "[" + threads.name(e.thread) + "]";
     name.resize(name_width, ' ');
-    out += name + describe(e.op, &threads) + "\n";
+    lines.push_back(line + name + op_text(e.op));
+  }
+  std::size_t width = 0;
+  for (const auto& l : lines) width = std::max(width, l.size());
+  std::string out;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    out += lines[i];
+    if (text.location) {
+      const std::string where = text.location(i);
+      if (!where.empty()) out += std::string(width + 2 - lines[i].size(), ' ') + where;
+    }
+    out += "\n";
   }
   for (const auto& p : trace.pending) {
     out += "        ";
     out += std::string(column[p.thread] * 4, ' ');
     std::string name = "[" + threads.name(p.thread) + "]";
     name.resize(name_width, ' ');
-    out += name + (p.enabled ? "next: " : "blocked in: ") + describe(p.op, &threads) + "\n";
+    out += name + (p.enabled ? "next: " : "blocked in: ") + op_text(p.op) + "\n";
   }
   return out;
 }

@@ -16,6 +16,7 @@ FoundBug found_bug(const Trace& trace, const Failure* failure) {
     b.trace.events.resize(failure->step);
     b.trace.enabled.resize(failure->step);
     b.trace.finished_thread.resize(failure->step);
+    if (b.trace.sites.size() > failure->step) b.trace.sites.resize(failure->step);
     b.trace.pending.clear();
   } else {
     b.outcome = trace.outcome;
@@ -55,6 +56,13 @@ ExplorationResult run_exploration(Strategy& strategy, ReadPolicy policy,
         ++s.bound_reached;
         result.hit_bound = true;
         break;
+      case Outcome::kTimeout:
+        ++s.timeouts;
+        result.hit_bound = true;
+        break;
+      case Outcome::kUnsupported:
+        result.unsupported = trace.message;
+        break;
       default: break;
     }
     if (is_maximal(trace.outcome)) {
@@ -71,7 +79,12 @@ ExplorationResult run_exploration(Strategy& strategy, ReadPolicy policy,
         if (messages.insert(f.message).second) result.bugs.push_back(found_bug(trace, &f));
     }
     strategy.observe(trace);
+    if (limits.on_execution) {
+      s.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+      limits.on_execution(s);
+    }
     if (bug && limits.stop_on_first_bug) break;
+    if (!result.unsupported.empty()) break;
   }
   s.traces = fingerprints.size();
   s.seconds = std::chrono::duration<double>(Clock::now() - started).count();

@@ -30,11 +30,13 @@ Fiber::~Fiber() {
   if (stack_) munmap(stack_, stack_size_);
 }
 
-void Fiber::start(Entry entry, void* arg) {
+void Fiber::start(Entry entry, void* arg, std::size_t stack_bytes, std::uintptr_t place_at) {
   if (!stack_) {
-    stack_size_ = kFiberStackBytes + page_size();
-    stack_ = mmap(nullptr, stack_size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                  -1, 0);
+    stack_size_ = stack_bytes + page_size();
+    const int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | (place_at ? MAP_FIXED_NOREPLACE : 0);
+    stack_ = mmap(reinterpret_cast<void*>(place_at), stack_size_, PROT_READ | PROT_WRITE, flags, -1, 0);
+    if (stack_ == MAP_FAILED && place_at)
+      stack_ = mmap(nullptr, stack_size_, PROT_READ | PROT_WRITE, flags & ~MAP_FIXED_NOREPLACE, -1, 0);
     if (stack_ == MAP_FAILED) {
       std::fprintf(stderr, "weft: cannot allocate a %zu-byte fiber stack: %s\n", stack_size_,
                    std::strerror(errno));

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace weft::runtime {
@@ -20,8 +21,10 @@ class Fiber {
   Fiber& operator=(const Fiber&) = delete;
   ~Fiber();
 
-  /// Prepares the fiber to run `entry(arg)` from the start of its (pooled) stack.
-  void start(Entry entry, void* arg);
+  /// Prepares the fiber to run `entry(arg)` from the start of its (pooled) stack. The stack is
+  /// allocated on first use with `stack_bytes`, at address `place_at` if that is not 0 and free
+  /// (so that a thread's stack addresses do not depend on the order threads were created in).
+  void start(Entry entry, void* arg, std::size_t stack_bytes, std::uintptr_t place_at = 0);
   /// Saves the current context into `from` and resumes `to`.
   static void switch_to(Fiber& from, Fiber& to);
 

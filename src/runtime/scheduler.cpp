@@ -2,6 +2,8 @@
 
 #include <cxxabi.h>
 
+#include <cerrno>
+#include <algorithm>
 #include <exception>
 #include <typeinfo>
 #include <unordered_map>
@@ -46,6 +48,7 @@ struct ThreadRec {
   std::function<void()> body;
   Fiber* fiber = nullptr;
   EhGlobals eh;
+  int saved_errno = 0;  // errno lives in the OS thread; every fiber needs its own
   bool finished = false;
   Operation pending;
   std::uint64_t pending_site = 0;
@@ -87,14 +90,19 @@ struct Scheduler::Impl {
     EhGlobals* g = eh_globals();
     main_eh = *g;
     *g = t.eh;
+    const int scheduler_errno = errno;
+    errno = t.saved_errno;
     Fiber::switch_to(main_fiber, *t.fiber);
+    errno = scheduler_errno;
     running = nullptr;
   }
   void switch_to_scheduler(ThreadRec& t) {
     EhGlobals* g = eh_globals();
     t.eh = *g;
     *g = main_eh;
+    t.saved_errno = errno;
     Fiber::switch_to(*t.fiber, main_fiber);
+    errno = t.saved_errno;
   }
 
   static void thread_entry(void* arg) {
@@ -121,6 +129,24 @@ struct Scheduler::Impl {
     __builtin_unreachable();
   }
 
+  const RunLimits* limits = nullptr;
+  std::vector<std::uintptr_t> used_stack_slots;
+
+  // A stack address from the thread's name, probing past slots other threads of this execution
+  // took (only hash collisions make two executions place a thread differently).
+  std::uintptr_t stack_place(ThreadId id) {
+    if (!limits || !limits->stack_region) return 0;
+    constexpr std::uintptr_t kSlots = 4096;
+    const std::string& name = registry.name(id);
+    std::uintptr_t slot = std::hash<std::string>{}(name) % kSlots;
+    while (std::find(used_stack_slots.begin(), used_stack_slots.end(), slot) !=
+           used_stack_slots.end())
+      slot = (slot + 1) % kSlots;
+    used_stack_slots.push_back(slot);
+    const std::uintptr_t stride = limits->stack_bytes + (std::uintptr_t{1} << 20);
+    return limits->stack_region + slot * stride;
+  }
+
   ThreadRec& new_thread(ThreadId id, std::function<void()> body) {
     std::unique_ptr<ThreadRec> rec;
     if (!rec_pool.empty()) {
@@ -136,7 +162,8 @@ struct Scheduler::Impl {
     if (fiber_pool.empty()) fiber_pool.push_back(std::make_unique<Fiber>());
     rec->fiber = fiber_pool.back().release();
     fiber_pool.pop_back();
-    rec->fiber->start(&Impl::thread_entry, rec.get());
+    rec->fiber->start(&Impl::thread_entry, rec.get(), limits ? limits->stack_bytes : kFiberStackBytes,
+                      stack_place(id));
     if (id >= by_id.size()) by_id.resize(id + 1, nullptr);
     by_id[id] = rec.release();
     return *by_id[id];
@@ -340,6 +367,8 @@ struct Scheduler::Impl {
 Trace Scheduler::Impl::run(const TestDirective& d, const std::function<void()>& root,
                            const RunLimits& limits) {
   reset();
+  this->limits = &limits;
+  used_stack_slots.clear();
   std::vector<SleepEntry> sleep;
   std::uint64_t rng = d.seed;
   ThreadId last = kMainThread;
@@ -410,9 +439,13 @@ Trace Scheduler::Impl::run(const TestDirective& d, const std::function<void()>& 
     trace.events.push_back({chosen, op});
     trace.finished_thread.push_back(false);
     trace.sites.push_back(t.pending_site);
+    // Observers see a creation before the child runs its first local code (inside apply);
+    // every other event after it ran, with its result.
+    const bool creates = op.kind == OpKind::kThreadCreate;
+    if (creates && on_event) on_event(trace);
     const bool resume = apply(t, op);
     trace.events.back().op = op;  // with its result
-    if (on_event) on_event(trace);
+    if (!creates && on_event) on_event(trace);
     if (step >= d.sleep_from && !sleep.empty()) {
       const Event done{chosen, op};
       std::erase_if(sleep, [&](const SleepEntry& s) {

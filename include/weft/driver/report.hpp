@@ -1,6 +1,7 @@
 // Human-readable reports of bugs, interleavings and statistics.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "weft/explore/exploration.hpp"
@@ -9,9 +10,17 @@
 
 namespace weft::driver {
 
+/// How a report names an operation, and where (source location) event i happened.
+struct EventText {
+  std::function<std::string(const Operation&)> operation;  ///< default: describe()
+  std::function<std::string(std::size_t)> location;       ///< default: none
+};
+
 /// The trace as numbered steps, each event indented into its thread's column, so that what each
-/// thread did and how the threads alternated can both be read off.
-std::string format_interleaving(const Trace& trace, const ThreadRegistry& threads);
+/// thread did and how the threads alternated can both be read off; with a location column when
+/// `text` gives locations.
+std::string format_interleaving(const Trace& trace, const ThreadRegistry& threads,
+                                const EventText& text = {});
 
 /// "bug: <message>", the interleaving, the schedule string and `replay_hint` (how to replay it).
 std::string format_bug(const explorer::FoundBug& bug, const ThreadRegistry& threads,

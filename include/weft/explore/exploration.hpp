@@ -20,6 +20,7 @@ struct Statistics {
   std::uint64_t bound_reached = 0;
   std::uint64_t bugs = 0;            ///< executions that ended in a bug (incl. deadlocks)
   std::uint64_t diverged = 0;        ///< executions whose directive could not be followed
+  std::uint64_t timeouts = 0;        ///< executions stopped by their time limit
   std::uint64_t traces = 0;          ///< distinct Mazurkiewicz traces among maximal executions
   std::uint64_t events = 0;
   double seconds = 0;
@@ -42,6 +43,8 @@ struct ExplorationLimits {
   std::uint64_t max_executions = 0;  ///< 0: no limit
   double max_seconds = 0;            ///< 0: no limit
   bool count_traces = true;          ///< fingerprint every maximal execution (costs a little)
+  /// Called after every execution (for progress reports).
+  std::function<void(const Statistics&)> on_execution;
 };
 
 struct ExplorationResult {
@@ -49,6 +52,8 @@ struct ExplorationResult {
   std::vector<FoundBug> bugs;  ///< one per distinct message, in the order found
   bool exhausted = false;      ///< the strategy ran out of tests (not stopped by a limit or bug)
   bool hit_bound = false;
+  /// Set when an execution used something weft does not model: exploration stopped there.
+  std::string unsupported;
 };
 
 /// Runs tests until the strategy is exhausted, a limit is hit, or (if asked) a bug is found.

@@ -19,6 +19,11 @@ struct RunLimits {
   /// Unwind the threads still suspended at the end (so that destructors run). A forked child
   /// that exits right after the execution skips it.
   bool unwind_at_end = true;
+  /// Stack size of each program thread's fiber.
+  std::size_t stack_bytes = 256 * 1024;
+  /// If not 0: place each thread's stack at an address derived from its name (its creation
+  /// path), in a region starting here, so that stack addresses repeat across executions.
+  std::uintptr_t stack_region = 0;
 };
 
 /// Thrown through a program thread's stack to unwind it when its execution is cut short (a bug

@@ -30,5 +30,10 @@ std::string encode_directive(const TestDirective& d, const ThreadRegistry& threa
 TestDirective decode_directive(std::string_view text, ThreadRegistry& threads);
 std::string encode_trace(const Trace& t, const ThreadRegistry& threads);
 Trace decode_trace(std::string_view text, ThreadRegistry& threads);
+/// One event of a trace (with its enabled set, whether it finished its thread, and its site) as
+/// it appears in encode_trace's `events=` list, for logs written while an execution runs.
+std::string encode_trace_event(const Trace& t, std::size_t index, const ThreadRegistry& threads);
+/// Parses one such record and appends it to `into`.
+void decode_trace_event(std::string_view text, Trace& into, ThreadRegistry& threads);
 
 }  // namespace weft

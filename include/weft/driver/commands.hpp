@@ -1,0 +1,47 @@
+// The `weft` subcommands: check (compile and explore), run (explore a built program), replay.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "weft/driver/native_runner.hpp"
+#include "weft/explore/strategy.hpp"
+
+namespace weft::driver {
+
+/// Documented exit codes of `weft`.
+enum ExitCode : int {
+  kExitNoBug = 0,       ///< explored completely, no bug
+  kExitBug = 1,         ///< a bug was found
+  kExitUsage = 2,       ///< usage, build or setup error
+  kExitIncomplete = 3,  ///< no bug found, but exploration was cut short (bound, time limit...)
+};
+
+struct ExploreSettings {
+  explorer::StrategyKind strategy = explorer::StrategyKind::kOptimalDpor;
+  bool sleep_sets = true;
+  bool all_bugs = false;           ///< keep exploring after the first bug
+  std::uint64_t max_executions = 0;
+  double time_limit = 0;           ///< seconds for the whole exploration (0: none)
+  std::uint64_t random_executions = 1000;
+  std::uint64_t seed = 1;
+  bool json = false;
+  bool quiet = false;              ///< no progress line
+  std::string replay_file;         ///< where to write the first bug's replay file ("" = default)
+};
+
+/// Explores `program` and prints the verdict; returns the exit code.
+int run_command(const Program& program, const ExploreSettings& settings);
+
+/// Compiles `source` with weft-cc/weft-c++ (plus `compiler_flags`) into a temporary directory,
+/// then explores it as run_command does.
+int check_command(const std::string& source, const std::vector<std::string>& compiler_flags,
+                  Program program, const ExploreSettings& settings);
+
+/// Re-executes the execution a replay file describes (optionally under gdb); `program_path`
+/// overrides the program named in the file.
+int replay_command(const std::string& replay_file, const std::string& program_path,
+                   bool under_gdb, bool json);
+
+}  // namespace weft::driver

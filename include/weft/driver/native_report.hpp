@@ -1,0 +1,28 @@
+// Reports of bugs in native programs: messages with source locations and variable names, the
+// interleaving with file:line per event, and the same as JSON.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "weft/driver/symbolizer.hpp"
+#include "weft/explore/exploration.hpp"
+#include "weft/trace/thread_id.hpp"
+
+namespace weft::driver {
+
+/// The bug's one-line message with {pc:…}/{data:…} resolved.
+std::string bug_message(const explorer::FoundBug& bug, Symbolizer& symbols);
+
+/// The bug, its interleaving (each event with its file:line, objects by their variable names),
+/// and how to replay it.
+std::string format_native_bug(const explorer::FoundBug& bug, const ThreadRegistry& threads,
+                              Symbolizer& symbols, const std::string& replay_command);
+
+/// The same as JSON: kind, message, thread, schedule, and the interleaving step by step.
+nlohmann::json native_bug_json(const explorer::FoundBug& bug, const ThreadRegistry& threads,
+                               Symbolizer& symbols);
+
+nlohmann::json statistics_json(const explorer::Statistics& stats);
+
+}  // namespace weft::driver

@@ -1,0 +1,90 @@
+// Running an instrumented program: weft's side of the fork server (see
+// weft/runtime/native_protocol.hpp for the other side).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "weft/trace/directive.hpp"
+#include "weft/trace/thread_id.hpp"
+#include "weft/trace/trace.hpp"
+
+namespace weft::driver {
+
+/// A problem that stops weft before or while running a program (not a bug of the program): the
+/// message is one line naming the problem and what to do.
+class DriverError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct ProgramOptions {
+  std::string points = "sync";      ///< "sync" or "all"
+  std::uint32_t max_steps_per_thread = 10000;
+  std::uint32_t max_threads = 1000;
+  std::int64_t nondet_value = 0;
+  double execution_seconds = 10;    ///< wall-clock limit per execution (0: none)
+  std::uint64_t memory_mb = 8192;   ///< address-space limit per execution (0: none)
+  bool show_output = false;         ///< let the program's output through during exploration
+};
+
+/// The program and how to run it.
+struct Program {
+  std::string path;
+  std::vector<std::string> args;
+  ProgramOptions options;
+};
+
+/// Throws DriverError unless `path` is an executable built by weft-cc.
+void check_instrumented(const std::string& path);
+
+/// Whether the executable is position-independent (its code addresses need its load base).
+bool is_position_independent(const std::string& path);
+
+/// Starts the program as a fork server and runs one execution per run() call, each in a fresh
+/// child forked before the program's main. Whatever a child does (crash, hang, exit from a
+/// thread, kill itself), run() returns its trace: the events up to the end, and how it ended.
+class ForkServer {
+ public:
+  ForkServer(const Program& program, ThreadRegistry& threads);
+  ~ForkServer();
+  ForkServer(const ForkServer&) = delete;
+  ForkServer& operator=(const ForkServer&) = delete;
+
+  Trace run(const TestDirective& directive);
+  /// Where the program's executable is loaded (for symbolizing code addresses).
+  std::uint64_t load_base() const { return load_base_; }
+
+ private:
+  void start();
+  void stop();
+  std::string read_line(double timeout_seconds);
+
+  Program program_;
+  ThreadRegistry& threads_;
+  pid_t server_ = -1;
+  int control_ = -1;  // weft → program
+  int status_ = -1;   // program → weft
+  int shm_ = -1;
+  void* log_ = nullptr;
+  std::size_t log_bytes_ = 0;
+  std::uint64_t load_base_ = 0;
+  std::string pending_;  // bytes read from status_ past the last line
+};
+
+/// Reconstructs the trace a child left in a log (weft/runtime/native_protocol.hpp). Used by
+/// ForkServer and replay; `wait_status` is how the child ended, `timed_out` whether weft killed
+/// it for its time limit.
+Trace read_log(const void* log, const TestDirective& directive, int wait_status, bool timed_out,
+               double timeout_seconds, ThreadRegistry& threads);
+
+/// Runs one execution of the program in the foreground (its output shown), optionally under
+/// gdb stopped at the bug, and returns its trace.
+Trace replay_execution(const Program& program, const TestDirective& directive,
+                       ThreadRegistry& threads, bool under_gdb, std::uint64_t* load_base);
+
+}  // namespace weft::driver

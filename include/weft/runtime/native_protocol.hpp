@@ -1,0 +1,55 @@
+// What weft and a program built by weft-cc say to each other: environment variables, the control
+// lines of the fork server, and the layout of the shared-memory trace log.
+#pragma once
+
+#include <cstdint>
+
+namespace weft::native {
+
+/// Set by weft when it starts an instrumented program as a fork server: "CTL,STATUS,SHM,BYTES"
+/// (two pipe file descriptors, a shared-memory file descriptor and its size).
+inline constexpr const char* kControlEnv = "WEFT_CONTROL";
+/// Set by `weft replay`: the directive (wire form) of the one execution to re-run, in process,
+/// with the program's output shown.
+inline constexpr const char* kReplayEnv = "WEFT_REPLAY";
+/// "sync" (default) or "all": which accesses are scheduling points.
+inline constexpr const char* kPointsEnv = "WEFT_POINTS";
+/// Per-thread bound on visible operations.
+inline constexpr const char* kMaxStepsEnv = "WEFT_MAX_STEPS";
+/// Upper bound on the threads of one execution.
+inline constexpr const char* kMaxThreadsEnv = "WEFT_MAX_THREADS";
+/// Value every __VERIFIER_nondet_* returns (until the concolic issue makes them inputs).
+inline constexpr const char* kNondetEnv = "WEFT_NONDET";
+/// Per-execution limits of the forked child: CPU seconds and address space in MiB.
+inline constexpr const char* kCpuLimitEnv = "WEFT_CPU_SECONDS";
+inline constexpr const char* kMemoryLimitEnv = "WEFT_MEMORY_MB";
+/// "1": stop in the debugger (raise SIGTRAP) when a replayed execution reaches its bug.
+inline constexpr const char* kBreakOnBugEnv = "WEFT_BREAK_ON_BUG";
+
+/// A marker string every instrumented binary contains; weft refuses binaries without it.
+inline constexpr const char* kRuntimeMarker = "weft-runtime-v1";
+inline constexpr int kProtocolVersion = 1;
+
+// Control lines (text, one per line):
+//   program → weft at start:  "HELLO <version> <load base, hex>"
+//   weft → program:           "RUN <directive in wire form>"  |  "QUIT"
+//   program → weft:           "PID <child pid>" then, when it ended, "EXIT <raw wait status>"
+
+/// The shared-memory trace log a child writes while it runs, so that weft keeps the events of a
+/// child that crashes or is killed. After the header come text records, each ending in '\n':
+///   "E <event record>"   an event, in the wire form of one `events=` entry (encode_trace_event)
+///   "R <thread name>"    the thread now running (for crashes: who was running)
+///   "T <trace>"          the end of the execution: the trace without events (encode_trace)
+struct LogHeader {
+  std::uint32_t magic;
+  std::uint32_t version;
+  std::uint64_t used;       ///< bytes of records written after the header
+  std::uint64_t capacity;   ///< bytes available for records
+  std::uint64_t fault_pc;   ///< crashes: the faulting instruction (0 if unknown)
+  std::uint64_t fault_address;
+  std::int32_t fault_signal;  ///< 0, or the signal the child died of
+  std::uint32_t overflowed;   ///< 1 if records were dropped for lack of space
+};
+inline constexpr std::uint32_t kLogMagic = 0x77656674;  // "weft"
+
+}  // namespace weft::native

@@ -1,0 +1,276 @@
+#include "weft/driver/commands.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "weft/driver/native_report.hpp"
+#include "weft/driver/report.hpp"
+#include "weft/explore/exploration.hpp"
+#include "weft/trace/wire.hpp"
+
+namespace weft::driver {
+namespace {
+
+namespace fs = std::filesystem;
+
+// "12,345" — progress and summaries are read by people.
+std::string grouped(std::uint64_t n) {
+  const std::string digits = std::to_string(n);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+/// The progress line on stderr, for runs longer than a second: rewritten in place on a
+/// terminal, a line every few seconds otherwise.
+class Progress {
+ public:
+  explicit Progress(bool enabled) : enabled_(enabled), tty_(isatty(2)) {}
+  void update(const explorer::Statistics& s) {
+    if (!enabled_ || s.seconds < 1) return;
+    const double gap = tty_ ? 0.25 : 5;
+    if (shown_ && s.seconds - last_ < gap) return;
+    last_ = s.seconds;
+    shown_ = true;
+    char line[160];
+    std::snprintf(line, sizeof line, "weft: %s executions, %s/s, %s bugs, %.1f s elapsed",
+                  grouped(s.executions).c_str(),
+                  grouped(static_cast<std::uint64_t>(s.executions_per_second())).c_str(),
+                  grouped(s.bugs).c_str(), s.seconds);
+    std::fprintf(stderr, tty_ ? "\r%s\x1b[K" : "%s\n", line);
+  }
+  void finish() {
+    if (enabled_ && tty_ && shown_) std::fprintf(stderr, "\r\x1b[K");
+  }
+
+ private:
+  bool enabled_, tty_;
+  bool shown_ = false;
+  double last_ = 0;
+};
+
+std::string default_replay_file(const std::string& program) {
+  return "weft-replay-" + fs::path(program).filename().string() + ".json";
+}
+
+std::string shell_word(const std::string& s) {
+  if (s.find_first_of(" '\"\\$`") == std::string::npos && !s.empty()) return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+void write_replay_file(const std::string& path, const Program& program,
+                       const explorer::FoundBug& bug, const ThreadRegistry& threads,
+                       const std::string& message) {
+  nlohmann::json j = {{"weft_replay", 1},
+                      {"program", fs::absolute(program.path).string()},
+                      {"args", program.args},
+                      {"points", program.options.points},
+                      {"max_steps_per_thread", program.options.max_steps_per_thread},
+                      {"max_threads", program.options.max_threads},
+                      {"nondet", program.options.nondet_value},
+                      {"schedule", encode_schedule(bug.schedule, threads)},
+                      {"bug", {{"kind", outcome_name(bug.outcome)}, {"message", message}}}};
+  std::ofstream out(path);
+  out << j.dump(2) << "\n";
+  if (!out) throw DriverError("cannot write the replay file '" + path + "'");
+}
+
+const char* verdict_name(int code) {
+  switch (code) {
+    case kExitNoBug: return "no bug";
+    case kExitBug: return "bug";
+    default: return "incomplete";
+  }
+}
+
+}  // namespace
+
+int run_command(const Program& program, const ExploreSettings& settings) {
+  ThreadRegistry threads;
+  ForkServer server(program, threads);
+  explorer::StrategyConfig config;
+  config.kind = settings.strategy;
+  config.sleep_sets = settings.sleep_sets;
+  config.random_executions = settings.random_executions;
+  config.seed = settings.seed;
+  auto strategy = explorer::make_strategy(config);
+
+  explorer::ExplorationLimits limits;
+  limits.stop_on_first_bug = !settings.all_bugs;
+  limits.max_executions = settings.max_executions;
+  limits.max_seconds = settings.time_limit;
+  Progress progress(!settings.quiet);
+  limits.on_execution = [&](const explorer::Statistics& s) { progress.update(s); };
+  const auto result = explorer::run_exploration(
+      *strategy, explorer::read_policy_of(settings.strategy),
+      [&](const TestDirective& d) { return server.run(d); }, limits);
+  progress.finish();
+
+  int code = kExitIncomplete;
+  if (!result.bugs.empty())
+    code = kExitBug;
+  else if (result.unsupported.empty() && result.exhausted && !result.hit_bound &&
+           strategy->exhaustive())
+    code = kExitNoBug;
+
+  Symbolizer symbols(program.path, server.load_base());
+  const std::string replay_path =
+      settings.replay_file.empty() ? default_replay_file(program.path) : settings.replay_file;
+  nlohmann::json bugs = nlohmann::json::array();
+  std::string text;
+  for (std::size_t i = 0; i < result.bugs.size(); ++i) {
+    const auto& bug = result.bugs[i];
+    std::string replay;
+    if (i == 0) {
+      write_replay_file(replay_path, program, bug, threads, bug_message(bug, symbols));
+      replay = "weft replay " + shell_word(program.path) + " " + shell_word(replay_path) +
+               "   (add --gdb to stop in gdb at the bug)";
+    }
+    if (settings.json) {
+      auto j = native_bug_json(bug, threads, symbols);
+      if (i == 0) j["replay_file"] = replay_path;
+      bugs.push_back(std::move(j));
+    } else {
+      text += format_native_bug(bug, threads, symbols, replay) + "\n";
+    }
+  }
+
+  std::string why;
+  if (code == kExitIncomplete) {
+    if (!result.unsupported.empty())
+      why = symbols.render(result.unsupported);
+    else if (result.stats.timeouts)
+      why = grouped(result.stats.timeouts) + " executions hit the per-execution time limit";
+    else if (result.hit_bound)
+      why = grouped(result.stats.bound_reached) +
+            " executions hit a bound (--max-steps or --max-threads)";
+    else if (!strategy->exhaustive())
+      why = "the random strategy does not explore exhaustively";
+    else
+      why = "stopped by --max-executions or --time-limit";
+  }
+  if (settings.json) {
+    nlohmann::json j = {{"verdict", verdict_name(code)},
+                        {"exit_code", code},
+                        {"program", program.path},
+                        {"strategy", explorer::strategy_name(settings.strategy)},
+                        {"points", program.options.points},
+                        {"statistics", statistics_json(result.stats)},
+                        {"bugs", std::move(bugs)}};
+    if (!why.empty()) j["incomplete_because"] = why;
+    std::printf("%s\n", j.dump(2).c_str());
+    return code;
+  }
+  std::printf("%s", text.c_str());
+  switch (code) {
+    case kExitBug:
+      std::printf("weft: %s bug%s found", grouped(result.bugs.size()).c_str(),
+                  result.bugs.size() == 1 ? "" : "s");
+      break;
+    case kExitNoBug:
+      std::printf("weft: no bug found; every behaviour was explored");
+      break;
+    default:
+      std::printf("weft: no bug found, but the exploration is incomplete: %s", why.c_str());
+      break;
+  }
+  std::printf(" (%s)\n", format_statistics(result.stats).c_str());
+  return code;
+}
+
+int replay_command(const std::string& replay_file, const std::string& program_path,
+                   bool under_gdb, bool json) {
+  std::ifstream in(replay_file);
+  if (!in) throw DriverError("cannot open the replay file '" + replay_file + "'");
+  nlohmann::json j;
+  try {
+    in >> j;
+  } catch (const nlohmann::json::exception&) {
+    throw DriverError("'" + replay_file + "' is not a weft replay file (it is not JSON)");
+  }
+  if (!j.contains("weft_replay") || !j.contains("schedule"))
+    throw DriverError("'" + replay_file + "' is not a weft replay file");
+  Program program;
+  program.path = program_path.empty() ? j.value("program", std::string()) : program_path;
+  program.args = j.value("args", std::vector<std::string>{});
+  program.options.points = j.value("points", std::string("sync"));
+  program.options.max_steps_per_thread = j.value("max_steps_per_thread", 10000u);
+  program.options.max_threads = j.value("max_threads", 1000u);
+  program.options.nondet_value = j.value("nondet", std::int64_t{0});
+  ThreadRegistry threads;
+  TestDirective directive;
+  try {
+    directive.prefix = decode_schedule(j["schedule"].get<std::string>(), threads);
+  } catch (const WireError& e) {
+    throw DriverError("the schedule in '" + replay_file + "' is malformed: " + e.what());
+  }
+  std::uint64_t base = 0;
+  std::fflush(stdout);
+  const Trace trace = replay_execution(program, directive, threads, under_gdb, &base);
+  Symbolizer symbols(program.path, base);
+
+  const std::string expected = j.contains("bug") ? j["bug"].value("message", std::string()) : "";
+  std::optional<explorer::FoundBug> found;
+  if (!trace.failures.empty())
+    found = explorer::found_bug(trace, &trace.failures.front());
+  else if (is_bug(trace.outcome))
+    found = explorer::found_bug(trace, nullptr);
+  const bool reproduced = found && bug_message(*found, symbols) == expected;
+  if (json) {
+    nlohmann::json out = {{"reproduced", reproduced}};
+    if (found) out["bug"] = native_bug_json(*found, threads, symbols);
+    std::printf("%s\n", out.dump(2).c_str());
+  } else if (found) {
+    std::printf("\n%s", format_native_bug(*found, threads, symbols, "").c_str());
+    std::printf("weft: %s\n", reproduced ? "the bug was reproduced"
+                                         : "a different bug happened than the one recorded");
+  } else {
+    std::printf("weft: the replayed execution ended without a bug (%s); the program may depend "
+                "on something weft does not control (time, randomness, files)\n",
+                outcome_name(trace.outcome));
+  }
+  return found ? kExitBug : kExitNoBug;
+}
+
+int check_command(const std::string& source, const std::vector<std::string>& compiler_flags,
+                  Program program, const ExploreSettings& settings) {
+  if (!fs::exists(source)) throw DriverError("no such file: '" + source + "'");
+  const std::string ext = fs::path(source).extension().string();
+  const bool cxx = ext == ".cpp" || ext == ".cc" || ext == ".cxx" || ext == ".C";
+  if (!cxx && ext != ".c")
+    throw DriverError("'" + source + "' is neither C (.c) nor C++ (.cpp, .cc, .cxx)");
+  // The compilers live next to this executable (build tree or installation).
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  const fs::path compiler = self.parent_path() / (cxx ? "weft-c++" : "weft-cc");
+  if (!fs::exists(compiler))
+    throw DriverError("cannot find " + compiler.string() + " (weft's compiler wrapper)");
+  char dir_template[] = "/tmp/weft-check-XXXXXX";
+  const char* dir = mkdtemp(dir_template);
+  if (!dir) throw DriverError("cannot create a temporary directory");
+  const std::string binary = std::string(dir) + "/" + fs::path(source).stem().string();
+  std::string command = shell_word(compiler.string());
+  bool has_opt = false;
+  for (const auto& f : compiler_flags) has_opt |= f.starts_with("-O");
+  if (!has_opt) command += " -O0";  // every access in the source stays an access
+  command += cxx ? " -std=c++20" : "";
+  for (const auto& f : compiler_flags) command += " " + shell_word(f);
+  command += " " + shell_word(source) + " -o " + shell_word(binary);
+  if (std::system(command.c_str()) != 0)
+    throw DriverError("compiling '" + source + "' failed (the compiler's messages are above)");
+  program.path = binary;
+  const int code = run_command(program, settings);
+  return code;
+}
+
+}  // namespace weft::driver

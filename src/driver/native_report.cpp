@@ -1,0 +1,114 @@
+#include "weft/driver/native_report.hpp"
+
+#include "weft/driver/report.hpp"
+#include "weft/trace/wire.hpp"
+
+namespace weft::driver {
+namespace {
+
+std::string hex(std::uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// describe(), with addresses of global variables replaced by their names.
+std::string operation_text(const Operation& op, const ThreadRegistry& threads,
+                           Symbolizer& symbols) {
+  std::string s = describe(op, &threads);
+  const Domain d = domain_of(op.kind);
+  if (d == Domain::kNone || d == Domain::kThread || d == Domain::kProcess) return s;
+  for (ObjectKey key : {op.object, op.partner}) {
+    if (!key) continue;
+    const std::string name = symbols.data(key);
+    const std::string raw = hex(key);
+    if (auto at = s.find(raw); !name.empty() && at != std::string::npos) s.replace(at, raw.size(), name);
+  }
+  return s;
+}
+
+void prepare_symbols(const explorer::FoundBug& bug, Symbolizer& symbols) {
+  std::vector<std::uint64_t> code(bug.trace.sites.begin(), bug.trace.sites.end()), data;
+  for (const auto& e : bug.trace.events) {
+    const Domain d = domain_of(e.op.kind);
+    if (d == Domain::kNone || d == Domain::kThread || d == Domain::kProcess) continue;
+    data.push_back(e.op.object);
+    if (e.op.partner) data.push_back(e.op.partner);
+  }
+  for (const auto& p : bug.trace.pending) {
+    if (domain_of(p.op.kind) == Domain::kMutex || domain_of(p.op.kind) == Domain::kCond)
+      data.push_back(p.op.object);
+  }
+  collect_addresses(bug.message, code, data);
+  symbols.prepare(code, data);
+}
+
+EventText event_text(const explorer::FoundBug& bug, const ThreadRegistry& threads,
+                     Symbolizer& symbols) {
+  EventText text;
+  text.operation = [&](const Operation& op) { return operation_text(op, threads, symbols); };
+  text.location = [&](std::size_t i) {
+    if (i >= bug.trace.sites.size() || !bug.trace.sites[i]) return std::string();
+    const SourceLocation loc = symbols.code(bug.trace.sites[i]);
+    return loc.short_text() + (loc.function.empty() ? "" : " (" + loc.function + ")");
+  };
+  return text;
+}
+
+}  // namespace
+
+std::string bug_message(const explorer::FoundBug& bug, Symbolizer& symbols) {
+  return symbols.render(bug.message);
+}
+
+std::string format_native_bug(const explorer::FoundBug& bug, const ThreadRegistry& threads,
+                              Symbolizer& symbols, const std::string& replay_command) {
+  prepare_symbols(bug, symbols);
+  std::string out = "BUG: " + std::string(outcome_name(bug.outcome)) + "\n  " +
+                    bug_message(bug, symbols) + "\n\n";
+  out += "Interleaving (" + std::to_string(bug.trace.events.size()) + " steps; each thread in its own column):\n";
+  out += format_interleaving(bug.trace, threads, event_text(bug, threads, symbols));
+  out += "\nSchedule: " + encode_schedule(bug.schedule, threads) + "\n";
+  if (!replay_command.empty()) out += "Replay:   " + replay_command + "\n";
+  return out;
+}
+
+nlohmann::json native_bug_json(const explorer::FoundBug& bug, const ThreadRegistry& threads,
+                               Symbolizer& symbols) {
+  prepare_symbols(bug, symbols);
+  nlohmann::json steps = nlohmann::json::array();
+  for (std::size_t i = 0; i < bug.trace.events.size(); ++i) {
+    const Event& e = bug.trace.events[i];
+    nlohmann::json step = {{"step", i + 1},
+                           {"thread", threads.name(e.thread)},
+                           {"operation", operation_text(e.op, threads, symbols)}};
+    if (i < bug.trace.sites.size() && bug.trace.sites[i]) {
+      const SourceLocation loc = symbols.code(bug.trace.sites[i]);
+      step["file"] = loc.file;
+      step["line"] = loc.line;
+      step["function"] = loc.function;
+    }
+    steps.push_back(std::move(step));
+  }
+  nlohmann::json pending = nlohmann::json::array();
+  for (const auto& p : bug.trace.pending)
+    pending.push_back({{"thread", threads.name(p.thread)},
+                       {"operation", operation_text(p.op, threads, symbols)},
+                       {"blocked", !p.enabled}});
+  return {{"kind", outcome_name(bug.outcome)},
+          {"message", bug_message(bug, symbols)},
+          {"schedule", encode_schedule(bug.schedule, threads)},
+          {"interleaving", std::move(steps)},
+          {"pending", std::move(pending)}};
+}
+
+nlohmann::json statistics_json(const explorer::Statistics& s) {
+  return {{"executions", s.executions},     {"complete", s.complete},
+          {"sleep_blocked", s.sleep_blocked}, {"bound_reached", s.bound_reached},
+          {"timeouts", s.timeouts},         {"bugs", s.bugs},
+          {"diverged", s.diverged},         {"traces", s.traces},
+          {"events", s.events},             {"seconds", s.seconds},
+          {"executions_per_second", s.executions_per_second()}};
+}
+
+}  // namespace weft::driver

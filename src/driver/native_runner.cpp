@@ -1,0 +1,354 @@
+#include "weft/driver/native_runner.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/personality.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string_view>
+
+#include "weft/runtime/native_protocol.hpp"
+#include "weft/trace/wire.hpp"
+
+namespace weft::driver {
+namespace {
+
+constexpr std::size_t kLogBytes = std::size_t{64} << 20;  // sparse: only what is written counts
+
+std::string errno_text() { return std::strerror(errno); }
+
+std::string hex(std::uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string signal_text(int sig) {
+  const char* name = sigabbrev_np(sig);
+  const char* what = sigdescr_np(sig);
+  return std::string("SIG") + (name ? name : std::to_string(sig).c_str()) +
+         (what ? std::string(" (") + what + ")" : std::string());
+}
+
+// The environment of the program: ours plus weft's settings.
+std::vector<std::string> program_environment(const ProgramOptions& o) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) {
+    std::string_view v(*e);
+    if (v.starts_with("WEFT_")) continue;
+    env.emplace_back(v);
+  }
+  env.push_back(std::string(native::kPointsEnv) + "=" + o.points);
+  env.push_back(std::string(native::kMaxStepsEnv) + "=" + std::to_string(o.max_steps_per_thread));
+  env.push_back(std::string(native::kMaxThreadsEnv) + "=" + std::to_string(o.max_threads));
+  env.push_back(std::string(native::kNondetEnv) + "=" + std::to_string(o.nondet_value));
+  if (o.execution_seconds > 0)
+    env.push_back(std::string(native::kCpuLimitEnv) + "=" +
+                  std::to_string(static_cast<std::uint64_t>(o.execution_seconds) + 1));
+  env.push_back(std::string(native::kMemoryLimitEnv) + "=" + std::to_string(o.memory_mb));
+  if (o.show_output) env.push_back("WEFT_SHOW_OUTPUT=1");
+  return env;
+}
+
+[[noreturn]] void exec_program(const std::vector<std::string>& argv,
+                               const std::vector<std::string>& env) {
+  // Addresses must repeat across runs (replay): no address-space randomization.
+  personality(ADDR_NO_RANDOMIZE);
+  std::vector<char*> a, e;
+  for (const auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
+  a.push_back(nullptr);
+  for (const auto& s : env) e.push_back(const_cast<char*>(s.c_str()));
+  e.push_back(nullptr);
+  execvpe(a[0], a.data(), e.data());
+  std::fprintf(stderr, "weft: cannot run %s: %s\n", a[0], std::strerror(errno));
+  _exit(127);
+}
+
+void* map_log(int fd) {
+  void* p = mmap(nullptr, kLogBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED) throw DriverError("cannot map the trace log: " + errno_text());
+  return p;
+}
+
+int make_log() {
+  const int fd = memfd_create("weft-trace-log", 0);
+  if (fd < 0) throw DriverError("cannot create the trace log (memfd_create): " + errno_text());
+  if (ftruncate(fd, kLogBytes) != 0)
+    throw DriverError("cannot size the trace log: " + errno_text());
+  return fd;
+}
+
+std::string control_value(int ctl, int status, int shm) {
+  return std::to_string(ctl) + "," + std::to_string(status) + "," + std::to_string(shm) + "," +
+         std::to_string(kLogBytes);
+}
+
+}  // namespace
+
+void check_instrumented(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw DriverError("cannot open '" + path + "': " + errno_text());
+  if (access(path.c_str(), X_OK) != 0)
+    throw DriverError("'" + path + "' is not executable");
+  const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (content.find(native::kRuntimeMarker) == std::string::npos)
+    throw DriverError("'" + path +
+                      "' was not built by weft-cc: compile it with weft-cc or weft-c++ (or use "
+                      "`weft check FILE.c`)");
+}
+
+bool is_position_independent(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  unsigned char header[18] = {};
+  in.read(reinterpret_cast<char*>(header), sizeof header);
+  return header[16] == 3;  // e_type == ET_DYN (little-endian)
+}
+
+// ---- ForkServer --------------------------------------------------------------------------
+
+ForkServer::ForkServer(const Program& program, ThreadRegistry& threads)
+    : program_(program), threads_(threads) {
+  check_instrumented(program_.path);
+  start();
+}
+
+ForkServer::~ForkServer() { stop(); }
+
+void ForkServer::start() {
+  int ctl[2], status[2];
+  if (pipe2(ctl, O_CLOEXEC) != 0 || pipe2(status, O_CLOEXEC) != 0)
+    throw DriverError("cannot create pipes: " + errno_text());
+  shm_ = make_log();
+  log_ = map_log(shm_);
+  log_bytes_ = kLogBytes;
+  std::vector<std::string> argv{program_.path};
+  argv.insert(argv.end(), program_.args.begin(), program_.args.end());
+  auto env = program_environment(program_.options);
+  server_ = fork();
+  if (server_ < 0) throw DriverError("cannot fork: " + errno_text());
+  if (server_ == 0) {
+    // The program keeps its ends of the pipes and the log; the numbers go in WEFT_CONTROL.
+    const int c = dup(ctl[0]), s = dup(status[1]), m = dup(shm_);
+    env.push_back(std::string(native::kControlEnv) + "=" + control_value(c, s, m));
+    exec_program(argv, env);
+  }
+  close(ctl[0]);
+  close(status[1]);
+  control_ = ctl[1];
+  status_ = status[0];
+  signal(SIGPIPE, SIG_IGN);
+  const std::string hello = read_line(30);
+  unsigned version = 0;
+  unsigned long long base = 0;
+  if (std::sscanf(hello.c_str(), "HELLO %u %llx", &version, &base) != 2)
+    throw DriverError("'" + program_.path +
+                      "' did not start as a weft fork server (it exited or crashed before main; "
+                      "run it directly to see why)");
+  if (version != static_cast<unsigned>(native::kProtocolVersion))
+    throw DriverError("'" + program_.path +
+                      "' was built by a different version of weft-cc: rebuild it");
+  load_base_ = base;
+}
+
+void ForkServer::stop() {
+  if (control_ >= 0) {
+    const char quit[] = "QUIT\n";
+    [[maybe_unused]] auto n = write(control_, quit, sizeof quit - 1);
+    close(control_);
+    control_ = -1;
+  }
+  if (status_ >= 0) close(status_), status_ = -1;
+  if (server_ > 0) {
+    int st;
+    if (waitpid(server_, &st, WNOHANG) == 0) {
+      // Give it a moment to exit on its own, then make sure.
+      for (int i = 0; i < 50 && waitpid(server_, &st, WNOHANG) == 0; ++i) usleep(1000);
+      kill(server_, SIGKILL);
+      waitpid(server_, &st, 0);
+    }
+    server_ = -1;
+  }
+  if (log_) munmap(log_, log_bytes_), log_ = nullptr;
+  if (shm_ >= 0) close(shm_), shm_ = -1;
+}
+
+std::string ForkServer::read_line(double timeout_seconds) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_seconds);
+  while (true) {
+    if (auto nl = pending_.find('\n'); nl != std::string::npos) {
+      std::string line = pending_.substr(0, nl);
+      pending_.erase(0, nl + 1);
+      return line;
+    }
+    int wait_ms = -1;
+    if (timeout_seconds > 0) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      if (left.count() <= 0) return "TIMEOUT";
+      wait_ms = static_cast<int>(left.count());
+    }
+    pollfd p{status_, POLLIN, 0};
+    const int r = poll(&p, 1, wait_ms);
+    if (r < 0 && errno == EINTR) continue;
+    if (r == 0) return "TIMEOUT";
+    char buf[256];
+    const ssize_t n = read(status_, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return "EOF";
+    pending_.append(buf, static_cast<std::size_t>(n));
+  }
+}
+
+Trace ForkServer::run(const TestDirective& directive) {
+  const std::string command = "RUN " + encode_directive(directive, threads_) + "\n";
+  if (write(control_, command.data(), command.size()) != static_cast<ssize_t>(command.size()))
+    throw DriverError("the fork server of '" + program_.path + "' is gone (" + errno_text() + ")");
+  const std::string pid_line = read_line(30);
+  long pid = 0;
+  if (std::sscanf(pid_line.c_str(), "PID %ld", &pid) != 1)
+    throw DriverError("the fork server of '" + program_.path + "' stopped answering");
+  const double limit = program_.options.execution_seconds;
+  std::string exit_line = read_line(limit);
+  bool timed_out = false;
+  if (exit_line == "TIMEOUT") {
+    timed_out = true;
+    kill(static_cast<pid_t>(pid), SIGKILL);
+    exit_line = read_line(30);
+  }
+  int wait_status = 0;
+  if (std::sscanf(exit_line.c_str(), "EXIT %d", &wait_status) != 1)
+    throw DriverError("the fork server of '" + program_.path + "' stopped answering");
+  return read_log(log_, directive, wait_status, timed_out, limit, threads_);
+}
+
+// ---- the log ------------------------------------------------------------------------------
+
+Trace read_log(const void* log, const TestDirective& directive, int wait_status, bool timed_out,
+               double timeout_seconds, ThreadRegistry& threads) {
+  const auto* header = static_cast<const native::LogHeader*>(log);
+  const char* records = static_cast<const char*>(log) + sizeof(native::LogHeader);
+  const std::string_view text(records, std::min<std::uint64_t>(header->used, header->capacity));
+
+  Trace events_only;
+  std::optional<Trace> ending;
+  std::string crashed_thread;
+  std::size_t at = 0;
+  try {
+    while (at < text.size()) {
+      const std::size_t nl = text.find('\n', at);
+      if (nl == std::string_view::npos) break;
+      const std::string_view line = text.substr(at, nl - at);
+      at = nl + 1;
+      if (line.size() < 2) continue;
+      const std::string_view body = line.substr(2);
+      switch (line[0]) {
+        case 'E': decode_trace_event(body, events_only, threads); break;
+        case 'T': ending = decode_trace(body, threads); break;
+        case 'C': crashed_thread = std::string(body); break;
+        default: break;
+      }
+    }
+  } catch (const WireError& e) {
+    throw DriverError(std::string("the program's trace log is corrupt (") + e.what() + ")");
+  }
+
+  Trace trace = ending ? std::move(*ending) : Trace{};
+  trace.events = std::move(events_only.events);
+  trace.enabled = std::move(events_only.enabled);
+  trace.finished_thread = std::move(events_only.finished_thread);
+  trace.sites = std::move(events_only.sites);
+  if (ending) return trace;
+
+  // The child died before it could say how the execution ended: work it out.
+  std::size_t followed = 0;
+  while (followed < trace.events.size() && followed < directive.prefix.size() &&
+         trace.events[followed].thread == directive.prefix[followed])
+    ++followed;
+  trace.prefix_followed = followed;
+  ThreadId who = kNoThread;
+  if (!crashed_thread.empty()) who = threads.intern(crashed_thread).value_or(kNoThread);
+  const std::string thread_text =
+      who == kNoThread ? std::string("the program") : "thread " + threads.name(who);
+  const int sig = WIFSIGNALED(wait_status) ? WTERMSIG(wait_status) : 0;
+  if (timed_out || sig == SIGXCPU) {
+    trace.outcome = Outcome::kTimeout;
+    char limit[32];
+    std::snprintf(limit, sizeof limit, "%g", timeout_seconds);
+    trace.message = "an execution ran past the time limit of " + std::string(limit) +
+                    " s (a loop with no scheduling point? try --points=all, or raise "
+                    "--execution-timeout)";
+  } else if (sig != 0) {
+    trace.outcome = Outcome::kCrash;
+    trace.message = thread_text + " crashed: " + signal_text(sig);
+    if (header->fault_signal == sig) {
+      if (header->fault_pc) trace.message += " at {pc:" + hex(header->fault_pc + 1) + "}";
+      if (sig == SIGSEGV || sig == SIGBUS)
+        trace.message += " accessing address 0x" + hex(header->fault_address);
+    }
+  } else if (WIFEXITED(wait_status) && WEXITSTATUS(wait_status) != 0) {
+    trace.outcome = Outcome::kCrash;
+    trace.message = thread_text + " ended the process with status " +
+                    std::to_string(WEXITSTATUS(wait_status)) + " outside weft's control";
+  } else {
+    trace.outcome = Outcome::kComplete;
+  }
+  if (is_bug(trace.outcome)) {
+    trace.failing_thread = who;
+    trace.failures.push_back({trace.outcome, trace.message, who, trace.events.size()});
+  }
+  return trace;
+}
+
+// ---- replay -------------------------------------------------------------------------------
+
+Trace replay_execution(const Program& program, const TestDirective& directive,
+                       ThreadRegistry& threads, bool under_gdb, std::uint64_t* load_base) {
+  check_instrumented(program.path);
+  const int shm = make_log();
+  void* log = map_log(shm);
+  int status[2];
+  if (pipe2(status, O_CLOEXEC) != 0) throw DriverError("cannot create a pipe: " + errno_text());
+  ProgramOptions options = program.options;
+  options.show_output = true;
+  auto env = program_environment(options);
+  env.push_back(std::string(native::kReplayEnv) + "=" + encode_directive(directive, threads));
+  if (under_gdb) env.push_back(std::string(native::kBreakOnBugEnv) + "=1");
+  std::vector<std::string> argv;
+  if (under_gdb) argv = {"gdb", "-q", "-ex", "run", "--args"};
+  argv.push_back(program.path);
+  argv.insert(argv.end(), program.args.begin(), program.args.end());
+  const pid_t pid = fork();
+  if (pid < 0) throw DriverError("cannot fork: " + errno_text());
+  if (pid == 0) {
+    const int s = dup(status[1]), m = dup(shm);
+    env.push_back(std::string(native::kControlEnv) + "=-1," + std::to_string(s) + "," +
+                  std::to_string(m) + "," + std::to_string(kLogBytes));
+    exec_program(argv, env);
+  }
+  close(status[1]);
+  int wait_status = 0;
+  while (waitpid(pid, &wait_status, 0) < 0 && errno == EINTR) {
+  }
+  char buf[128] = {};
+  [[maybe_unused]] auto n = read(status[0], buf, sizeof buf - 1);
+  close(status[0]);
+  unsigned version = 0;
+  unsigned long long base = 0;
+  if (load_base && std::sscanf(buf, "HELLO %u %llx", &version, &base) == 2) *load_base = base;
+  if (WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 127)
+    throw DriverError("cannot run '" + argv[0] + "'" + (under_gdb ? " (is gdb installed?)" : ""));
+  Trace trace = read_log(log, directive, wait_status, false, 0, threads);
+  munmap(log, kLogBytes);
+  close(shm);
+  return trace;
+}
+
+}  // namespace weft::driver

@@ -1,0 +1,182 @@
+#include "weft/driver/symbolizer.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <sstream>
+
+#include "weft/driver/native_runner.hpp"
+
+namespace weft::driver {
+namespace {
+
+std::string hex(std::uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// Locations in system headers (the inlined body of std::mutex::lock, say) are less useful than
+// the user's line that called them.
+bool is_system(const std::string& file) {
+  return file.empty() || file.starts_with("/usr/include") || file.starts_with("/usr/lib");
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// Runs llvm-symbolizer over `queries` (one per line) and returns its output blocks, one per
+// query (they end with an empty line).
+std::vector<std::vector<std::string>> symbolize(const std::string& program,
+                                                const std::vector<std::string>& queries) {
+  std::vector<std::vector<std::string>> blocks;
+  if (queries.empty()) return blocks;
+  std::string command = "llvm-symbolizer-14 --obj=" + shell_quote(program) + " --inlining";
+  for (const auto& q : queries) command += " " + shell_quote(q);
+  command += " 2>/dev/null";
+  std::unique_ptr<FILE, int (*)(FILE*)> out(popen(command.c_str(), "r"), pclose);
+  if (!out) return blocks;
+  std::vector<std::string> block;
+  char line[4096];
+  while (std::fgets(line, sizeof line, out.get())) {
+    std::string s(line);
+    while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+    if (s.empty()) {
+      blocks.push_back(std::move(block));
+      block.clear();
+    } else {
+      block.push_back(std::move(s));
+    }
+  }
+  if (!block.empty()) blocks.push_back(std::move(block));
+  return blocks;
+}
+
+SourceLocation parse_frame(const std::string& function, const std::string& where) {
+  SourceLocation loc;
+  loc.function = function == "??" ? "" : function;
+  // "file:line:column"
+  const auto last = where.rfind(':');
+  const auto mid = last == std::string::npos ? std::string::npos : where.rfind(':', last - 1);
+  if (mid != std::string::npos && where.substr(0, mid) != "??") {
+    loc.file = where.substr(0, mid);
+    loc.line = static_cast<std::uint32_t>(std::strtoul(where.c_str() + mid + 1, nullptr, 10));
+  }
+  return loc;
+}
+
+}  // namespace
+
+std::string SourceLocation::short_text() const {
+  if (file.empty()) return "?";
+  const auto slash = file.rfind('/');
+  return (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" + std::to_string(line);
+}
+
+Symbolizer::Symbolizer(std::string program, std::uint64_t load_base)
+    : program_(std::move(program)),
+      base_(is_position_independent(program_) ? load_base : 0) {}
+
+std::uint64_t Symbolizer::offset(std::uint64_t address) const {
+  return address >= base_ ? address - base_ : address;
+}
+
+void Symbolizer::prepare(const std::vector<std::uint64_t>& code,
+                         const std::vector<std::uint64_t>& data) {
+  std::vector<std::string> queries;
+  std::vector<std::uint64_t> code_todo, data_todo;
+  for (auto a : code)
+    if (a && !code_.count(a) && std::find(code_todo.begin(), code_todo.end(), a) == code_todo.end()) {
+      code_todo.push_back(a);
+      queries.push_back("CODE " + hex(offset(a - 1)));
+    }
+  for (auto a : data)
+    if (!data_.count(a) && std::find(data_todo.begin(), data_todo.end(), a) == data_todo.end()) {
+      data_todo.push_back(a);
+      queries.push_back("DATA " + hex(offset(a)));
+    }
+  const auto blocks = symbolize(program_, queries);
+  for (std::size_t i = 0; i < code_todo.size(); ++i) {
+    SourceLocation best;
+    if (i < blocks.size()) {
+      // Frames come innermost first, two lines each: prefer the first outside system headers.
+      const auto& b = blocks[i];
+      for (std::size_t k = 0; k + 1 < b.size(); k += 2) {
+        SourceLocation loc = parse_frame(b[k], b[k + 1]);
+        if (best.file.empty() && k == 0) best = loc;
+        if (!is_system(loc.file)) {
+          best = loc;
+          break;
+        }
+      }
+    }
+    code_[code_todo[i]] = best;
+  }
+  for (std::size_t i = 0; i < data_todo.size(); ++i) {
+    std::string name;
+    const std::size_t k = code_todo.size() + i;
+    if (k < blocks.size() && blocks[k].size() >= 2 && blocks[k][0] != "??") {
+      std::istringstream range(blocks[k][1]);
+      std::uint64_t start = 0, size = 0;
+      range >> start >> size;
+      name = blocks[k][0];
+      const std::uint64_t at = offset(data_todo[i]);
+      if (start && at > start && at < start + size) name += "+" + std::to_string(at - start);
+    }
+    data_[data_todo[i]] = name;
+  }
+}
+
+SourceLocation Symbolizer::code(std::uint64_t return_address) {
+  if (!return_address) return {};
+  if (!code_.count(return_address)) prepare({return_address}, {});
+  return code_[return_address];
+}
+
+std::string Symbolizer::data(std::uint64_t address) {
+  if (!data_.count(address)) prepare({}, {address});
+  return data_[address];
+}
+
+std::string Symbolizer::render(const std::string& message) {
+  std::vector<std::uint64_t> code_addresses, data_addresses;
+  collect_addresses(message, code_addresses, data_addresses);
+  prepare(code_addresses, data_addresses);
+  std::string out;
+  std::size_t at = 0;
+  while (true) {
+    const auto open = message.find('{', at);
+    if (open == std::string::npos) break;
+    const auto close = message.find('}', open);
+    if (close == std::string::npos) break;
+    const std::string token = message.substr(open + 1, close - open - 1);
+    out += message.substr(at, open - at);
+    if (token.starts_with("pc:")) {
+      out += code(std::strtoull(token.c_str() + 3, nullptr, 16)).short_text();
+    } else if (token.starts_with("data:")) {
+      const std::uint64_t a = std::strtoull(token.c_str() + 5, nullptr, 16);
+      const std::string name = data(a);
+      out += name.empty() ? hex(a) : name + " (" + hex(a) + ")";
+    } else {
+      out += "{" + token + "}";
+    }
+    at = close + 1;
+  }
+  return out + message.substr(at);
+}
+
+void collect_addresses(const std::string& message, std::vector<std::uint64_t>& code,
+                       std::vector<std::uint64_t>& data) {
+  for (std::size_t at = message.find('{'); at != std::string::npos; at = message.find('{', at + 1)) {
+    if (message.compare(at, 4, "{pc:") == 0)
+      code.push_back(std::strtoull(message.c_str() + at + 4, nullptr, 16));
+    else if (message.compare(at, 6, "{data:") == 0)
+      data.push_back(std::strtoull(message.c_str() + at + 6, nullptr, 16));
+  }
+}
+
+}  // namespace weft::driver

@@ -1,0 +1,123 @@
+// The `weft` command line.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "weft/driver/commands.hpp"
+
+namespace {
+
+using weft::driver::ExploreSettings;
+using weft::driver::Program;
+
+// Options shared by `check` and `run`.
+void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p,
+                             std::string& strategy) {
+  cmd.add_option("--strategy", strategy,
+                 "Exploration strategy: optimal (optimal DPOR, one execution per Mazurkiewicz "
+                 "trace), dpor-cr (DPOR with commuting reads), dpor (Flanagan-Godefroid), dfs "
+                 "(every interleaving), random")
+      ->capture_default_str();
+  cmd.add_option("--points", p.options.points,
+                 "Scheduling points: sync (synchronisation and atomics; plain accesses are "
+                 "checked for data races) or all (every shared access)")
+      ->check(CLI::IsMember({"sync", "all"}))
+      ->capture_default_str();
+  cmd.add_flag("--all-bugs", s.all_bugs, "Keep exploring after the first bug");
+  cmd.add_option("--max-executions", s.max_executions, "Stop after this many executions (0: no limit)")
+      ->capture_default_str();
+  cmd.add_option("--time-limit", s.time_limit, "Stop after this many seconds (0: no limit)")
+      ->capture_default_str();
+  cmd.add_option("--execution-timeout", p.options.execution_seconds,
+                 "Wall-clock seconds one execution may take before it is stopped (0: none)")
+      ->capture_default_str();
+  cmd.add_option("--memory-limit", p.options.memory_mb,
+                 "Address-space limit of one execution in MiB (0: none)")
+      ->capture_default_str();
+  cmd.add_option("--max-steps", p.options.max_steps_per_thread,
+                 "Bound on the visible operations of one thread in one execution")
+      ->capture_default_str();
+  cmd.add_option("--max-threads", p.options.max_threads,
+                 "Bound on the threads one execution may create")
+      ->capture_default_str();
+  cmd.add_option("--nondet", p.options.nondet_value,
+                 "The value every __VERIFIER_nondet_* call returns")
+      ->capture_default_str();
+  cmd.add_flag("--no-sleep-sets", [&s](std::int64_t) { s.sleep_sets = false; },
+               "Disable sleep sets (dfs, dpor, dpor-cr)");
+  cmd.add_option("--executions", s.random_executions, "Executions of the random strategy")
+      ->capture_default_str();
+  cmd.add_option("--seed", s.seed, "Seed of the random strategy")->capture_default_str();
+  cmd.add_flag("--show-output", p.options.show_output,
+               "Let the program's output through while exploring (it is hidden by default)");
+  cmd.add_option("--replay-file", s.replay_file,
+                 "Where to write the replay file of the first bug (default: "
+                 "weft-replay-PROGRAM.json in the current directory)");
+  cmd.add_flag("--json", s.json, "Print the result as JSON on stdout");
+  cmd.add_flag("-q,--quiet", s.quiet, "No progress line on stderr");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "weft: systematic testing of multithreaded C and C++ programs.\n"
+      "Exit codes: 0 explored completely, no bug; 1 bug found; 2 usage or build error;\n"
+      "3 no bug found but the exploration was incomplete (a bound or time limit was hit)."};
+  app.require_subcommand(1);
+
+  ExploreSettings settings;
+  Program program;
+  std::string strategy = "optimal";
+  std::string source;
+  std::vector<std::string> compiler_flags;
+  auto* check = app.add_subcommand(
+      "check", "Compile FILE.c or FILE.cpp with weft-cc and explore it (weft check FILE [options] "
+               "[-- compiler flags])");
+  check->add_option("file", source, "C or C++ source file")->required();
+  add_exploration_options(*check, settings, program, strategy);
+  check->add_option("compiler_flags", compiler_flags, "Flags for the compiler (after --)");
+  check->positionals_at_end();
+
+  std::vector<std::string> command;
+  auto* run = app.add_subcommand(
+      "run", "Explore a program built by weft-cc (weft run [options] ./prog [args])");
+  add_exploration_options(*run, settings, program, strategy);
+  run->add_option("program", command, "The program and its arguments")->required();
+  run->prefix_command();
+
+  std::vector<std::string> replay_args;
+  bool gdb = false, replay_json = false;
+  auto* replay = app.add_subcommand(
+      "replay", "Re-execute a bug from its replay file (weft replay [./prog] FILE)");
+  replay->add_option("args", replay_args, "[program] replay-file")->required()->expected(1, 2);
+  replay->add_flag("--gdb", gdb, "Run it under gdb, stopped at the bug");
+  replay->add_flag("--json", replay_json, "Print the result as JSON");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : weft::driver::kExitUsage;
+  }
+
+  try {
+    const auto kind = weft::explorer::parse_strategy(strategy);
+    if (!kind) {
+      std::fprintf(stderr, "weft: unknown strategy '%s' (use optimal, dpor-cr, dpor, dfs or random)\n",
+                   strategy.c_str());
+      return weft::driver::kExitUsage;
+    }
+    settings.strategy = *kind;
+    if (*check) return weft::driver::check_command(source, compiler_flags, program, settings);
+    if (*run) {
+      program.path = command.front();
+      program.args.assign(command.begin() + 1, command.end());
+      return weft::driver::run_command(program, settings);
+    }
+    const std::string file = replay_args.back();
+    const std::string path = replay_args.size() == 2 ? replay_args.front() : "";
+    return weft::driver::replay_command(file, path, gdb, replay_json);
+  } catch (const weft::driver::DriverError& e) {
+    std::fprintf(stderr, "weft: error: %s\n", e.what());
+    return weft::driver::kExitUsage;
+  }
+}

@@ -1,0 +1,228 @@
+// The program's real main(). Run by weft, it becomes a fork server: from this single-threaded
+// point before the program's own main, it forks one child per execution, which runs the program
+// under the scheduler and writes its trace into memory shared with weft. Run on its own, the
+// program simply runs.
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <fcntl.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "native_runtime.hpp"
+#include "real_functions.hpp"
+#include "weft/trace/wire.hpp"
+
+extern "C" int __weft_main(int argc, char** argv, char** envp);
+extern "C" char __executable_start;
+
+// weft checks that a binary contains this before running it.
+extern "C" __attribute__((used)) const char weft_runtime_marker[] = "weft-runtime-v1";
+
+namespace weft::runtime::native {
+namespace {
+
+// The log and the execution a dying child reports through (its signal handler has no other way
+// to find them).
+TraceLog* g_log = nullptr;
+
+std::uint64_t env_number(const char* name, std::uint64_t fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::strtoull(v, nullptr, 10) : fallback;
+}
+
+NativeOptions options_from_env() {
+  NativeOptions o;
+  const char* points = std::getenv(weft::native::kPointsEnv);
+  o.points = points && std::strcmp(points, "all") == 0 ? Points::kAll : Points::kSync;
+  o.max_steps_per_thread =
+      static_cast<std::uint32_t>(env_number(weft::native::kMaxStepsEnv, o.max_steps_per_thread));
+  o.max_threads =
+      static_cast<std::uint32_t>(env_number(weft::native::kMaxThreadsEnv, o.max_threads));
+  if (const char* v = std::getenv(weft::native::kNondetEnv)) o.nondet_value = std::strtoll(v, nullptr, 10);
+  return o;
+}
+
+[[noreturn]] void die(const char* what) {
+  std::fprintf(stderr, "weft runtime: %s: %s\n", what, std::strerror(errno));
+  _exit(2);
+}
+
+void write_all(int fd, const std::string& s) {
+  std::size_t done = 0;
+  while (done < s.size()) {
+    const ssize_t n = write(fd, s.data() + done, s.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) die("cannot write to weft");
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+// Reads one line from weft; false at end of file.
+bool read_line(int fd, std::string& line) {
+  line.clear();
+  char c;
+  while (true) {
+    const ssize_t n = read(fd, &c, 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    if (c == '\n') return true;
+    line += c;
+  }
+}
+
+void on_fatal_signal(int sig, siginfo_t* info, void* context) {
+  // Best effort: the process is dying anyway. Say where, and who was running.
+  std::uint64_t pc = 0;
+  if (context) pc = static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_RIP];
+  if (g_log) {
+    g_log->note_fault(sig, pc, reinterpret_cast<std::uint64_t>(info ? info->si_addr : nullptr));
+    if (NativeRuntime* rt = NativeRuntime::active()) {
+      rt->flush_log();
+      g_log->append('C', rt->registry().name(rt->scheduler().self()));
+    }
+  }
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+void install_crash_handlers() {
+  static char alternate_stack[64 * 1024];
+  stack_t ss{};
+  ss.ss_sp = alternate_stack;
+  ss.ss_size = sizeof alternate_stack;
+  sigaltstack(&ss, nullptr);
+  struct sigaction sa{};
+  sa.sa_sigaction = on_fatal_signal;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS, SIGTRAP}) sigaction(sig, &sa, nullptr);
+}
+
+// One controlled execution in this process; its trace goes to `log`.
+void run_execution(const std::string& directive_text, TraceLog& log, bool break_on_bug, int argc,
+                   char** argv, char** envp) {
+  log.reset();
+  g_log = &log;
+  NativeRuntime rt(options_from_env(), &log);
+  rt.break_on_bug = break_on_bug;
+  TestDirective directive;
+  try {
+    directive = decode_directive(directive_text, rt.registry());
+  } catch (const WireError& e) {
+    std::fprintf(stderr, "weft runtime: bad directive: %s\n", e.what());
+    _exit(2);
+  }
+  Trace trace = rt.run(directive, argc, argv, envp);
+  if (break_on_bug && trace.outcome == Outcome::kDeadlock) raise(SIGTRAP);
+  trace.events.clear();
+  trace.enabled.clear();
+  trace.finished_thread.clear();
+  trace.sites.clear();
+  log.append('T', encode_trace(trace, rt.registry()));
+}
+
+void limit(int resource, std::uint64_t value) {
+  if (value == 0) return;
+  rlimit r{value, value};
+  setrlimit(resource, &r);
+}
+
+[[noreturn]] void serve(const char* control, int argc, char** argv, char** envp) {
+  int ctl = -1, status = -1, shm = -1;
+  unsigned long long bytes = 0;
+  if (std::sscanf(control, "%d,%d,%d,%llu", &ctl, &status, &shm, &bytes) != 4)
+    die("malformed WEFT_CONTROL");
+  void* memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, shm, 0);
+  if (memory == MAP_FAILED) die("cannot map the trace log");
+  TraceLog log(memory, bytes);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);  // if weft goes, so do we
+  char hello[64];
+  std::snprintf(hello, sizeof hello, "HELLO %d %llx\n", weft::native::kProtocolVersion,
+                reinterpret_cast<unsigned long long>(&__executable_start));
+  write_all(status, hello);
+
+  const std::uint64_t cpu_seconds = env_number(weft::native::kCpuLimitEnv, 0);
+  const std::uint64_t memory_mb = env_number(weft::native::kMemoryLimitEnv, 0);
+  const bool show_output = std::getenv("WEFT_SHOW_OUTPUT") != nullptr;
+  std::string line;
+  while (read_line(ctl, line)) {
+    if (line == "QUIT") break;
+    if (line.rfind("RUN ", 0) != 0) die("unknown command from weft");
+    std::fflush(nullptr);
+    const pid_t pid = WEFT_REAL(fork);
+    if (pid < 0) die("fork failed");
+    if (pid == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      close(ctl);
+      close(status);
+      if (!show_output) {
+        const int null = open("/dev/null", O_RDWR);
+        dup2(null, 0);
+        dup2(null, 1);
+        dup2(null, 2);
+        close(null);
+      }
+      limit(RLIMIT_CPU, cpu_seconds);
+      limit(RLIMIT_AS, memory_mb << 20);
+      limit(RLIMIT_CORE, 0);
+      install_crash_handlers();
+      run_execution(line.substr(4), log, false, argc, argv, envp);
+      _exit(0);
+    }
+    write_all(status, "PID " + std::to_string(pid) + "\n");
+    int wstatus = 0;
+    while (waitpid(pid, &wstatus, 0) < 0) {
+      if (errno != EINTR) die("waitpid failed");
+    }
+    write_all(status, "EXIT " + std::to_string(wstatus) + "\n");
+  }
+  _exit(0);
+}
+
+// weft replay: one execution, in this process, with the program's output shown.
+[[noreturn]] void replay(const char* directive, int argc, char** argv, char** envp) {
+  void* memory = nullptr;
+  std::size_t bytes = 0;
+  if (const char* control = std::getenv(weft::native::kControlEnv)) {
+    int ctl, status, shm;
+    unsigned long long n = 0;
+    if (std::sscanf(control, "%d,%d,%d,%llu", &ctl, &status, &shm, &n) == 4) {
+      memory = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_SHARED, shm, 0);
+      bytes = n;
+      if (memory == MAP_FAILED) die("cannot map the trace log");
+      char hello[64];
+      std::snprintf(hello, sizeof hello, "HELLO %d %llx\n", weft::native::kProtocolVersion,
+                    reinterpret_cast<unsigned long long>(&__executable_start));
+      write_all(status, hello);
+      close(status);
+    }
+  }
+  if (!memory) {
+    bytes = std::size_t{16} << 20;
+    memory = std::calloc(1, bytes);
+  }
+  TraceLog log(memory, bytes);
+  install_crash_handlers();
+  const char* brk = std::getenv(weft::native::kBreakOnBugEnv);
+  run_execution(directive, log, brk && *brk == '1', argc, argv, envp);
+  std::fflush(nullptr);
+  _exit(0);
+}
+
+}  // namespace
+}  // namespace weft::runtime::native
+
+int main(int argc, char** argv, char** envp) {
+  using namespace weft::runtime::native;
+  if (const char* directive = std::getenv(weft::native::kReplayEnv))
+    replay(directive, argc, argv, envp);
+  if (const char* control = std::getenv(weft::native::kControlEnv))
+    serve(control, argc, argv, envp);
+  return __weft_main(argc, argv, envp);
+}

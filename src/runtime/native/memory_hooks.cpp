@@ -1,0 +1,81 @@
+// The hooks the pass inserts before memory accesses (see src/instrument/). With --points=all
+// every shared access is a visible operation; with --points=sync plain accesses are only checked
+// for data races and atomics are the scheduling points.
+#include <cstdint>
+
+#include "native_runtime.hpp"
+
+using weft::Operation;
+using weft::OpKind;
+using weft::runtime::native::NativeRuntime;
+using weft::runtime::native::Points;
+using weft::runtime::native::RaceDetector;
+
+namespace {
+
+// Kinds of atomic instruction, as the pass numbers them.
+enum AtomicKind : std::uint32_t { kLoad = 0, kStore = 1, kRmw = 2, kCmpXchg = 3, kFence = 4 };
+
+std::uint32_t clamp_size(std::uint64_t size) {
+  return size > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(size);
+}
+
+void plain_access(void* addr, std::uint64_t size, bool write, std::uint64_t site) {
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt || size == 0) return;
+  auto& sched = rt->scheduler();
+  if (rt->options().points == Points::kAll) {
+    sched.perform(Operation{write ? OpKind::kWrite : OpKind::kRead, 0, clamp_size(size),
+                            reinterpret_cast<weft::ObjectKey>(addr), 0},
+                  site);
+    return;
+  }
+  // Accesses in atomic sections are atomic for the race property (SV-COMP's convention).
+  if (rt->self().atomic_depth > 0) return;
+  const auto report = rt->races().access(
+      RaceDetector::Access{sched.self(), reinterpret_cast<std::uintptr_t>(addr), size, write,
+                           false, site},
+      rt->registry());
+  if (report) sched.note_failure(weft::Outcome::kDataRace, *report);
+}
+
+}  // namespace
+
+extern "C" {
+
+void __weft_read(void* addr, std::uint64_t size) {
+  plain_access(addr, size, false, WEFT_CALLER_SITE());
+}
+void __weft_write(void* addr, std::uint64_t size) {
+  plain_access(addr, size, true, WEFT_CALLER_SITE());
+}
+void __weft_read_range(void* addr, std::uint64_t size) {
+  plain_access(addr, size, false, WEFT_CALLER_SITE());
+}
+void __weft_write_range(void* addr, std::uint64_t size) {
+  plain_access(addr, size, true, WEFT_CALLER_SITE());
+}
+
+// Atomics are treated as sequentially consistent (the ordering is recorded by the pass for
+// later memory-model work): each is one visible operation, run right after this returns.
+void __weft_atomic(void* addr, std::uint64_t size, std::uint32_t kind, std::uint32_t ordering) {
+  (void)ordering;
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt || kind == kFence) return;
+  const std::uint64_t site = WEFT_CALLER_SITE();
+  static constexpr OpKind kOps[] = {OpKind::kAtomicLoad, OpKind::kAtomicStore, OpKind::kAtomicRmw,
+                                    OpKind::kAtomicCas};
+  auto& sched = rt->scheduler();
+  sched.perform(Operation{kOps[kind & 3], 0, clamp_size(size),
+                          reinterpret_cast<weft::ObjectKey>(addr), 0},
+                site);
+  if (rt->options().points == Points::kSync && rt->self().atomic_depth == 0) {
+    const auto report = rt->races().access(
+        RaceDetector::Access{sched.self(), reinterpret_cast<std::uintptr_t>(addr), size,
+                             kind != kLoad, true, site},
+        rt->registry());
+    if (report) sched.note_failure(weft::Outcome::kDataRace, *report);
+  }
+}
+
+}  // extern "C"

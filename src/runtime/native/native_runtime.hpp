@@ -1,0 +1,127 @@
+// The runtime inside a program built by weft-cc: the state of one controlled execution, shared
+// by the interposed pthread functions, the memory hooks the pass inserts and the fork server.
+#pragma once
+
+#include <pthread.h>
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "race_detector.hpp"
+#include "trace_log.hpp"
+#include "weft/runtime/scheduler.hpp"
+#include "weft/trace/thread_id.hpp"
+
+namespace weft::runtime::native {
+
+/// Which operations are scheduling points.
+enum class Points {
+  kSync,  ///< synchronisation and atomics; plain accesses are checked for data races (POET §4.4)
+  kAll,   ///< every shared access too (the thesis' model)
+};
+
+struct NativeOptions {
+  Points points = Points::kSync;
+  std::uint32_t max_steps_per_thread = 10000;
+  std::uint32_t max_threads = 1000;
+  std::int64_t nondet_value = 0;
+};
+
+/// A program thread as the pthread layer sees it.
+struct NativeThread {
+  void* result = nullptr;
+  bool detached = false;
+  std::unordered_map<pthread_key_t, void*> specific;
+  int atomic_depth = 0;  ///< inside __VERIFIER_atomic_* / atomic_begin blocks
+};
+
+/// Reader-writer locks and barriers are built from the scheduler's mutexes and condition
+/// variables (keyed by the object's address), so their semantics come out of the modelled ones.
+struct RwLockState {
+  std::uint32_t readers = 0;
+  bool writer = false;
+};
+struct BarrierState {
+  std::uint32_t count = 0;
+  std::uint32_t arrived = 0;
+  std::uint64_t generation = 0;
+};
+
+/// Thrown through a thread's stack by pthread_exit (caught where the thread started).
+struct ThreadExit {
+  void* result;
+};
+
+/// One controlled execution in this process. Exactly one exists while it runs; active() finds it.
+class NativeRuntime {
+ public:
+  NativeRuntime(const NativeOptions& options, TraceLog* log);
+  ~NativeRuntime();
+
+  /// The execution in progress, or nullptr (before main, in the fork server, in an uncontrolled
+  /// run): then every interposed function behaves as the real one.
+  static NativeRuntime* active() noexcept { return active_; }
+
+  /// Runs `main` under `directive`; returns the trace. Events go to the log as they happen.
+  Trace run(const TestDirective& directive, int argc, char** argv, char** envp);
+  /// Writes the events not yet in the log (when the child is about to die of a signal).
+  void flush_log();
+  /// Whether to stop in a debugger at a bug (weft replay --gdb).
+  bool break_on_bug = false;
+
+  Scheduler& scheduler() { return scheduler_; }
+  ThreadRegistry& registry() { return registry_; }
+  const NativeOptions& options() const { return options_; }
+  NativeThread& thread(ThreadId id);
+  NativeThread& self() { return thread(scheduler_.self()); }
+  /// The pthread_t handed out for a thread, and back.
+  static pthread_t handle_of(ThreadId id);
+  static ThreadId thread_of(pthread_t handle);
+
+  /// Records a bug of the calling thread and stops it (does not return).
+  [[noreturn]] void fail(Outcome outcome, const std::string& message);
+  /// The program used something weft does not model: stops the execution with kUnsupported.
+  [[noreturn]] void unsupported(const char* what);
+
+  std::unordered_map<ObjectKey, std::uint32_t>& recursion() { return recursion_; }
+  std::unordered_map<ObjectKey, RwLockState>& rwlocks() { return rwlocks_; }
+  std::unordered_map<ObjectKey, BarrierState>& barriers() { return barriers_; }
+  std::unordered_map<ObjectKey, bool>& once_done() { return once_done_; }
+  std::unordered_map<ObjectKey, bool>& known_semaphores() { return known_semaphores_; }
+  RaceDetector& races() { return races_; }
+  /// Destructors of thread-specific data keys (process-wide: keys outlive executions).
+  static std::unordered_map<pthread_key_t, void (*)(void*)>& key_destructors();
+  std::uint32_t threads_created() const { return threads_created_; }
+  void count_thread() { ++threads_created_; }
+
+ private:
+  static inline NativeRuntime* active_ = nullptr;
+  NativeOptions options_;
+  TraceLog* log_;
+  ThreadRegistry registry_;
+  Scheduler scheduler_;
+  std::vector<NativeThread> threads_;
+  std::unordered_map<ObjectKey, std::uint32_t> recursion_;
+  std::unordered_map<ObjectKey, RwLockState> rwlocks_;
+  std::unordered_map<ObjectKey, BarrierState> barriers_;
+  std::unordered_map<ObjectKey, bool> once_done_;
+  std::unordered_map<ObjectKey, bool> known_semaphores_;
+  RaceDetector races_;
+  std::uint32_t threads_created_ = 1;
+  const Trace* current_trace_ = nullptr;  // the scheduler's trace while run() runs
+  std::size_t logged_ = 0;                // events of it already in the log
+};
+
+/// The code address a hook or interposed function was called from.
+#define WEFT_CALLER_SITE() reinterpret_cast<std::uint64_t>(__builtin_return_address(0))
+
+/// Object keys of native objects are their addresses.
+inline ObjectKey key_of(const volatile void* p) { return reinterpret_cast<ObjectKey>(p); }
+
+/// The reserved mutex that __VERIFIER_atomic_* functions and atomic_begin/end blocks hold: they
+/// exclude each other (no address is this small).
+inline constexpr ObjectKey kAtomicSectionKey = 8;
+
+}  // namespace weft::runtime::native

@@ -1,0 +1,163 @@
+// How a program ends or gives up: exit, abort, assertions, SV-COMP's reach_error and assume,
+// and the operations weft does not model.
+#include <assert.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "native_runtime.hpp"
+#include "real_functions.hpp"
+
+using weft::Outcome;
+using weft::runtime::native::NativeRuntime;
+
+namespace {
+
+std::string thread_name(NativeRuntime& rt) {
+  return "thread " + rt.registry().name(rt.scheduler().self());
+}
+
+}  // namespace
+
+extern "C" {
+
+// exit() from any thread ends the process: a visible operation that cuts off every thread.
+void exit(int status) __THROW {
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt) {
+    WEFT_REAL(exit, status);
+    __builtin_unreachable();
+  }
+  rt->scheduler().end_process(status, Outcome::kComplete, WEFT_CALLER_SITE());
+}
+
+void _exit(int status) {
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt) {
+    WEFT_REAL(_exit, status);
+    __builtin_unreachable();
+  }
+  rt->scheduler().end_process(status, Outcome::kComplete, WEFT_CALLER_SITE());
+}
+
+void _Exit(int status) __THROW {
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt) {
+    WEFT_REAL(_Exit, status);
+    __builtin_unreachable();
+  }
+  rt->scheduler().end_process(status, Outcome::kComplete, WEFT_CALLER_SITE());
+}
+
+// abort() on its own discards the execution (SV-COMP: a path the program rules out); a failed
+// assert is reported by __assert_fail before it would abort.
+void abort(void) __THROW {
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt) {
+    WEFT_REAL(abort);
+    __builtin_unreachable();
+  }
+  rt->scheduler().end_process(134, Outcome::kDiscarded, WEFT_CALLER_SITE());
+}
+
+void __assert_fail(const char* assertion, const char* file, unsigned int line,
+                   const char* function) __THROW {
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt) {
+    WEFT_REAL(__assert_fail, assertion, file, line, function);
+    __builtin_unreachable();
+  }
+  rt->fail(Outcome::kAssertionFailure, thread_name(*rt) + ": assertion `" + assertion +
+                                           "' failed at " + file + ":" + std::to_string(line) +
+                                           " in " + function);
+}
+
+// The pass calls this at the entry of a program's own reach_error().
+void __weft_reach_error(void) {
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt) return;
+  rt->fail(Outcome::kAssertionFailure, thread_name(*rt) + ": reach_error() was called");
+}
+
+// For programs that only declare reach_error (weak: the program's own definition wins).
+__attribute__((weak)) void reach_error(void) {
+  __weft_reach_error();
+  WEFT_REAL(abort);
+  __builtin_unreachable();
+}
+
+void __VERIFIER_error(void) { reach_error(); }
+
+void __VERIFIER_assume(int condition) {
+  if (condition) return;
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt) WEFT_REAL(exit, 0);
+  rt->scheduler().end_process(0, Outcome::kDiscarded, WEFT_CALLER_SITE());
+}
+
+// ---- atomic sections: __VERIFIER_atomic_* functions and begin/end blocks ---------------------
+
+void __weft_atomic_begin(void) {
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt) return;
+  if (rt->self().atomic_depth++ == 0)
+    rt->scheduler().perform(
+        weft::Operation{weft::OpKind::kMutexLock, 0, 0,
+                        weft::runtime::native::kAtomicSectionKey, 0},
+        WEFT_CALLER_SITE());
+}
+
+void __weft_atomic_end(void) {
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt) return;
+  if (--rt->self().atomic_depth == 0)
+    rt->scheduler().perform(
+        weft::Operation{weft::OpKind::kMutexUnlock, 0, 0,
+                        weft::runtime::native::kAtomicSectionKey, 0},
+        WEFT_CALLER_SITE());
+}
+
+void __VERIFIER_atomic_begin(void) { __weft_atomic_begin(); }
+void __VERIFIER_atomic_end(void) { __weft_atomic_end(); }
+
+// ---- what weft does not model: the run stops with an error that names it --------------------
+
+int pthread_cancel(pthread_t thread) {
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt) return WEFT_REAL(pthread_cancel, thread);
+  rt->unsupported("pthread_cancel");
+}
+
+int pthread_kill(pthread_t thread, int signal) __THROW {
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt) return WEFT_REAL(pthread_kill, thread, signal);
+  rt->unsupported("pthread_kill");
+}
+
+pid_t fork(void) {
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt) return WEFT_REAL(fork);
+  rt->unsupported("fork() inside an explored program");
+}
+
+sem_t* sem_open(const char* name, int flags, ...) {
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt) {
+    // Named semaphores take (mode, value) when created; pass them through.
+    va_list args;
+    va_start(args, flags);
+    const mode_t mode = va_arg(args, mode_t);
+    const unsigned int value = va_arg(args, unsigned int);
+    va_end(args);
+    return WEFT_REAL(sem_open, name, flags, mode, value);
+  }
+  rt->unsupported("sem_open (named semaphores)");
+}
+
+}  // extern "C"

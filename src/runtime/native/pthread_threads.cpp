@@ -1,0 +1,209 @@
+// Interposed thread functions: create, join, detach, exit, self, once, keys, yields.
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mutex>
+
+#include "native_runtime.hpp"
+#include "real_functions.hpp"
+
+using weft::Operation;
+using weft::OpKind;
+using weft::runtime::native::key_of;
+using weft::runtime::native::NativeRuntime;
+using weft::runtime::native::ThreadExit;
+
+namespace {
+
+void yield_point(NativeRuntime& rt, std::uint64_t site) {
+  rt.scheduler().perform(Operation{OpKind::kYield}, site);
+}
+
+// Runs the destructors of a finishing thread's keys (POSIX: repeatedly while values remain).
+void run_key_destructors(NativeRuntime& rt);
+
+}  // namespace
+
+extern "C" {
+
+int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*),
+                   void* arg) __THROW {
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt) return WEFT_REAL(pthread_create, thread, attr, start, arg);
+  if (rt->threads_created() >= rt->options().max_threads) {
+    rt->scheduler().fail(
+        weft::Outcome::kBoundReached,
+        "the execution reached the bound of " + std::to_string(rt->options().max_threads) +
+            " threads (--max-threads)");
+  }
+  rt->count_thread();
+  int detach = PTHREAD_CREATE_JOINABLE;
+  if (attr) pthread_attr_getdetachstate(attr, &detach);
+  const std::uint64_t site = WEFT_CALLER_SITE();
+  const weft::ThreadId id = rt->scheduler().spawn(
+      [rt, start, arg] {
+        void* result = nullptr;
+        try {
+          result = start(arg);
+        } catch (const ThreadExit& e) {
+          result = e.result;
+        }
+        rt->self().result = result;
+        run_key_destructors(*rt);
+      },
+      site);
+  rt->thread(id).detached = detach == PTHREAD_CREATE_DETACHED;
+  *thread = NativeRuntime::handle_of(id);
+  return 0;
+}
+
+int pthread_join(pthread_t thread, void** result) {
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt) return WEFT_REAL(pthread_join, thread, result);
+  const weft::ThreadId id = NativeRuntime::thread_of(thread);
+  if (id == weft::kNoThread || id >= rt->registry().size()) return ESRCH;
+  if (id == rt->scheduler().self()) return EDEADLK;
+  if (rt->thread(id).detached) return EINVAL;
+  rt->scheduler().perform(Operation{OpKind::kThreadJoin, 0, 0, id, 0}, WEFT_CALLER_SITE());
+  if (result) *result = rt->thread(id).result;
+  return 0;
+}
+
+int pthread_detach(pthread_t thread) __THROW {
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt) return WEFT_REAL(pthread_detach, thread);
+  const weft::ThreadId id = NativeRuntime::thread_of(thread);
+  if (id == weft::kNoThread || id >= rt->registry().size()) return ESRCH;
+  rt->thread(id).detached = true;
+  return 0;
+}
+
+void pthread_exit(void* result) {
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt) {
+    WEFT_REAL(pthread_exit, result);
+    __builtin_unreachable();
+  }
+  throw ThreadExit{result};
+}
+
+pthread_t pthread_self(void) __THROW {
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt) return WEFT_REAL(pthread_self);
+  return NativeRuntime::handle_of(rt->scheduler().self());
+}
+
+int pthread_equal(pthread_t a, pthread_t b) __THROW { return a == b; }
+
+int pthread_once(pthread_once_t* once, void (*init)(void)) {
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt) return WEFT_REAL(pthread_once, once, init);
+  // The first caller runs init while the others wait: a lock on the once object orders them.
+  const std::uint64_t site = WEFT_CALLER_SITE();
+  auto& sched = rt->scheduler();
+  sched.perform(Operation{OpKind::kMutexLock, 0, 0, key_of(once), 0}, site);
+  bool& done = rt->once_done()[key_of(once)];
+  if (!done && *once == PTHREAD_ONCE_INIT) {
+    init();
+    done = true;
+  }
+  sched.perform(Operation{OpKind::kMutexUnlock, 0, 0, key_of(once), 0}, site);
+  return 0;
+}
+
+// ---- thread-specific data: kept per program thread, since every thread runs on one OS thread --
+
+int pthread_key_create(pthread_key_t* key, void (*destructor)(void*)) __THROW {
+  // Keys themselves are the C library's (so that they stay unique across executions); only
+  // their values are kept per program thread.
+  const int r = WEFT_REAL(pthread_key_create, key, destructor);
+  if (r != 0) return r;
+  if (NativeRuntime::active()) {
+    NativeRuntime::key_destructors()[*key] = destructor;
+  } else {
+    static std::mutex guard;  // an uncontrolled run may create keys from several threads
+    std::lock_guard lock(guard);
+    NativeRuntime::key_destructors()[*key] = destructor;
+  }
+  return r;
+}
+
+void* pthread_getspecific(pthread_key_t key) __THROW {
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt) return WEFT_REAL(pthread_getspecific, key);
+  auto& values = rt->self().specific;
+  auto it = values.find(key);
+  return it == values.end() ? nullptr : it->second;
+}
+
+int pthread_setspecific(pthread_key_t key, const void* value) __THROW {
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt) return WEFT_REAL(pthread_setspecific, key, value);
+  rt->self().specific[key] = const_cast<void*>(value);
+  return 0;
+}
+
+// ---- yields: sleeping is a scheduling point that touches nothing --------------------------
+
+int sched_yield(void) __THROW {
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt) return WEFT_REAL(sched_yield);
+  yield_point(*rt, WEFT_CALLER_SITE());
+  return 0;
+}
+
+unsigned int sleep(unsigned int seconds) {
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt) return WEFT_REAL(sleep, seconds);
+  yield_point(*rt, WEFT_CALLER_SITE());
+  return 0;
+}
+
+int usleep(useconds_t micros) {
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt) return WEFT_REAL(usleep, micros);
+  yield_point(*rt, WEFT_CALLER_SITE());
+  return 0;
+}
+
+int nanosleep(const struct timespec* duration, struct timespec* remaining) {
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt) return WEFT_REAL(nanosleep, duration, remaining);
+  yield_point(*rt, WEFT_CALLER_SITE());
+  if (remaining) *remaining = timespec{0, 0};
+  return 0;
+}
+
+int clock_nanosleep(clockid_t clock, int flags, const struct timespec* duration,
+                    struct timespec* remaining) {
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt) return WEFT_REAL(clock_nanosleep, clock, flags, duration, remaining);
+  yield_point(*rt, WEFT_CALLER_SITE());
+  return 0;
+}
+
+}  // extern "C"
+
+namespace {
+
+void run_key_destructors(NativeRuntime& rt) {
+  auto& values = rt.self().specific;
+  for (int round = 0; round < PTHREAD_DESTRUCTOR_ITERATIONS; ++round) {
+    bool any = false;
+    for (auto& [key, value] : values) {
+      if (!value) continue;
+      auto it = rt.key_destructors().find(key);
+      if (it == rt.key_destructors().end() || !it->second) continue;
+      void* v = value;
+      value = nullptr;
+      it->second(v);
+      any = true;
+    }
+    if (!any) break;
+  }
+}
+
+}  // namespace

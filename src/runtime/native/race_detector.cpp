@@ -1,0 +1,64 @@
+#include "race_detector.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace weft::runtime::native {
+namespace {
+
+std::string hex(std::uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string describe_access(bool write, bool atomic, std::size_t size, const std::string& thread,
+                            std::uint64_t site) {
+  std::string s = atomic ? (write ? "atomic write" : "atomic read") : (write ? "write" : "read");
+  s += " (" + std::to_string(size) + " bytes) by thread " + thread;
+  if (site) s += " at {pc:" + hex(site) + "}";
+  return s;
+}
+
+}  // namespace
+
+std::optional<std::string> RaceDetector::access(const Access& a, const ThreadRegistry& threads) {
+  const VectorClock& now = clocks_.thread_clock(a.thread);
+  // Plain accesses sit between two visible events of their thread; an atomic one is its own
+  // event, already added.
+  const std::uint32_t count = now[a.thread];
+  const std::uint32_t epoch = a.atomic ? count : count + 1;
+  std::optional<std::string> report;
+
+  const std::uintptr_t end = a.address + std::max<std::size_t>(a.size, 1);
+  for (std::uintptr_t granule = a.address / 8; granule * 8 < end; ++granule) {
+    const std::uintptr_t lo = std::max(a.address, granule * 8);
+    const std::uintptr_t hi = std::min(end, granule * 8 + 8);
+    std::uint8_t bytes = 0;
+    for (std::uintptr_t b = lo; b < hi; ++b) bytes |= std::uint8_t(1u << (b - granule * 8));
+
+    auto& entries = shadow_[granule].entries;
+    for (const Entry& e : entries) {
+      if (e.thread == a.thread || !(e.bytes & bytes)) continue;
+      if (!e.write && !a.write) continue;
+      if (e.atomic && a.atomic) continue;
+      if (now.covers(e.thread, e.epoch)) continue;
+      if (report) continue;
+      if (!reported_.insert({e.site, a.site}).second) continue;
+      report = "data race on {data:" + hex(a.address) + "}: " +
+               describe_access(e.write, e.atomic, e.size, threads.name(e.thread), e.site) +
+               " and " +
+               describe_access(a.write, a.atomic, a.size, threads.name(a.thread), a.site);
+    }
+    // Keep what a later access can race with: a write supersedes every earlier access to its
+    // bytes (they all happen before it or were reported); a read supersedes its thread's reads.
+    for (Entry& e : entries)
+      if (a.write || (e.thread == a.thread && !e.write)) e.bytes &= static_cast<std::uint8_t>(~bytes);
+    std::erase_if(entries, [](const Entry& e) { return e.bytes == 0; });
+    entries.push_back({a.thread, epoch, bytes, static_cast<std::uint32_t>(a.size), a.write,
+                       a.atomic, a.site});
+  }
+  return report;
+}
+
+}  // namespace weft::runtime::native

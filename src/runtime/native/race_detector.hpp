@@ -1,0 +1,60 @@
+// Happens-before data-race detection for plain accesses when they are not scheduling points
+// (--points=sync; POET §4.4, ExitBlock §4.1): an access races with an earlier conflicting access
+// of another thread that does not happen before it. Happens-before comes from the visible events
+// (locks, condition variables, semaphores, atomics, create/join) through the clock tracker.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "weft/trace/clock_tracker.hpp"
+#include "weft/trace/thread_id.hpp"
+
+namespace weft::runtime::native {
+
+class RaceDetector {
+ public:
+  RaceDetector() : clocks_(ReadPolicy::kReadsCommute) {}
+
+  /// Feeds the next visible event of the execution.
+  void on_event(const Event& e) { clocks_.add(e); }
+
+  struct Access {
+    ThreadId thread = kNoThread;
+    std::uintptr_t address = 0;
+    std::size_t size = 0;
+    bool write = false;
+    bool atomic = false;     ///< atomic accesses never race with each other
+    std::uint64_t site = 0;  ///< code address, for the report
+  };
+
+  /// Records an access; returns a one-line report if it races with an earlier access (each pair
+  /// of sites is reported once per execution). Sites and the address appear as {pc:HEX} and
+  /// {data:HEX} for the driver to symbolize.
+  std::optional<std::string> access(const Access& a, const ThreadRegistry& threads);
+
+ private:
+  struct Entry {
+    ThreadId thread;
+    std::uint32_t epoch;  ///< the access happens before clock C iff C[thread] >= epoch
+    std::uint8_t bytes;   ///< which bytes of the granule
+    std::uint32_t size;   ///< of the whole access
+    bool write;
+    bool atomic;
+    std::uint64_t site;
+  };
+  struct Cell {
+    std::vector<Entry> entries;
+  };
+
+  ClockTracker clocks_;
+  std::unordered_map<std::uintptr_t, Cell> shadow_;
+  std::set<std::pair<std::uint64_t, std::uint64_t>> reported_;
+};
+
+}  // namespace weft::runtime::native
