@@ -58,7 +58,8 @@ std::vector<std::vector<std::string>> symbolize(const std::string& program,
 
 SourceLocation parse_frame(const std::string& function, const std::string& where) {
   SourceLocation loc;
-  loc.function = function == "??" ? "" : function;
+  // The pass renames the program's main to __weft_main; show the name the user wrote.
+  loc.function = function == "??" ? "" : function == "__weft_main" ? "main" : function;
   // "file:line:column"
   const auto last = where.rfind(':');
   const auto mid = last == std::string::npos ? std::string::npos : where.rfind(':', last - 1);

@@ -1,5 +1,6 @@
 #include "weft/trace/wire.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 
@@ -85,13 +86,19 @@ std::string unescape(std::string_view s) {
   return out;
 }
 
-std::string encode_op(const Operation& op) {
+// Thread operations name their thread by its creation path: thread ids differ between processes.
+std::string encode_op(const Operation& op, const ThreadRegistry& threads) {
+  std::string object = std::to_string(op.object);
+  if (domain_of(op.kind) == Domain::kThread) {
+    object = threads.name(static_cast<ThreadId>(op.object));
+    std::replace(object.begin(), object.end(), '.', '_');  // '.' separates the fields
+  }
   return std::to_string(static_cast<unsigned>(op.kind)) + "." + std::to_string(op.result) + "." +
-         std::to_string(op.size) + "." + std::to_string(op.object) + "." +
+         std::to_string(op.size) + "." + object + "." +
          std::to_string(op.partner) + (op.timed ? ".t" : "");
 }
 
-Operation decode_op(std::string_view s) {
+Operation decode_op(std::string_view s, ThreadRegistry& threads) {
   const auto f = split(s, '.');
   if (f.size() != 5 && !(f.size() == 6 && f[5] == "t"))
     throw WireError("an operation has 5 fields (and 't' if timed), got '" + std::string(s) + "'");
@@ -102,7 +109,13 @@ Operation decode_op(std::string_view s) {
   op.kind = static_cast<OpKind>(kind);
   op.result = static_cast<std::uint8_t>(parse_number(f[1], "operation result"));
   op.size = static_cast<std::uint32_t>(parse_number(f[2], "operation size"));
-  op.object = parse_number(f[3], "object");
+  if (domain_of(op.kind) == Domain::kThread) {
+    std::string name(f[3]);
+    std::replace(name.begin(), name.end(), '_', '.');
+    op.object = parse_thread(name, threads);
+  } else {
+    op.object = parse_number(f[3], "object");
+  }
   op.partner = parse_number(f[4], "partner object");
   op.timed = f.size() == 6;
   return op;
@@ -110,13 +123,13 @@ Operation decode_op(std::string_view s) {
 
 // An event: "thread@op".
 std::string encode_event(ThreadId t, const Operation& op, const ThreadRegistry& threads) {
-  return threads.name(t) + "@" + encode_op(op);
+  return threads.name(t) + "@" + encode_op(op, threads);
 }
 
 std::pair<ThreadId, Operation> decode_event(std::string_view s, ThreadRegistry& threads) {
   const auto at = s.find('@');
   if (at == std::string_view::npos) throw WireError("an event is thread@op, got '" + std::string(s) + "'");
-  return {parse_thread(s.substr(0, at), threads), decode_op(s.substr(at + 1))};
+  return {parse_thread(s.substr(0, at), threads), decode_op(s.substr(at + 1), threads)};
 }
 
 std::string encode_set(const ThreadSet& set, const ThreadRegistry& threads) {
@@ -224,6 +237,29 @@ TestDirective decode_directive(std::string_view text, ThreadRegistry& threads) {
 
 // ---- traces -------------------------------------------------------------------------------
 
+std::string encode_trace_event(const Trace& t, std::size_t i, const ThreadRegistry& threads) {
+  std::string out = encode_event(t.events[i].thread, t.events[i].op, threads);
+  out += "/" + encode_set(t.enabled[i], threads);
+  out += (i < t.finished_thread.size() && t.finished_thread[i]) ? "/x" : "/";
+  if (i < t.sites.size() && t.sites[i]) {
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "/%llx", static_cast<unsigned long long>(t.sites[i]));
+    out += buf;
+  }
+  return out;
+}
+
+void decode_trace_event(std::string_view text, Trace& into, ThreadRegistry& threads) {
+  const auto f = split(text, '/');
+  if (f.size() != 3 && f.size() != 4)
+    throw WireError("an event record is event/enabled/finished[/site]");
+  auto [thread, op] = decode_event(f[0], threads);
+  into.events.push_back({thread, op});
+  into.enabled.push_back(decode_set(f[1], threads));
+  into.finished_thread.push_back(f[2] == "x");
+  into.sites.push_back(f.size() == 4 ? parse_hex(f[3], "site") : 0);
+}
+
 std::string encode_trace(const Trace& t, const ThreadRegistry& threads) {
   std::string out = "T|outcome=" + std::to_string(static_cast<unsigned>(t.outcome));
   out += "|message=" + escape(t.message);
@@ -240,14 +276,7 @@ std::string encode_trace(const Trace& t, const ThreadRegistry& threads) {
   out += "|events=";
   for (std::size_t i = 0; i < t.events.size(); ++i) {
     if (i) out += ';';
-    out += encode_event(t.events[i].thread, t.events[i].op, threads);
-    out += "/" + encode_set(t.enabled[i], threads);
-    out += (i < t.finished_thread.size() && t.finished_thread[i]) ? "/x" : "/";
-    if (i < t.sites.size() && t.sites[i]) {
-      char buf[24];
-      std::snprintf(buf, sizeof buf, "/%llx", static_cast<unsigned long long>(t.sites[i]));
-      out += buf;
-    }
+    out += encode_trace_event(t, i, threads);
   }
   out += "|pending=";
   for (std::size_t i = 0; i < t.pending.size(); ++i) {
@@ -279,16 +308,7 @@ Trace decode_trace(std::string_view text, ThreadRegistry& threads) {
     } else if (key == "diverged") {
       if (value != "-") t.diverged_at = parse_number(value, "diverged");
     } else if (key == "events") {
-      for (auto part : split(value, ';')) {
-        const auto f = split(part, '/');
-        if (f.size() != 3 && f.size() != 4)
-          throw WireError("an event record is event/enabled/finished[/site]");
-        auto [thread, op] = decode_event(f[0], threads);
-        t.events.push_back({thread, op});
-        t.enabled.push_back(decode_set(f[1], threads));
-        t.finished_thread.push_back(f[2] == "x");
-        t.sites.push_back(f.size() == 4 ? parse_hex(f[3], "site") : 0);
-      }
+      for (auto part : split(value, ';')) decode_trace_event(part, t, threads);
     } else if (key == "pending") {
       for (auto part : split(value, ';')) {
         const auto f = split(part, '/');

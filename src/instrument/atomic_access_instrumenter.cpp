@@ -1,0 +1,102 @@
+// Atomic instructions become __weft_atomic(addr, size, kind, ordering) calls immediately before
+// them. They are visible operations whether or not the memory looks shared, so nothing is filtered.
+#include <llvm/IR/Instructions.h>
+
+#include <optional>
+#include <vector>
+
+#include "function_filter.hpp"
+#include "hook_calls.hpp"
+#include "instrumenter.hpp"
+#include "runtime_abi.hpp"
+
+namespace weft::instrument {
+namespace {
+
+struct AtomicAccess {
+  llvm::Instruction* inst;
+  llvm::Value* pointer;  // null for a fence
+  llvm::Type* type;      // the accessed type; null for a fence
+  AtomicKind kind;
+  llvm::AtomicOrdering ordering;  // for cmpxchg, the success ordering
+};
+
+std::optional<AtomicAccess> as_atomic_access(llvm::Instruction& inst) {
+  if (auto* load = llvm::dyn_cast<llvm::LoadInst>(&inst)) {
+    if (!load->isAtomic()) return std::nullopt;
+    return AtomicAccess{load, load->getPointerOperand(), load->getType(), AtomicKind::kLoad,
+                        load->getOrdering()};
+  }
+  if (auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst)) {
+    if (!store->isAtomic()) return std::nullopt;
+    return AtomicAccess{store, store->getPointerOperand(), store->getValueOperand()->getType(),
+                        AtomicKind::kStore, store->getOrdering()};
+  }
+  if (auto* rmw = llvm::dyn_cast<llvm::AtomicRMWInst>(&inst)) {
+    return AtomicAccess{rmw, rmw->getPointerOperand(), rmw->getValOperand()->getType(),
+                        AtomicKind::kRmw, rmw->getOrdering()};
+  }
+  if (auto* cmpxchg = llvm::dyn_cast<llvm::AtomicCmpXchgInst>(&inst)) {
+    return AtomicAccess{cmpxchg, cmpxchg->getPointerOperand(),
+                        cmpxchg->getCompareOperand()->getType(), AtomicKind::kCmpXchg,
+                        cmpxchg->getSuccessOrdering()};
+  }
+  if (auto* fence = llvm::dyn_cast<llvm::FenceInst>(&inst)) {
+    return AtomicAccess{fence, nullptr, nullptr, AtomicKind::kFence, fence->getOrdering()};
+  }
+  return std::nullopt;
+}
+
+class AtomicAccessInstrumenter final : public Instrumenter {
+ public:
+  bool run(llvm::Module& module) override {
+    llvm::LLVMContext& context = module.getContext();
+    llvm::Type* i32 = llvm::Type::getInt32Ty(context);
+    hook_ = declare_hook(module, kAtomicHook,
+                         {hook_pointer_type(context), llvm::Type::getInt64Ty(context), i32, i32});
+    bool changed = false;
+    for (llvm::Function& function : module) {
+      if (is_instrumentable(function)) changed |= instrument(function);
+    }
+    return changed;
+  }
+
+ private:
+  bool instrument(llvm::Function& function) {
+    std::vector<AtomicAccess> accesses;
+    for (llvm::BasicBlock& block : function) {
+      for (llvm::Instruction& inst : block) {
+        std::optional<AtomicAccess> access = as_atomic_access(inst);
+        // Hooks take pointers in the default address space only.
+        if (access &&
+            (!access->pointer || access->pointer->getType()->getPointerAddressSpace() == 0)) {
+          accesses.push_back(*access);
+        }
+      }
+    }
+    const llvm::DataLayout& layout = function.getParent()->getDataLayout();
+    llvm::PointerType* pointer_type = hook_pointer_type(function.getContext());
+    llvm::IRBuilder<> builder(function.getContext());
+    for (const AtomicAccess& access : accesses) {
+      position_before(builder, *access.inst);
+      llvm::Value* pointer = access.pointer
+                                 ? builder.CreatePointerCast(access.pointer, pointer_type)
+                                 : llvm::ConstantPointerNull::get(pointer_type);
+      std::uint64_t size = access.type ? layout.getTypeStoreSize(access.type).getFixedValue() : 0;
+      builder.CreateCall(hook_, {pointer, builder.getInt64(size),
+                                 builder.getInt32(static_cast<std::uint32_t>(access.kind)),
+                                 builder.getInt32(static_cast<std::uint32_t>(access.ordering))});
+    }
+    return !accesses.empty();
+  }
+
+  llvm::FunctionCallee hook_;
+};
+
+}  // namespace
+
+std::unique_ptr<Instrumenter> make_atomic_access_instrumenter() {
+  return std::make_unique<AtomicAccessInstrumenter>();
+}
+
+}  // namespace weft::instrument

@@ -1,0 +1,56 @@
+#include "instrumentation_pass.hpp"
+
+#include <llvm/ADT/STLExtras.h>
+
+#include <memory>
+#include <vector>
+
+#include "instrumenter.hpp"
+
+namespace weft::instrument {
+namespace {
+
+// Named metadata that marks a module as instrumented, so that compiling weft-cc's own bitcode
+// output again (e.g. `weft-cc -c -emit-llvm` and then `weft-cc x.bc`) does not hook everything
+// twice. It is added at the end of the last stage.
+constexpr const char* kInstrumentedMarker = "weft.instrumented";
+
+// The instrumenters of a stage, in the order they run.
+std::vector<std::unique_ptr<Instrumenter>> make_instrumenters(Stage stage) {
+  std::vector<std::unique_ptr<Instrumenter>> instrumenters;
+  switch (stage) {
+    case Stage::kBeforeOptimization:
+      instrumenters.push_back(make_atomic_region_instrumenter());
+      instrumenters.push_back(make_reach_error_instrumenter());
+      break;
+    case Stage::kAfterOptimization:
+      instrumenters.push_back(make_shared_access_instrumenter());
+      instrumenters.push_back(make_atomic_access_instrumenter());
+      // Last: it gives main a runtime name (__weft_*), and instrumenters skip such functions.
+      instrumenters.push_back(make_main_renamer());
+      break;
+  }
+  return instrumenters;
+}
+
+}  // namespace
+
+llvm::PreservedAnalyses InstrumentationPass::run(llvm::Module& module,
+                                                 llvm::ModuleAnalysisManager& /*analyses*/) {
+  // A module without code (only declarations and data) has nothing to hook; leave it untouched.
+  bool has_code = llvm::any_of(module, [](const llvm::Function& f) { return !f.isDeclaration(); });
+  if (!has_code || module.getNamedMetadata(kInstrumentedMarker) != nullptr) {
+    return llvm::PreservedAnalyses::all();
+  }
+  bool changed = false;
+  for (const std::unique_ptr<Instrumenter>& instrumenter : make_instrumenters(stage_)) {
+    changed |= instrumenter->run(module);
+  }
+  if (stage_ == Stage::kAfterOptimization) {
+    module.getOrInsertNamedMetadata(kInstrumentedMarker);
+    changed = true;
+  }
+  return changed ? llvm::PreservedAnalyses::none() : llvm::PreservedAnalyses::all();
+}
+
+}  // namespace weft::instrument

@@ -1,0 +1,39 @@
+// The unit the instrumentation pass is built from: one independent rewrite of a module.
+//
+// Each concern (shared accesses, atomics, atomic regions, ...) is its own Instrumenter in its own
+// file, and instrumentation_pass.cpp lists which run before and which after optimisation. Later
+// ones, such as concolic execution (shadow expressions, path constraints), plug in as further
+// Instrumenters without touching the others. Instrumenters only call hooks declared with
+// declare_hook() (hook_calls.hpp) and skip the runtime's own functions (function_filter.hpp).
+#pragma once
+
+#include <llvm/IR/Module.h>
+
+#include <memory>
+
+namespace weft::instrument {
+
+class Instrumenter {
+ public:
+  virtual ~Instrumenter() = default;
+
+  // Rewrites `module`; returns whether anything changed.
+  virtual bool run(llvm::Module& module) = 0;
+};
+
+// Hooks plain loads and stores, and memcpy/memmove/memset, that may touch shared memory.
+std::unique_ptr<Instrumenter> make_shared_access_instrumenter();
+
+// Hooks atomic loads, stores, read-modify-writes, compare-exchanges and fences.
+std::unique_ptr<Instrumenter> make_atomic_access_instrumenter();
+
+// Brackets the bodies of __VERIFIER_atomic_* functions (SV-COMP) with atomic begin/end hooks.
+std::unique_ptr<Instrumenter> make_atomic_region_instrumenter();
+
+// Reports entry to reach_error (SV-COMP's error location).
+std::unique_ptr<Instrumenter> make_reach_error_instrumenter();
+
+// Renames the program's main so that the runtime's main can run it.
+std::unique_ptr<Instrumenter> make_main_renamer();
+
+}  // namespace weft::instrument

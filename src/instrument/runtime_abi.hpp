@@ -1,0 +1,29 @@
+// The C ABI between instrumented code and the weft runtime: hook names and argument encodings.
+// Must match the runtime's definitions in src/runtime/native.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace weft::instrument {
+
+// Every runtime symbol carries this prefix. Functions carrying it are never instrumented, so that
+// code the runtime itself provides does not report on itself.
+inline constexpr std::string_view kRuntimePrefix = "__weft_";
+
+inline constexpr const char* kReadHook = "__weft_read";               // (void* addr, u64 size)
+inline constexpr const char* kWriteHook = "__weft_write";             // (void* addr, u64 size)
+inline constexpr const char* kReadRangeHook = "__weft_read_range";    // (void* addr, u64 size)
+inline constexpr const char* kWriteRangeHook = "__weft_write_range";  // (void* addr, u64 size)
+inline constexpr const char* kAtomicHook = "__weft_atomic";  // (void*, u64 size, u32 kind, u32 ord)
+inline constexpr const char* kAtomicBeginHook = "__weft_atomic_begin";  // (void)
+inline constexpr const char* kAtomicEndHook = "__weft_atomic_end";      // (void)
+inline constexpr const char* kReachErrorHook = "__weft_reach_error";    // (void)
+
+// The program's main is renamed to this; the runtime's main calls it as (argc, argv, envp).
+inline constexpr const char* kProgramMainName = "__weft_main";
+
+// The `kind` argument of __weft_atomic. Its `ordering` argument is the llvm::AtomicOrdering value.
+enum class AtomicKind : std::uint32_t { kLoad = 0, kStore = 1, kRmw = 2, kCmpXchg = 3, kFence = 4 };
+
+}  // namespace weft::instrument
