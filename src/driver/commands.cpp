@@ -149,11 +149,10 @@ int run_command(const Program& program, const ExploreSettings& settings) {
   if (code == kExitIncomplete) {
     if (!result.unsupported.empty())
       why = symbols.render(result.unsupported);
-    else if (result.stats.timeouts)
-      why = grouped(result.stats.timeouts) + " executions hit the per-execution time limit";
     else if (result.hit_bound)
-      why = grouped(result.stats.bound_reached) +
-            " executions hit a bound (--max-steps or --max-threads)";
+      why = grouped(result.stats.bound_reached + result.stats.timeouts) + " of " +
+            grouped(result.stats.executions) + " executions were cut short; the first: " +
+            symbols.render(result.first_bound_message);
     else if (!strategy->exhaustive())
       why = "the random strategy does not explore exhaustively";
     else

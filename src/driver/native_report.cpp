@@ -1,5 +1,7 @@
 #include "weft/driver/native_report.hpp"
 
+#include <cctype>
+
 #include "weft/driver/report.hpp"
 #include "weft/trace/wire.hpp"
 
@@ -58,7 +60,22 @@ EventText event_text(const explorer::FoundBug& bug, const ThreadRegistry& thread
 }  // namespace
 
 std::string bug_message(const explorer::FoundBug& bug, Symbolizer& symbols) {
-  return symbols.render(bug.message);
+  // Objects the scheduler names by address (a deadlock's mutexes) get their variable names.
+  std::string m;
+  const std::string& raw = bug.message;
+  for (std::size_t i = 0; i < raw.size();) {
+    if (raw.compare(i, 2, "0x") == 0) {
+      std::size_t end = i + 2;
+      while (end < raw.size() && std::isxdigit(static_cast<unsigned char>(raw[end]))) ++end;
+      const std::uint64_t address = std::strtoull(raw.c_str() + i + 2, nullptr, 16);
+      const std::string name = end > i + 2 ? symbols.data(address) : "";
+      m += name.empty() ? raw.substr(i, end - i) : name;
+      i = end;
+    } else {
+      m += raw[i++];
+    }
+  }
+  return symbols.render(m);
 }
 
 std::string format_native_bug(const explorer::FoundBug& bug, const ThreadRegistry& threads,

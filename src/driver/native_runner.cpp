@@ -287,8 +287,9 @@ Trace read_log(const void* log, const TestDirective& directive, int wait_status,
                     "--execution-timeout)";
   } else if (sig != 0) {
     trace.outcome = Outcome::kCrash;
-    trace.message = thread_text + " crashed: " + signal_text(sig);
-    if (header->fault_signal == sig) {
+    const bool fault = sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL;
+    trace.message = thread_text + (fault ? " crashed: " : " ended the process by ") + signal_text(sig);
+    if (header->fault_signal == sig && fault) {
       if (header->fault_pc) trace.message += " at {pc:" + hex(header->fault_pc + 1) + "}";
       if (sig == SIGSEGV || sig == SIGBUS)
         trace.message += " accessing address 0x" + hex(header->fault_address);

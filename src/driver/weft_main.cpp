@@ -76,7 +76,6 @@ int main(int argc, char** argv) {
   check->add_option("file", source, "C or C++ source file")->required();
   add_exploration_options(*check, settings, program, strategy);
   check->add_option("compiler_flags", compiler_flags, "Flags for the compiler (after --)");
-  check->positionals_at_end();
 
   std::vector<std::string> command;
   auto* run = app.add_subcommand(

@@ -54,10 +54,12 @@ ExplorationResult run_exploration(Strategy& strategy, ReadPolicy policy,
       case Outcome::kSleepBlocked: ++s.sleep_blocked; break;
       case Outcome::kBoundReached:
         ++s.bound_reached;
+        if (!result.hit_bound) result.first_bound_message = trace.message;
         result.hit_bound = true;
         break;
       case Outcome::kTimeout:
         ++s.timeouts;
+        if (!result.hit_bound) result.first_bound_message = trace.message;
         result.hit_bound = true;
         break;
       case Outcome::kUnsupported:

@@ -3,8 +3,6 @@
 // still reported as usual.
 #include <llvm/IR/Instructions.h>
 
-#include <vector>
-
 #include "function_filter.hpp"
 #include "hook_calls.hpp"
 #include "instrumenter.hpp"

@@ -17,7 +17,8 @@ class MainRenamer final : public Instrumenter {
                                     kProgramMainName);
       return false;
     }
-    main->setName(kProgramMainName);  // debug info keeps the name main for reports
+    // Its debug info still names it main (llvm-symbolizer --functions=short shows that name).
+    main->setName(kProgramMainName);
     return true;
   }
 };

@@ -43,9 +43,10 @@ class SharedAccessInstrumenter final : public Instrumenter {
  private:
   bool instrument(llvm::Function& function) {
     const llvm::DataLayout& layout = function.getParent()->getDataLayout();
+    SharedMemoryFilter filter;
     std::vector<Access> accesses;
     for (llvm::BasicBlock& block : function) {
-      for (llvm::Instruction& inst : block) collect(inst, layout, accesses);
+      for (llvm::Instruction& inst : block) collect(inst, layout, filter, accesses);
     }
     llvm::IRBuilder<> builder(function.getContext());
     llvm::PointerType* pointer_type = hook_pointer_type(function.getContext());
@@ -59,11 +60,12 @@ class SharedAccessInstrumenter final : public Instrumenter {
   }
 
   static void collect(llvm::Instruction& inst, const llvm::DataLayout& layout,
-                      std::vector<Access>& out) {
+                      SharedMemoryFilter& filter, std::vector<Access>& out) {
     auto add = [&](llvm::Value* pointer, llvm::Value* size, Hook hook) {
       // Hooks take pointers in the default address space, and only those can be shared memory of
       // a C/C++ program on the CPU.
-      if (pointer->getType()->getPointerAddressSpace() != 0 || !may_be_shared(pointer)) return;
+      if (pointer->getType()->getPointerAddressSpace() != 0 || !filter.may_be_shared(pointer))
+        return;
       out.push_back({&inst, pointer, size, hook});
     };
     auto add_plain = [&](llvm::Value* pointer, llvm::Type* type, Hook hook) {

@@ -3,15 +3,24 @@
 #include <llvm/Analysis/CaptureTracking.h>
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/GlobalVariable.h>
-#include <llvm/IR/Instructions.h>
+
+#include <limits>
 
 namespace weft::instrument {
 
-bool may_be_shared(const llvm::Value* pointer) {
+bool SharedMemoryFilter::may_be_shared(const llvm::Value* pointer) {
   const llvm::Value* object = llvm::getUnderlyingObject(pointer);
-  if (llvm::isa<llvm::AllocaInst>(object)) {
-    // Storing or returning the address may hand it to another thread, so both count as escapes.
-    return llvm::PointerMayBeCaptured(object, /*ReturnCaptures=*/true, /*StoreCaptures=*/true);
+  if (const auto* local = llvm::dyn_cast<llvm::AllocaInst>(object)) {
+    auto [it, inserted] = escapes_.try_emplace(local, false);
+    if (inserted) {
+      // Storing or returning the address may hand it to another thread, so both count as escapes.
+      // All uses are explored: LLVM's default gives up after 20, and at -O0 a local has a use for
+      // every time it is read or written.
+      it->second =
+          llvm::PointerMayBeCaptured(local, /*ReturnCaptures=*/true,
+                                     /*StoreCaptures=*/true, std::numeric_limits<unsigned>::max());
+    }
+    return it->second;
   }
   if (const auto* global = llvm::dyn_cast<llvm::GlobalVariable>(object)) {
     return !global->isConstant() && !global->isThreadLocal();

@@ -54,6 +54,8 @@ struct ExplorationResult {
   bool hit_bound = false;
   /// Set when an execution used something weft does not model: exploration stopped there.
   std::string unsupported;
+  /// What the first execution cut short by a bound or time limit said.
+  std::string first_bound_message;
 };
 
 /// Runs tests until the strategy is exhausted, a limit is hit, or (if asked) a bug is found.

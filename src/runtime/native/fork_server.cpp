@@ -101,7 +101,10 @@ void install_crash_handlers() {
   struct sigaction sa{};
   sa.sa_sigaction = on_fatal_signal;
   sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS, SIGTRAP}) sigaction(sig, &sa, nullptr);
+  // Faults, and the signals a program may send itself that end it.
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS, SIGTRAP, SIGTERM, SIGINT,
+                  SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE})
+    sigaction(sig, &sa, nullptr);
 }
 
 // One controlled execution in this process; its trace goes to `log`.

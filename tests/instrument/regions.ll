@@ -1,0 +1,33 @@
+; Atomic regions in shapes clang does not emit at -O0: several returns, and a musttail call, which
+; must stay immediately before its return. Run through opt -passes=weft-instrument; see
+; CMakeLists.txt.
+
+; CHECK-LABEL: define i32 @__VERIFIER_atomic_pick(
+; CHECK-NEXT: entry:
+; CHECK-NEXT: call void @__weft_atomic_begin()
+; CHECK: yes:
+; CHECK-NEXT: call void @__weft_atomic_end()
+; CHECK-NEXT: ret i32 1
+; CHECK: no:
+; CHECK-NEXT: call void @__weft_atomic_end()
+; CHECK-NEXT: ret i32 0
+define i32 @__VERIFIER_atomic_pick(i1 %c) {
+entry:
+  br i1 %c, label %yes, label %no
+yes:
+  ret i32 1
+no:
+  ret i32 0
+}
+
+declare i32 @callee(i32)
+
+; CHECK-LABEL: define i32 @__VERIFIER_atomic_forward(
+; CHECK-NEXT: call void @__weft_atomic_begin()
+; CHECK-NEXT: call void @__weft_atomic_end()
+; CHECK-NEXT: %r = musttail call i32 @callee(i32 %x)
+; CHECK-NEXT: ret i32 %r
+define i32 @__VERIFIER_atomic_forward(i32 %x) {
+  %r = musttail call i32 @callee(i32 %x)
+  ret i32 %r
+}

@@ -1,0 +1,16 @@
+// Compiling weft's bitcode output again (here: with the plugin at -O0, twice) adds no second set
+// of hooks. See CMakeLists.txt.
+int shared;
+
+// CHECK-LABEL: define {{.*}} @__VERIFIER_atomic_bump(
+// CHECK-NEXT: call void @__weft_atomic_begin()
+// CHECK-NEXT: call void @__weft_read(
+// CHECK-NEXT: load
+// CHECK-NEXT: add
+// CHECK-NEXT: call void @__weft_write(
+// CHECK-NEXT: store
+// CHECK-NEXT: call void @__weft_atomic_end()
+// CHECK-NEXT: ret void
+void __VERIFIER_atomic_bump(void) {
+  shared++;
+}

@@ -1,0 +1,248 @@
+// End-to-end tests of `weft check` / `weft run` / `weft replay` on real C and C++ programs
+// (tests/native/): bugs found with their reports, clean programs explored with the expected
+// number of executions (equal to the in-process API's for the same program and strategy), and
+// robustness against programs that crash, hang, exit or create too many threads.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "test_support.hpp"
+#include "weft/weft.hpp"
+
+namespace {
+
+using nlohmann::json;
+using weft::explorer::StrategyKind;
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+  json result;
+};
+
+std::string fixture(const std::string& name) { return std::string(WEFT_NATIVE_FIXTURES) + "/" + name; }
+
+// Runs the weft command line with `args`; parses stdout as JSON when it is JSON.
+CliRun weft_cli(const std::string& args) {
+  const std::string command = std::string(WEFT_BIN) + " " + args + " 2>/dev/null";
+  CliRun r;
+  FILE* p = popen(command.c_str(), "r");
+  char buf[4096];
+  while (p && std::fgets(buf, sizeof buf, p)) r.out += buf;
+  const int status = p ? pclose(p) : -1;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.result = json::parse(r.out, nullptr, false);
+  return r;
+}
+
+// Per test and program, so that tests running in parallel do not share files.
+std::string replay_file(const std::string& name) {
+  const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  return (std::filesystem::temp_directory_path() / ("weft-e2e-" + test + "-" + name + ".json"))
+      .string();
+}
+
+CliRun check(const std::string& file, const std::string& options = "") {
+  return weft_cli("check " + fixture(file) + " --json -q --replay-file " + replay_file(file) +
+                  " " + options);
+}
+
+std::string first_bug_kind(const CliRun& r) { return r.result["bugs"][0]["kind"].get<std::string>(); }
+std::string first_bug_message(const CliRun& r) {
+  return r.result["bugs"][0]["message"].get<std::string>();
+}
+std::uint64_t stat(const CliRun& r, const char* name) {
+  return r.result["statistics"][name].get<std::uint64_t>();
+}
+
+TEST(NativeEndToEnd, LostUpdateIsFoundWithSourceLocations) {
+  const CliRun r = check("lost_update.c");
+  ASSERT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_EQ(first_bug_kind(r), "assertion failure");
+  EXPECT_NE(first_bug_message(r).find("counter == 2"), std::string::npos);
+  // Every event has its file:line; the increments are on lines 11-16.
+  bool saw_increment_line = false;
+  for (const auto& step : r.result["bugs"][0]["interleaving"]) {
+    ASSERT_TRUE(step.contains("file")) << step.dump();
+    EXPECT_NE(step["file"].get<std::string>().find("lost_update.c"), std::string::npos);
+    const int line = step["line"].get<int>();
+    saw_increment_line |= line >= 11 && line <= 16;
+  }
+  EXPECT_TRUE(saw_increment_line);
+}
+
+TEST(NativeEndToEnd, ReplayReproducesTheBug) {
+  ASSERT_EQ(check("lost_update.c").exit_code, 1);
+  const CliRun r = weft_cli("replay --json " + replay_file("lost_update.c"));
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  ASSERT_TRUE(r.result.contains("reproduced")) << r.out;
+  EXPECT_TRUE(r.result["reproduced"].get<bool>());
+}
+
+TEST(NativeEndToEnd, LockedCounterIsCleanWithOneExecutionPerOrder) {
+  const CliRun three = check("locked_counter.c");
+  ASSERT_EQ(three.exit_code, 0) << three.out;
+  EXPECT_EQ(stat(three, "complete"), 6u);  // 3! orders of the critical sections
+  EXPECT_EQ(stat(three, "executions"), 6u);
+  const CliRun four = check("locked_counter.c", "-- -DTHREADS=4");
+  ASSERT_EQ(four.exit_code, 0) << four.out;
+  EXPECT_EQ(stat(four, "executions"), 24u);
+}
+
+// The same programs through the in-process API: the counts must be equal, strategy by strategy.
+void locked_counter_in_process(int threads) {
+  weft::mutex lock;
+  int counter = 0;
+  std::vector<weft::thread> workers;
+  for (int i = 0; i < threads; ++i)
+    workers.emplace_back([&] {
+      lock.lock();
+      counter = counter + 1;
+      lock.unlock();
+    });
+  for (auto& w : workers) w.join();
+}
+
+void lost_update_in_process() {
+  weft::mutex lock;
+  int counter = 0;
+  const auto increment = [&] {
+    lock.lock();
+    const int seen = counter;
+    lock.unlock();
+    lock.lock();
+    counter = seen + 1;
+    lock.unlock();
+  };
+  weft::thread a(increment), b(increment);
+  a.join();
+  b.join();
+  WEFT_ASSERT(counter == 2);
+}
+
+TEST(NativeEndToEnd, ExecutionCountsEqualTheInProcessApi) {
+  for (const auto& [kind, name] : {std::pair{StrategyKind::kOptimalDpor, "optimal"},
+                                   std::pair{StrategyKind::kDporCommutingReads, "dpor-cr"},
+                                   std::pair{StrategyKind::kDpor, "dpor"},
+                                   std::pair{StrategyKind::kDfs, "dfs"}}) {
+    SCOPED_TRACE(name);
+    weft::Options options = weft::testing::with(kind);
+    options.stop_on_first_bug = false;
+    const auto counter = weft::explore(options, [] { locked_counter_in_process(3); });
+    const CliRun native_counter = check("locked_counter.c", std::string("--strategy ") + name);
+    EXPECT_EQ(stat(native_counter, "executions"), counter.stats.executions);
+    EXPECT_EQ(stat(native_counter, "complete"), counter.stats.complete);
+
+    const auto lost = weft::explore(options, lost_update_in_process);
+    const CliRun native_lost =
+        check("lost_update.c", std::string("--all-bugs --strategy ") + name);
+    EXPECT_EQ(stat(native_lost, "executions"), lost.stats.executions);
+    EXPECT_EQ(stat(native_lost, "complete"), lost.stats.complete);
+  }
+}
+
+TEST(NativeEndToEnd, AbbaDeadlockNamesBothPendingLocks) {
+  const CliRun r = check("abba_deadlock.c");
+  ASSERT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_EQ(first_bug_kind(r), "deadlock");
+  const std::string m = first_bug_message(r);
+  EXPECT_NE(m.find("blocked in lock mutex first"), std::string::npos) << m;
+  EXPECT_NE(m.find("blocked in lock mutex second"), std::string::npos) << m;
+  int blocked_on_locks = 0;
+  for (const auto& p : r.result["bugs"][0]["pending"])
+    blocked_on_locks += p["blocked"].get<bool>() &&
+                        p["operation"].get<std::string>().starts_with("lock mutex");
+  EXPECT_EQ(blocked_on_locks, 2);
+}
+
+TEST(NativeEndToEnd, ConditionVariableIfInsteadOfWhileIsFound) {
+  const CliRun r = check("cond_if.c");
+  ASSERT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(first_bug_message(r).find("items > 0"), std::string::npos);
+}
+
+TEST(NativeEndToEnd, RaceInSyncModeAssertionInAllMode) {
+  const CliRun sync = check("racy_counter.c");
+  ASSERT_EQ(sync.exit_code, 1) << sync.out;
+  EXPECT_EQ(first_bug_kind(sync), "data race");
+  const std::string m = first_bug_message(sync);
+  EXPECT_NE(m.find("counter"), std::string::npos) << m;
+  // Both access sites, with their lines (10: the read, 11: the write).
+  EXPECT_NE(m.find("racy_counter.c:1"), m.rfind("racy_counter.c:1")) << m;
+
+  const CliRun all = check("racy_counter.c", "--points=all");
+  ASSERT_EQ(all.exit_code, 1) << all.out;
+  EXPECT_EQ(first_bug_kind(all), "assertion failure");
+  EXPECT_NE(first_bug_message(all).find("counter == 2"), std::string::npos);
+}
+
+TEST(NativeEndToEnd, CppThreadsMutexesConditionVariablesAtomics) {
+  const CliRun r = check("cpp_bank.cpp");
+  ASSERT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_EQ(first_bug_kind(r), "assertion failure");
+  EXPECT_NE(first_bug_message(r).find("balance >= 0"), std::string::npos);
+}
+
+// ---- robustness ------------------------------------------------------------------------------
+
+TEST(NativeRobustness, SegfaultIsACrashWithItsLocation) {
+  const CliRun r = check("crash_in_thread.c");
+  ASSERT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_EQ(first_bug_kind(r), "crash");
+  const std::string m = first_bug_message(r);
+  EXPECT_NE(m.find("thread 0.0 crashed: SIGSEGV"), std::string::npos) << m;
+  EXPECT_NE(m.find("crash_in_thread.c:14"), std::string::npos) << m;
+}
+
+TEST(NativeRobustness, EndlessLoopHitsTheTimeLimitAndAllPointsEndIt) {
+  const CliRun sync = check("endless_loop.c", "--execution-timeout 1");
+  EXPECT_EQ(sync.exit_code, 3) << sync.out;
+  EXPECT_NE(sync.result["incomplete_because"].get<std::string>().find("time limit"),
+            std::string::npos);
+  const CliRun all = check("endless_loop.c", "--points=all --max-steps 100");
+  EXPECT_EQ(all.exit_code, 3) << all.out;  // the spin is unbounded: the step bound cuts it
+  EXPECT_GT(stat(all, "complete"), 0u);    // but some executions finish
+}
+
+TEST(NativeRobustness, ExitFromAThreadEndsTheExecution) {
+  const CliRun r = check("exit_in_thread.c");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_GE(stat(r, "complete"), 2u);
+}
+
+TEST(NativeRobustness, TenThousandThreadsHitTheThreadBound) {
+  const CliRun r = check("many_threads.c");
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+  EXPECT_NE(r.result["incomplete_because"].get<std::string>().find("1000 threads"),
+            std::string::npos);
+}
+
+TEST(NativeRobustness, ProgramKillingItselfLosesNothing) {
+  const CliRun r = check("kills_itself.c", "--all-bugs");
+  ASSERT_EQ(r.exit_code, 1) << r.out;
+  ASSERT_EQ(r.result["bugs"].size(), 2u) << r.out;
+  std::string kinds;
+  for (const auto& b : r.result["bugs"]) kinds += b["kind"].get<std::string>() + ";";
+  EXPECT_NE(kinds.find("crash"), std::string::npos);
+  EXPECT_NE(kinds.find("assertion failure"), std::string::npos);
+}
+
+TEST(NativeRobustness, UnsupportedFunctionStopsTheRunNamingIt) {
+  const CliRun r = check("cancel_thread.c");
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+  EXPECT_NE(r.result["incomplete_because"].get<std::string>().find("pthread_cancel"),
+            std::string::npos);
+}
+
+TEST(NativeErrors, CompilerErrorsAndForeignBinariesExitWith2) {
+  EXPECT_EQ(check("does_not_compile.c").exit_code, 2);
+  EXPECT_EQ(weft_cli("run /bin/true").exit_code, 2);
+  EXPECT_EQ(weft_cli("check /no/such/file.c").exit_code, 2);
+  EXPECT_EQ(weft_cli("run --strategy nonsense /bin/true").exit_code, 2);
+}
+
+}  // namespace
