@@ -54,6 +54,8 @@ std::vector<std::string> program_environment(const ProgramOptions& o) {
     env.push_back(std::string(native::kCpuLimitEnv) + "=" +
                   std::to_string(static_cast<std::uint64_t>(o.execution_seconds) + 1));
   env.push_back(std::string(native::kMemoryLimitEnv) + "=" + std::to_string(o.memory_mb));
+  env.push_back(std::string(native::kTimeoutEnv) + "=" +
+                std::to_string(static_cast<std::uint64_t>(o.execution_seconds * 1000)));
   if (o.show_output) env.push_back("WEFT_SHOW_OUTPUT=1");
   return env;
 }
@@ -211,21 +213,13 @@ Trace ForkServer::run(const TestDirective& directive) {
   const std::string command = "RUN " + encode_directive(directive, threads_) + "\n";
   if (write(control_, command.data(), command.size()) != static_cast<ssize_t>(command.size()))
     throw DriverError("the fork server of '" + program_.path + "' is gone (" + errno_text() + ")");
-  const std::string pid_line = read_line(30);
-  long pid = 0;
-  if (std::sscanf(pid_line.c_str(), "PID %ld", &pid) != 1)
-    throw DriverError("the fork server of '" + program_.path + "' stopped answering");
+  // The fork server enforces the time limit itself; allow it some slack before giving up on it.
   const double limit = program_.options.execution_seconds;
-  std::string exit_line = read_line(limit);
-  bool timed_out = false;
-  if (exit_line == "TIMEOUT") {
-    timed_out = true;
-    kill(static_cast<pid_t>(pid), SIGKILL);
-    exit_line = read_line(30);
-  }
+  const std::string exit_line = read_line(limit > 0 ? limit + 30 : 0);
   int wait_status = 0;
   if (std::sscanf(exit_line.c_str(), "EXIT %d", &wait_status) != 1)
     throw DriverError("the fork server of '" + program_.path + "' stopped answering");
+  const bool timed_out = exit_line.ends_with(" timeout");
   return read_log(log_, directive, wait_status, timed_out, limit, threads_);
 }
 

@@ -23,6 +23,8 @@ inline constexpr const char* kNondetEnv = "WEFT_NONDET";
 /// Per-execution limits of the forked child: CPU seconds and address space in MiB.
 inline constexpr const char* kCpuLimitEnv = "WEFT_CPU_SECONDS";
 inline constexpr const char* kMemoryLimitEnv = "WEFT_MEMORY_MB";
+/// Wall-clock milliseconds a child may run before the fork server kills it (0: no limit).
+inline constexpr const char* kTimeoutEnv = "WEFT_TIMEOUT_MS";
 /// "1": stop in the debugger (raise SIGTRAP) when a replayed execution reaches its bug.
 inline constexpr const char* kBreakOnBugEnv = "WEFT_BREAK_ON_BUG";
 
@@ -33,7 +35,7 @@ inline constexpr int kProtocolVersion = 1;
 // Control lines (text, one per line):
 //   program → weft at start:  "HELLO <version> <load base, hex>"
 //   weft → program:           "RUN <directive in wire form>"  |  "QUIT"
-//   program → weft:           "PID <child pid>" then, when it ended, "EXIT <raw wait status>"
+//   program → weft:           "EXIT <raw wait status>[ timeout]" when the child has ended
 
 /// The shared-memory trace log a child writes while it runs, so that weft keeps the events of a
 /// child that crashes or is killed. After the header come text records, each ending in '\n':

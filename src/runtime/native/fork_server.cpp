@@ -9,6 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <sys/syscall.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -64,18 +66,29 @@ void write_all(int fd, const std::string& s) {
   }
 }
 
-// Reads one line from weft; false at end of file.
-bool read_line(int fd, std::string& line) {
-  line.clear();
-  char c;
-  while (true) {
-    const ssize_t n = read(fd, &c, 1);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    if (c == '\n') return true;
-    line += c;
+// Reads one line from weft; false at end of file. Buffered: one read per command, not per byte.
+class LineReader {
+ public:
+  explicit LineReader(int fd) : fd_(fd) {}
+  bool next(std::string& line) {
+    while (true) {
+      if (auto nl = buffer_.find('\n'); nl != std::string::npos) {
+        line.assign(buffer_, 0, nl);
+        buffer_.erase(0, nl + 1);
+        return true;
+      }
+      char chunk[4096];
+      const ssize_t n = read(fd_, chunk, sizeof chunk);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      buffer_.append(chunk, static_cast<std::size_t>(n));
+    }
   }
-}
+
+ private:
+  int fd_;
+  std::string buffer_;
+};
 
 void on_fatal_signal(int sig, siginfo_t* info, void* context) {
   // Best effort: the process is dying anyway. Say where, and who was running.
@@ -107,12 +120,13 @@ void install_crash_handlers() {
     sigaction(sig, &sa, nullptr);
 }
 
-// One controlled execution in this process; its trace goes to `log`.
+// One controlled execution in this process; its trace goes to `log`. The process ends right
+// after it, so the runtime is never destroyed: tearing down stacks would only cost time.
 void run_execution(const std::string& directive_text, TraceLog& log, bool break_on_bug, int argc,
                    char** argv, char** envp) {
   log.reset();
   g_log = &log;
-  NativeRuntime rt(options_from_env(), &log);
+  NativeRuntime& rt = *new NativeRuntime(options_from_env(), &log);
   rt.break_on_bug = break_on_bug;
   TestDirective directive;
   try {
@@ -152,9 +166,20 @@ void limit(int resource, std::uint64_t value) {
 
   const std::uint64_t cpu_seconds = env_number(weft::native::kCpuLimitEnv, 0);
   const std::uint64_t memory_mb = env_number(weft::native::kMemoryLimitEnv, 0);
-  const bool show_output = std::getenv("WEFT_SHOW_OUTPUT") != nullptr;
+  const std::uint64_t timeout_ms = env_number(weft::native::kTimeoutEnv, 0);
+  // What every child needs is set up once here and inherited through fork: signal handlers,
+  // and (unless asked otherwise) the program's output going nowhere.
+  install_crash_handlers();
+  if (std::getenv("WEFT_SHOW_OUTPUT") == nullptr) {
+    const int null = open("/dev/null", O_RDWR);
+    dup2(null, 0);
+    dup2(null, 1);
+    dup2(null, 2);
+    close(null);
+  }
+  LineReader commands(ctl);
   std::string line;
-  while (read_line(ctl, line)) {
+  while (commands.next(line)) {
     if (line == "QUIT") break;
     if (line.rfind("RUN ", 0) != 0) die("unknown command from weft");
     std::fflush(nullptr);
@@ -164,26 +189,33 @@ void limit(int resource, std::uint64_t value) {
       prctl(PR_SET_PDEATHSIG, SIGKILL);
       close(ctl);
       close(status);
-      if (!show_output) {
-        const int null = open("/dev/null", O_RDWR);
-        dup2(null, 0);
-        dup2(null, 1);
-        dup2(null, 2);
-        close(null);
-      }
       limit(RLIMIT_CPU, cpu_seconds);
       limit(RLIMIT_AS, memory_mb << 20);
       limit(RLIMIT_CORE, 0);
-      install_crash_handlers();
       run_execution(line.substr(4), log, false, argc, argv, envp);
       _exit(0);
     }
-    write_all(status, "PID " + std::to_string(pid) + "\n");
+    // Wait for the child, at most the time limit; then it is killed.
+    bool timed_out = false;
+    if (timeout_ms > 0) {
+      const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+      if (pidfd >= 0) {
+        pollfd p{pidfd, POLLIN, 0};
+        int r;
+        while ((r = poll(&p, 1, static_cast<int>(timeout_ms))) < 0 && errno == EINTR) {
+        }
+        if (r == 0) {
+          timed_out = true;
+          kill(pid, SIGKILL);
+        }
+        close(pidfd);
+      }
+    }
     int wstatus = 0;
     while (waitpid(pid, &wstatus, 0) < 0) {
       if (errno != EINTR) die("waitpid failed");
     }
-    write_all(status, "EXIT " + std::to_string(wstatus) + "\n");
+    write_all(status, "EXIT " + std::to_string(wstatus) + (timed_out ? " timeout\n" : "\n"));
   }
   _exit(0);
 }
