@@ -187,6 +187,31 @@ TEST(NativeEndToEnd, CppThreadsMutexesConditionVariablesAtomics) {
   EXPECT_NE(first_bug_message(r).find("balance >= 0"), std::string::npos);
 }
 
+TEST(NativeEndToEnd, PthreadApiProgramIsExploredCompletelyWithoutFalseAlarms) {
+  // Recursive and errorcheck mutexes, rwlocks, barriers, once, keys, spinlocks, semaphores,
+  // timed waits, pthread_exit: any modelling mistake shows up as a failed assertion or deadlock.
+  const CliRun r = check("pthread_api.c");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_GT(stat(r, "complete"), 1000u);
+}
+
+TEST(NativeEndToEnd, SvCompConventions) {
+  // Default input 0: the atomic sections keep x even, so neither reach_error is reachable.
+  const CliRun clean = check("svcomp_conventions.c");
+  EXPECT_EQ(clean.exit_code, 0) << clean.out;
+  // Input 2: the observer can see x == 2.
+  const CliRun found = check("svcomp_conventions.c", "--nondet 2");
+  ASSERT_EQ(found.exit_code, 1) << found.out;
+  EXPECT_NE(first_bug_message(found).find("reach_error() was called"), std::string::npos);
+  // Input 3 is ruled out by assume: the one execution is discarded, which is not a bug.
+  const CliRun discarded = check("svcomp_conventions.c", "--nondet 3");
+  EXPECT_EQ(discarded.exit_code, 0) << discarded.out;
+  EXPECT_EQ(stat(discarded, "executions"), 1u);
+  // With every access a scheduling point, the atomic sections still do not interleave.
+  const CliRun all = check("svcomp_conventions.c", "--points=all");
+  EXPECT_EQ(all.exit_code, 0) << all.out;
+}
+
 // ---- robustness ------------------------------------------------------------------------------
 
 TEST(NativeRobustness, SegfaultIsACrashWithItsLocation) {

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "weft/driver/report.hpp"
+#include "weft/runtime/native_protocol.hpp"
 #include "weft/trace/wire.hpp"
 
 namespace weft::driver {
@@ -22,7 +23,8 @@ std::string operation_text(const Operation& op, const ThreadRegistry& threads,
   if (d == Domain::kNone || d == Domain::kThread || d == Domain::kProcess) return s;
   for (ObjectKey key : {op.object, op.partner}) {
     if (!key) continue;
-    const std::string name = symbols.data(key);
+    const std::string name =
+        key == native::kAtomicSectionKey ? std::string("(atomic section)") : symbols.data(key);
     const std::string raw = hex(key);
     if (auto at = s.find(raw); !name.empty() && at != std::string::npos) s.replace(at, raw.size(), name);
   }

@@ -88,6 +88,9 @@ std::uint64_t Symbolizer::offset(std::uint64_t address) const {
 
 void Symbolizer::prepare(const std::vector<std::uint64_t>& code,
                          const std::vector<std::uint64_t>& data) {
+  // Small numbers are not addresses of variables (reserved keys, null).
+  for (auto a : data)
+    if (a < 4096) data_[a] = "";
   std::vector<std::string> queries;
   std::vector<std::uint64_t> code_todo, data_todo;
   for (auto a : code)
@@ -124,9 +127,13 @@ void Symbolizer::prepare(const std::vector<std::uint64_t>& code,
       std::istringstream range(blocks[k][1]);
       std::uint64_t start = 0, size = 0;
       range >> start >> size;
-      name = blocks[k][0];
+      // Only an address inside a variable names it (not the nearest symbol before a stack or
+      // heap address).
       const std::uint64_t at = offset(data_todo[i]);
-      if (start && at > start && at < start + size) name += "+" + std::to_string(at - start);
+      if (size > 0 && at >= start && at < start + size) {
+        name = blocks[k][0];
+        if (at > start) name += "+" + std::to_string(at - start);
+      }
     }
     data_[data_todo[i]] = name;
   }

@@ -28,6 +28,10 @@ inline constexpr const char* kTimeoutEnv = "WEFT_TIMEOUT_MS";
 /// "1": stop in the debugger (raise SIGTRAP) when a replayed execution reaches its bug.
 inline constexpr const char* kBreakOnBugEnv = "WEFT_BREAK_ON_BUG";
 
+/// The mutex that __VERIFIER_atomic_* functions and atomic_begin/end blocks hold (no object
+/// lives at this address).
+inline constexpr std::uint64_t kAtomicSectionKey = 8;
+
 /// A marker string every instrumented binary contains; weft refuses binaries without it.
 inline constexpr const char* kRuntimeMarker = "weft-runtime-v1";
 inline constexpr int kProtocolVersion = 1;

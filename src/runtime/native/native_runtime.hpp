@@ -11,6 +11,7 @@
 
 #include "race_detector.hpp"
 #include "trace_log.hpp"
+#include "weft/runtime/native_protocol.hpp"
 #include "weft/runtime/scheduler.hpp"
 #include "weft/trace/thread_id.hpp"
 
@@ -120,8 +121,6 @@ class NativeRuntime {
 /// Object keys of native objects are their addresses.
 inline ObjectKey key_of(const volatile void* p) { return reinterpret_cast<ObjectKey>(p); }
 
-/// The reserved mutex that __VERIFIER_atomic_* functions and atomic_begin/end blocks hold: they
-/// exclude each other (no address is this small).
-inline constexpr ObjectKey kAtomicSectionKey = 8;
+using weft::native::kAtomicSectionKey;
 
 }  // namespace weft::runtime::native
