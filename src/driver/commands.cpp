@@ -133,8 +133,11 @@ int run_command(const Program& program, const ExploreSettings& settings) {
     std::string replay;
     if (i == 0) {
       write_replay_file(replay_path, program, bug, threads, bug_message(bug, symbols));
-      replay = "weft replay " + shell_word(program.path) + " " + shell_word(replay_path) +
-               "   (add --gdb to stop in gdb at the bug)";
+      // The replay file names the program; `weft check` builds it in a temporary directory, so
+      // its replay command needs only the file.
+      replay = "weft replay " +
+               (settings.program_is_temporary ? "" : shell_word(program.path) + " ") +
+               shell_word(replay_path) + "   (add --gdb to stop in gdb at the bug)";
     }
     if (settings.json) {
       auto j = native_bug_json(bug, threads, symbols);
@@ -268,8 +271,9 @@ int check_command(const std::string& source, const std::vector<std::string>& com
   if (std::system(command.c_str()) != 0)
     throw DriverError("compiling '" + source + "' failed (the compiler's messages are above)");
   program.path = binary;
-  const int code = run_command(program, settings);
-  return code;
+  ExploreSettings check_settings = settings;
+  check_settings.program_is_temporary = true;
+  return run_command(program, check_settings);
 }
 
 }  // namespace weft::driver

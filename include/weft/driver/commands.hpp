@@ -29,6 +29,7 @@ struct ExploreSettings {
   bool json = false;
   bool quiet = false;              ///< no progress line
   std::string replay_file;         ///< where to write the first bug's replay file ("" = default)
+  bool program_is_temporary = false;  ///< built by `weft check`: refer to it only via the file
 };
 
 /// Explores `program` and prints the verdict; returns the exit code.
