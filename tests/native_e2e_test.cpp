@@ -212,6 +212,12 @@ TEST(NativeEndToEnd, SvCompConventions) {
   EXPECT_EQ(all.exit_code, 0) << all.out;
 }
 
+TEST(NativeEndToEnd, HeapAddressesArePerThread) {
+  const CliRun r = check("heap_per_thread.c", "--all-bugs");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(stat(r, "complete"), stat(r, "traces"));
+}
+
 // ---- robustness ------------------------------------------------------------------------------
 
 TEST(NativeRobustness, SegfaultIsACrashWithItsLocation) {

@@ -144,6 +144,28 @@ void run_execution(const std::string& directive_text, TraceLog& log, bool break_
   log.append('T', encode_trace(trace, rt.registry()));
 }
 
+// Whether child `pid` ends within `ms` milliseconds (it is not reaped). A pidfd lets poll wait
+// for it; kernels before 5.3 have none, and then it is polled every millisecond.
+bool ends_within(pid_t pid, std::uint64_t ms) {
+  const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  if (pidfd >= 0) {
+    pollfd p{pidfd, POLLIN, 0};
+    int r;
+    while ((r = poll(&p, 1, static_cast<int>(ms))) < 0 && errno == EINTR) {
+    }
+    close(pidfd);
+    return r != 0;
+  }
+  for (std::uint64_t waited = 0; waited < ms; ++waited) {
+    siginfo_t info{};
+    if (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+        info.si_pid == pid)
+      return true;
+    usleep(1000);
+  }
+  return false;
+}
+
 void limit(int resource, std::uint64_t value) {
   if (value == 0) return;
   rlimit r{value, value};
@@ -196,21 +218,8 @@ void limit(int resource, std::uint64_t value) {
       _exit(0);
     }
     // Wait for the child, at most the time limit; then it is killed.
-    bool timed_out = false;
-    if (timeout_ms > 0) {
-      const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
-      if (pidfd >= 0) {
-        pollfd p{pidfd, POLLIN, 0};
-        int r;
-        while ((r = poll(&p, 1, static_cast<int>(timeout_ms))) < 0 && errno == EINTR) {
-        }
-        if (r == 0) {
-          timed_out = true;
-          kill(pid, SIGKILL);
-        }
-        close(pidfd);
-      }
-    }
+    const bool timed_out = timeout_ms > 0 && !ends_within(pid, timeout_ms);
+    if (timed_out) kill(pid, SIGKILL);
     int wstatus = 0;
     while (waitpid(pid, &wstatus, 0) < 0) {
       if (errno != EINTR) die("waitpid failed");

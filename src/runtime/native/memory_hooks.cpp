@@ -8,6 +8,7 @@
 using weft::Operation;
 using weft::OpKind;
 using weft::runtime::native::NativeRuntime;
+using weft::runtime::native::RuntimeScope;
 using weft::runtime::native::Points;
 using weft::runtime::native::RaceDetector;
 
@@ -23,6 +24,7 @@ std::uint32_t clamp_size(std::uint64_t size) {
 void plain_access(void* addr, std::uint64_t size, bool write, std::uint64_t site) {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt || size == 0) return;
+  RuntimeScope scope(*rt);
   auto& sched = rt->scheduler();
   if (rt->options().points == Points::kAll) {
     sched.perform(Operation{write ? OpKind::kWrite : OpKind::kRead, 0, clamp_size(size),
@@ -62,6 +64,7 @@ void __weft_atomic(void* addr, std::uint64_t size, std::uint32_t kind, std::uint
   (void)ordering;
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt || kind == kFence) return;
+  RuntimeScope scope(*rt);
   const std::uint64_t site = WEFT_CALLER_SITE();
   static constexpr OpKind kOps[] = {OpKind::kAtomicLoad, OpKind::kAtomicStore, OpKind::kAtomicRmw,
                                     OpKind::kAtomicCas};

@@ -1,6 +1,8 @@
 #include "native_runtime.hpp"
 
 #include <csignal>
+#include <cstdlib>
+#include <functional>
 
 #include "weft/trace/wire.hpp"
 
@@ -19,14 +21,39 @@ constexpr std::uintptr_t kStackRegion = 0x100000000000ULL;
 }  // namespace
 
 NativeRuntime::NativeRuntime(const NativeOptions& options, TraceLog* log)
-    : options_(options), log_(log), scheduler_(registry_) {}
+    : options_(options), log_(log), scheduler_(registry_) {
+  // Never reallocated: references to entries stay valid, and creating an entry never calls
+  // malloc (which would ask for the running thread's entry).
+  threads_.reserve(options.max_threads + 2);
+  threads_.resize(1);
+}
+
+ThreadHeap* NativeRuntime::program_heap(std::uint32_t& slot) {
+  const ThreadId id = scheduler_.self();
+  if (id == kNoThread) return nullptr;
+  NativeThread& t = thread(id);
+  if (t.in_runtime) return nullptr;
+  if (!t.has_heap_slot) {
+    // By name, probing past regions that other threads of this execution took.
+    std::uint32_t s = static_cast<std::uint32_t>(std::hash<std::string>{}(registry_.name(id)) % 4096);
+    while (heap_slots_used_[s / 64] & (std::uint64_t{1} << (s % 64))) s = (s + 1) % 4096;
+    heap_slots_used_[s / 64] |= std::uint64_t{1} << (s % 64);
+    t.heap_slot = s;
+    t.has_heap_slot = true;
+  }
+  slot = t.heap_slot;
+  return &t.heap;
+}
 
 NativeRuntime::~NativeRuntime() {
   if (active_ == this) active_ = nullptr;
 }
 
 NativeThread& NativeRuntime::thread(ThreadId id) {
-  if (id >= threads_.size()) threads_.resize(id + 1);
+  if (id >= threads_.size()) {
+    if (id >= threads_.capacity()) std::abort();  // the thread bound keeps ids below it
+    threads_.resize(id + 1);
+  }
   return threads_[id];
 }
 
@@ -43,11 +70,13 @@ ThreadId NativeRuntime::thread_of(pthread_t handle) {
 }
 
 void NativeRuntime::fail(Outcome outcome, const std::string& message) {
+  RuntimeScope scope(*this);
   if (break_on_bug) raise(SIGTRAP);  // weft replay --gdb: stop here, in the failing thread
   scheduler_.fail(outcome, message);
 }
 
 void NativeRuntime::unsupported(const char* what) {
+  RuntimeScope scope(*this);
   scheduler_.fail(Outcome::kUnsupported,
                   std::string(what) + " is not supported by weft (thread " +
                       registry_.name(scheduler_.self()) + ")");

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "race_detector.hpp"
+#include "thread_heap.hpp"
 #include "trace_log.hpp"
 #include "weft/runtime/native_protocol.hpp"
 #include "weft/runtime/scheduler.hpp"
@@ -36,6 +37,10 @@ struct NativeThread {
   bool detached = false;
   std::unordered_map<pthread_key_t, void*> specific;
   int atomic_depth = 0;  ///< inside __VERIFIER_atomic_* / atomic_begin blocks
+  int in_runtime = 0;    ///< inside weft's own code: its allocations are not the program's
+  ThreadHeap heap;
+  std::uint32_t heap_slot = 0;
+  bool has_heap_slot = false;
 };
 
 /// Reader-writer locks and barriers are built from the scheduler's mutexes and condition
@@ -92,6 +97,9 @@ class NativeRuntime {
   std::unordered_map<ObjectKey, bool>& once_done() { return once_done_; }
   std::unordered_map<ObjectKey, bool>& known_semaphores() { return known_semaphores_; }
   RaceDetector& races() { return races_; }
+  /// The heap of the program thread running now, and its region slot; nullptr when the
+  /// allocation is not the program's (the scheduler itself, or weft's code on a program thread).
+  ThreadHeap* program_heap(std::uint32_t& slot);
   /// Destructors of thread-specific data keys (process-wide: keys outlive executions).
   static std::unordered_map<pthread_key_t, void (*)(void*)>& key_destructors();
   std::uint32_t threads_created() const { return threads_created_; }
@@ -113,6 +121,20 @@ class NativeRuntime {
   std::uint32_t threads_created_ = 1;
   const Trace* current_trace_ = nullptr;  // the scheduler's trace while run() runs
   std::size_t logged_ = 0;                // events of it already in the log
+  std::uint64_t heap_slots_used_[64] = {}; // bitset over the 4096 heap regions
+};
+
+/// Marks weft's own code running on a program thread, so that what it allocates does not shift
+/// the program's deterministic heap addresses.
+class RuntimeScope {
+ public:
+  explicit RuntimeScope(NativeRuntime& rt) : thread_(rt.self()) { ++thread_.in_runtime; }
+  ~RuntimeScope() { --thread_.in_runtime; }
+  RuntimeScope(const RuntimeScope&) = delete;
+  RuntimeScope& operator=(const RuntimeScope&) = delete;
+
+ private:
+  NativeThread& thread_;
 };
 
 /// The code address a hook or interposed function was called from.

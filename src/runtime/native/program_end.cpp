@@ -16,6 +16,7 @@
 
 using weft::Outcome;
 using weft::runtime::native::NativeRuntime;
+using weft::runtime::native::RuntimeScope;
 
 namespace {
 
@@ -82,6 +83,7 @@ void __assert_fail(const char* assertion, const char* file, unsigned int line,
 void __weft_reach_error(void) {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return;
+  RuntimeScope scope(*rt);
   rt->fail(Outcome::kAssertionFailure, thread_name(*rt) + ": reach_error() was called");
 }
 
@@ -106,6 +108,7 @@ void __VERIFIER_assume(int condition) {
 void __weft_atomic_begin(void) {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return;
+  RuntimeScope scope(*rt);
   if (rt->self().atomic_depth++ == 0)
     rt->scheduler().perform(
         weft::Operation{weft::OpKind::kMutexLock, 0, 0,
@@ -116,6 +119,7 @@ void __weft_atomic_begin(void) {
 void __weft_atomic_end(void) {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return;
+  RuntimeScope scope(*rt);
   if (--rt->self().atomic_depth == 0)
     rt->scheduler().perform(
         weft::Operation{weft::OpKind::kMutexUnlock, 0, 0,
@@ -131,18 +135,21 @@ void __VERIFIER_atomic_end(void) { __weft_atomic_end(); }
 int pthread_cancel(pthread_t thread) {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(pthread_cancel, thread);
+  RuntimeScope scope(*rt);
   rt->unsupported("pthread_cancel");
 }
 
 int pthread_kill(pthread_t thread, int signal) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(pthread_kill, thread, signal);
+  RuntimeScope scope(*rt);
   rt->unsupported("pthread_kill");
 }
 
 pid_t fork(void) {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(fork);
+  RuntimeScope scope(*rt);
   rt->unsupported("fork() inside an explored program");
 }
 

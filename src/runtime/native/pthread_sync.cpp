@@ -13,6 +13,7 @@ using weft::Operation;
 using weft::OpKind;
 using weft::runtime::native::key_of;
 using weft::runtime::native::NativeRuntime;
+using weft::runtime::native::RuntimeScope;
 
 namespace {
 
@@ -136,18 +137,21 @@ int pthread_mutex_init(pthread_mutex_t* m, const pthread_mutexattr_t* attr) __TH
 int pthread_mutex_destroy(pthread_mutex_t* m) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(pthread_mutex_destroy, m);
+  RuntimeScope scope(*rt);
   return rt->scheduler().mutex_owner(key_of(m)) == weft::kNoThread ? 0 : EBUSY;
 }
 
 int pthread_mutex_lock(pthread_mutex_t* m) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(pthread_mutex_lock, m);
+  RuntimeScope scope(*rt);
   return lock_mutex(*rt, m, OpKind::kMutexLock, WEFT_CALLER_SITE());
 }
 
 int pthread_mutex_trylock(pthread_mutex_t* m) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(pthread_mutex_trylock, m);
+  RuntimeScope scope(*rt);
   return lock_mutex(*rt, m, OpKind::kMutexTryLock, WEFT_CALLER_SITE());
 }
 
@@ -156,6 +160,7 @@ int pthread_mutex_trylock(pthread_mutex_t* m) __THROW {
 int pthread_mutex_timedlock(pthread_mutex_t* m, const struct timespec* until) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(pthread_mutex_timedlock, m, until);
+  RuntimeScope scope(*rt);
   const int r = lock_mutex(*rt, m, OpKind::kMutexTryLock, WEFT_CALLER_SITE());
   return r == EBUSY ? ETIMEDOUT : r;
 }
@@ -164,6 +169,7 @@ int pthread_mutex_clocklock(pthread_mutex_t* m, clockid_t clock,
                             const struct timespec* until) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(pthread_mutex_clocklock, m, clock, until);
+  RuntimeScope scope(*rt);
   const int r = lock_mutex(*rt, m, OpKind::kMutexTryLock, WEFT_CALLER_SITE());
   return r == EBUSY ? ETIMEDOUT : r;
 }
@@ -171,12 +177,14 @@ int pthread_mutex_clocklock(pthread_mutex_t* m, clockid_t clock,
 int pthread_mutex_unlock(pthread_mutex_t* m) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(pthread_mutex_unlock, m);
+  RuntimeScope scope(*rt);
   return unlock_mutex(*rt, m, WEFT_CALLER_SITE());
 }
 
 int pthread_mutex_consistent(pthread_mutex_t* m) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(pthread_mutex_consistent, m);
+  RuntimeScope scope(*rt);
   rt->unsupported("pthread_mutex_consistent (robust mutexes)");
 }
 
@@ -191,17 +199,20 @@ int pthread_spin_destroy(pthread_spinlock_t* s) __THROW {
 int pthread_spin_lock(pthread_spinlock_t* s) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(pthread_spin_lock, s);
+  RuntimeScope scope(*rt);
   perform(*rt, OpKind::kMutexLock, s, WEFT_CALLER_SITE());
   return 0;
 }
 int pthread_spin_trylock(pthread_spinlock_t* s) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(pthread_spin_trylock, s);
+  RuntimeScope scope(*rt);
   return perform(*rt, OpKind::kMutexTryLock, s, WEFT_CALLER_SITE()) ? 0 : EBUSY;
 }
 int pthread_spin_unlock(pthread_spinlock_t* s) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(pthread_spin_unlock, s);
+  RuntimeScope scope(*rt);
   perform(*rt, OpKind::kMutexUnlock, s, WEFT_CALLER_SITE());
   return 0;
 }
@@ -219,6 +230,7 @@ int pthread_cond_destroy(pthread_cond_t* c) __THROW {
 int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL_V(pthread_cond_wait, "GLIBC_2.3.2", c, m);
+  RuntimeScope scope(*rt);
   return cond_wait(*rt, c, m, false, WEFT_CALLER_SITE());
 }
 
@@ -226,6 +238,7 @@ int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) {
 int pthread_cond_timedwait(pthread_cond_t* c, pthread_mutex_t* m, const struct timespec* until) {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL_V(pthread_cond_timedwait, "GLIBC_2.3.2", c, m, until);
+  RuntimeScope scope(*rt);
   return cond_wait(*rt, c, m, true, WEFT_CALLER_SITE());
 }
 
@@ -233,12 +246,14 @@ int pthread_cond_clockwait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t cloc
                            const struct timespec* until) {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(pthread_cond_clockwait, c, m, clock, until);
+  RuntimeScope scope(*rt);
   return cond_wait(*rt, c, m, true, WEFT_CALLER_SITE());
 }
 
 int pthread_cond_signal(pthread_cond_t* c) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL_V(pthread_cond_signal, "GLIBC_2.3.2", c);
+  RuntimeScope scope(*rt);
   perform(*rt, OpKind::kCondSignal, c, WEFT_CALLER_SITE());
   return 0;
 }
@@ -246,6 +261,7 @@ int pthread_cond_signal(pthread_cond_t* c) __THROW {
 int pthread_cond_broadcast(pthread_cond_t* c) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL_V(pthread_cond_broadcast, "GLIBC_2.3.2", c);
+  RuntimeScope scope(*rt);
   perform(*rt, OpKind::kCondBroadcast, c, WEFT_CALLER_SITE());
   return 0;
 }
@@ -254,6 +270,7 @@ int pthread_cond_broadcast(pthread_cond_t* c) __THROW {
 
 int pthread_rwlock_init(pthread_rwlock_t* l, const pthread_rwlockattr_t* attr) __THROW {
   if (NativeRuntime* rt = NativeRuntime::active()) {
+    RuntimeScope scope(*rt);
     rt->rwlocks()[key_of(l)] = {};
     return 0;
   }
@@ -266,36 +283,43 @@ int pthread_rwlock_destroy(pthread_rwlock_t* l) __THROW {
 int pthread_rwlock_rdlock(pthread_rwlock_t* l) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(pthread_rwlock_rdlock, l);
+  RuntimeScope scope(*rt);
   return rw_lock(*rt, l, false, false, WEFT_CALLER_SITE());
 }
 int pthread_rwlock_wrlock(pthread_rwlock_t* l) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(pthread_rwlock_wrlock, l);
+  RuntimeScope scope(*rt);
   return rw_lock(*rt, l, true, false, WEFT_CALLER_SITE());
 }
 int pthread_rwlock_tryrdlock(pthread_rwlock_t* l) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(pthread_rwlock_tryrdlock, l);
+  RuntimeScope scope(*rt);
   return rw_lock(*rt, l, false, true, WEFT_CALLER_SITE());
 }
 int pthread_rwlock_trywrlock(pthread_rwlock_t* l) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(pthread_rwlock_trywrlock, l);
+  RuntimeScope scope(*rt);
   return rw_lock(*rt, l, true, true, WEFT_CALLER_SITE());
 }
 int pthread_rwlock_timedrdlock(pthread_rwlock_t* l, const struct timespec* until) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(pthread_rwlock_timedrdlock, l, until);
+  RuntimeScope scope(*rt);
   return rw_lock(*rt, l, false, true, WEFT_CALLER_SITE()) == EBUSY ? ETIMEDOUT : 0;
 }
 int pthread_rwlock_timedwrlock(pthread_rwlock_t* l, const struct timespec* until) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(pthread_rwlock_timedwrlock, l, until);
+  RuntimeScope scope(*rt);
   return rw_lock(*rt, l, true, true, WEFT_CALLER_SITE()) == EBUSY ? ETIMEDOUT : 0;
 }
 int pthread_rwlock_unlock(pthread_rwlock_t* l) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(pthread_rwlock_unlock, l);
+  RuntimeScope scope(*rt);
   return rw_unlock(*rt, l, WEFT_CALLER_SITE());
 }
 
@@ -304,6 +328,7 @@ int pthread_rwlock_unlock(pthread_rwlock_t* l) __THROW {
 int pthread_barrier_init(pthread_barrier_t* b, const pthread_barrierattr_t* attr,
                          unsigned int count) __THROW {
   if (NativeRuntime* rt = NativeRuntime::active()) {
+    RuntimeScope scope(*rt);
     if (count == 0) return EINVAL;
     rt->barriers()[key_of(b)] = {count, 0, 0};
     return 0;
@@ -317,6 +342,7 @@ int pthread_barrier_destroy(pthread_barrier_t* b) __THROW {
 int pthread_barrier_wait(pthread_barrier_t* b) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(pthread_barrier_wait, b);
+  RuntimeScope scope(*rt);
   const std::uint64_t site = WEFT_CALLER_SITE();
   auto it = rt->barriers().find(key_of(b));
   if (it == rt->barriers().end())
@@ -342,6 +368,7 @@ int pthread_barrier_wait(pthread_barrier_t* b) __THROW {
 int sem_init(sem_t* s, int shared, unsigned int value) __THROW {
   const int r = WEFT_REAL(sem_init, s, shared, value);
   if (NativeRuntime* rt = NativeRuntime::active(); rt && r == 0) {
+    RuntimeScope scope(*rt);
     rt->known_semaphores()[key_of(s)] = true;
     rt->scheduler().init_semaphore(key_of(s), value);
   }
@@ -356,6 +383,7 @@ int sem_destroy(sem_t* s) __THROW {
 int sem_wait(sem_t* s) {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(sem_wait, s);
+  RuntimeScope scope(*rt);
   know_semaphore(*rt, s);
   perform(*rt, OpKind::kSemWait, s, WEFT_CALLER_SITE());
   return 0;
@@ -364,6 +392,7 @@ int sem_wait(sem_t* s) {
 int sem_trywait(sem_t* s) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(sem_trywait, s);
+  RuntimeScope scope(*rt);
   know_semaphore(*rt, s);
   if (perform(*rt, OpKind::kSemTryWait, s, WEFT_CALLER_SITE())) return 0;
   errno = EAGAIN;
@@ -373,6 +402,7 @@ int sem_trywait(sem_t* s) __THROW {
 int sem_timedwait(sem_t* s, const struct timespec* until) {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(sem_timedwait, s, until);
+  RuntimeScope scope(*rt);
   know_semaphore(*rt, s);
   if (perform(*rt, OpKind::kSemTryWait, s, WEFT_CALLER_SITE())) return 0;
   errno = ETIMEDOUT;
@@ -382,6 +412,7 @@ int sem_timedwait(sem_t* s, const struct timespec* until) {
 int sem_post(sem_t* s) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(sem_post, s);
+  RuntimeScope scope(*rt);
   know_semaphore(*rt, s);
   perform(*rt, OpKind::kSemPost, s, WEFT_CALLER_SITE());
   return 0;
@@ -390,6 +421,7 @@ int sem_post(sem_t* s) __THROW {
 int sem_getvalue(sem_t* s, int* value) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(sem_getvalue, s, value);
+  RuntimeScope scope(*rt);
   know_semaphore(*rt, s);
   *value = static_cast<int>(rt->scheduler().semaphore_count(key_of(s)));
   return 0;

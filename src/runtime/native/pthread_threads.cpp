@@ -14,6 +14,7 @@ using weft::Operation;
 using weft::OpKind;
 using weft::runtime::native::key_of;
 using weft::runtime::native::NativeRuntime;
+using weft::runtime::native::RuntimeScope;
 using weft::runtime::native::ThreadExit;
 
 namespace {
@@ -33,6 +34,7 @@ int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*start)
                    void* arg) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(pthread_create, thread, attr, start, arg);
+  RuntimeScope scope(*rt);
   if (rt->threads_created() >= rt->options().max_threads) {
     rt->scheduler().fail(
         weft::Outcome::kBoundReached,
@@ -63,6 +65,7 @@ int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*start)
 int pthread_join(pthread_t thread, void** result) {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(pthread_join, thread, result);
+  RuntimeScope scope(*rt);
   const weft::ThreadId id = NativeRuntime::thread_of(thread);
   if (id == weft::kNoThread || id >= rt->registry().size()) return ESRCH;
   if (id == rt->scheduler().self()) return EDEADLK;
@@ -75,6 +78,7 @@ int pthread_join(pthread_t thread, void** result) {
 int pthread_detach(pthread_t thread) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(pthread_detach, thread);
+  RuntimeScope scope(*rt);
   const weft::ThreadId id = NativeRuntime::thread_of(thread);
   if (id == weft::kNoThread || id >= rt->registry().size()) return ESRCH;
   rt->thread(id).detached = true;
@@ -93,6 +97,7 @@ void pthread_exit(void* result) {
 pthread_t pthread_self(void) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(pthread_self);
+  RuntimeScope scope(*rt);
   return NativeRuntime::handle_of(rt->scheduler().self());
 }
 
@@ -101,13 +106,16 @@ int pthread_equal(pthread_t a, pthread_t b) __THROW { return a == b; }
 int pthread_once(pthread_once_t* once, void (*init)(void)) {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(pthread_once, once, init);
+  RuntimeScope scope(*rt);
   // The first caller runs init while the others wait: a lock on the once object orders them.
   const std::uint64_t site = WEFT_CALLER_SITE();
   auto& sched = rt->scheduler();
   sched.perform(Operation{OpKind::kMutexLock, 0, 0, key_of(once), 0}, site);
   bool& done = rt->once_done()[key_of(once)];
   if (!done && *once == PTHREAD_ONCE_INIT) {
+    --rt->self().in_runtime;  // init is the program's code
     init();
+    ++rt->self().in_runtime;
     done = true;
   }
   sched.perform(Operation{OpKind::kMutexUnlock, 0, 0, key_of(once), 0}, site);
@@ -121,7 +129,8 @@ int pthread_key_create(pthread_key_t* key, void (*destructor)(void*)) __THROW {
   // their values are kept per program thread.
   const int r = WEFT_REAL(pthread_key_create, key, destructor);
   if (r != 0) return r;
-  if (NativeRuntime::active()) {
+  if (NativeRuntime* rt = NativeRuntime::active()) {
+    RuntimeScope scope(*rt);
     NativeRuntime::key_destructors()[*key] = destructor;
   } else {
     static std::mutex guard;  // an uncontrolled run may create keys from several threads
@@ -134,6 +143,7 @@ int pthread_key_create(pthread_key_t* key, void (*destructor)(void*)) __THROW {
 void* pthread_getspecific(pthread_key_t key) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(pthread_getspecific, key);
+  RuntimeScope scope(*rt);
   auto& values = rt->self().specific;
   auto it = values.find(key);
   return it == values.end() ? nullptr : it->second;
@@ -142,6 +152,7 @@ void* pthread_getspecific(pthread_key_t key) __THROW {
 int pthread_setspecific(pthread_key_t key, const void* value) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(pthread_setspecific, key, value);
+  RuntimeScope scope(*rt);
   rt->self().specific[key] = const_cast<void*>(value);
   return 0;
 }
@@ -151,6 +162,7 @@ int pthread_setspecific(pthread_key_t key, const void* value) __THROW {
 int sched_yield(void) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(sched_yield);
+  RuntimeScope scope(*rt);
   yield_point(*rt, WEFT_CALLER_SITE());
   return 0;
 }
@@ -158,6 +170,7 @@ int sched_yield(void) __THROW {
 unsigned int sleep(unsigned int seconds) {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(sleep, seconds);
+  RuntimeScope scope(*rt);
   yield_point(*rt, WEFT_CALLER_SITE());
   return 0;
 }
@@ -165,6 +178,7 @@ unsigned int sleep(unsigned int seconds) {
 int usleep(useconds_t micros) {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(usleep, micros);
+  RuntimeScope scope(*rt);
   yield_point(*rt, WEFT_CALLER_SITE());
   return 0;
 }
@@ -172,6 +186,7 @@ int usleep(useconds_t micros) {
 int nanosleep(const struct timespec* duration, struct timespec* remaining) {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(nanosleep, duration, remaining);
+  RuntimeScope scope(*rt);
   yield_point(*rt, WEFT_CALLER_SITE());
   if (remaining) *remaining = timespec{0, 0};
   return 0;
@@ -181,6 +196,7 @@ int clock_nanosleep(clockid_t clock, int flags, const struct timespec* duration,
                     struct timespec* remaining) {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(clock_nanosleep, clock, flags, duration, remaining);
+  RuntimeScope scope(*rt);
   yield_point(*rt, WEFT_CALLER_SITE());
   return 0;
 }

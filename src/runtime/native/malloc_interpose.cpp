@@ -1,0 +1,119 @@
+// malloc and friends: inside an execution, a program thread's allocations come from its own
+// ThreadHeap; the runtime's own allocations, and everything outside an execution, go to the C
+// library's malloc.
+#include <errno.h>
+#include <malloc.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "native_runtime.hpp"
+#include "real_functions.hpp"
+#include "thread_heap.hpp"
+
+extern "C" {
+void* __libc_malloc(size_t);
+void __libc_free(void*);
+void* __libc_calloc(size_t, size_t);
+void* __libc_realloc(void*, size_t);
+void* __libc_memalign(size_t, size_t);
+}
+
+using weft::runtime::native::NativeRuntime;
+using weft::runtime::native::ThreadHeap;
+
+namespace {
+
+// The heap of the program thread that is running, or nullptr when the allocation is not the
+// program's (no execution, the scheduler itself, or runtime code on a program thread).
+ThreadHeap* program_heap(std::uint32_t& slot) {
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt) return nullptr;
+  return rt->program_heap(slot);
+}
+
+void* allocate(size_t bytes, size_t alignment) {
+  std::uint32_t slot = 0;
+  if (ThreadHeap* heap = program_heap(slot)) {
+    if (void* p = heap->allocate(bytes, alignment, slot)) return p;
+  }
+  return alignment <= 16 ? __libc_malloc(bytes) : __libc_memalign(alignment, bytes);
+}
+
+void release(void* p) {
+  if (!p) return;
+  if (!ThreadHeap::owns(p)) return __libc_free(p);
+  std::uint32_t slot = 0;
+  if (ThreadHeap* heap = program_heap(slot)) heap->release(p);
+  // Freed by the runtime or after the execution: the block is simply not reused.
+}
+
+}  // namespace
+
+extern "C" {
+
+void* malloc(size_t bytes) { return allocate(bytes, 16); }
+
+void free(void* p) { release(p); }
+
+void* calloc(size_t count, size_t size) {
+  size_t bytes;
+  if (__builtin_mul_overflow(count, size, &bytes)) {
+    errno = ENOMEM;
+    return nullptr;
+  }
+  std::uint32_t slot = 0;
+  if (!program_heap(slot)) return __libc_calloc(count, size);
+  void* p = allocate(bytes, 16);
+  if (p) std::memset(p, 0, bytes);  // recycled blocks are not zero
+  return p;
+}
+
+void* realloc(void* p, size_t bytes) {
+  if (!p) return allocate(bytes, 16);
+  if (bytes == 0) {
+    release(p);
+    return nullptr;
+  }
+  if (!ThreadHeap::owns(p)) {
+    std::uint32_t slot = 0;
+    if (!program_heap(slot)) return __libc_realloc(p, bytes);
+    void* q = allocate(bytes, 16);
+    if (q) {
+      std::memcpy(q, p, std::min(bytes, malloc_usable_size(p)));
+      __libc_free(p);
+    }
+    return q;
+  }
+  const size_t have = ThreadHeap::usable_size(p);
+  if (bytes <= have) return p;
+  void* q = allocate(bytes, 16);
+  if (q) {
+    std::memcpy(q, p, have);
+    release(p);
+  }
+  return q;
+}
+
+int posix_memalign(void** out, size_t alignment, size_t bytes) {
+  if (alignment < sizeof(void*) || (alignment & (alignment - 1)) != 0) return EINVAL;
+  void* p = allocate(bytes, alignment);
+  if (!p) return ENOMEM;
+  *out = p;
+  return 0;
+}
+
+void* aligned_alloc(size_t alignment, size_t bytes) { return allocate(bytes, alignment); }
+void* memalign(size_t alignment, size_t bytes) { return allocate(bytes, alignment); }
+void* valloc(size_t bytes) { return allocate(bytes, 4096); }
+void* pvalloc(size_t bytes) { return allocate((bytes + 4095) & ~size_t{4095}, 4096); }
+
+size_t malloc_usable_size(void* p) {
+  if (!p) return 0;
+  if (ThreadHeap::owns(p)) return ThreadHeap::usable_size(p);
+  static auto real = reinterpret_cast<size_t (*)(void*)>(dlsym(RTLD_NEXT, "malloc_usable_size"));
+  return real ? real(p) : 0;
+}
+
+}  // extern "C"
