@@ -239,6 +239,13 @@ TEST(NativeRobustness, EndlessLoopHitsTheTimeLimitAndAllPointsEndIt) {
   EXPECT_GT(stat(all, "complete"), 0u);    // but some executions finish
 }
 
+TEST(NativeRobustness, MemoryHogHitsTheMemoryLimit) {
+  const CliRun r = check("memory_hog.c", "--memory-limit 100");
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+  EXPECT_NE(r.result["incomplete_because"].get<std::string>().find("memory limit of 100 MiB"),
+            std::string::npos);
+}
+
 TEST(NativeRobustness, ExitFromAThreadEndsTheExecution) {
   const CliRun r = check("exit_in_thread.c");
   EXPECT_EQ(r.exit_code, 0) << r.out;
@@ -266,6 +273,10 @@ TEST(NativeRobustness, UnsupportedFunctionStopsTheRunNamingIt) {
   const CliRun r = check("cancel_thread.c");
   EXPECT_EQ(r.exit_code, 3) << r.out;
   EXPECT_NE(r.result["incomplete_because"].get<std::string>().find("pthread_cancel"),
+            std::string::npos);
+  const CliRun forks = check("fork_in_program.c");
+  EXPECT_EQ(forks.exit_code, 3) << forks.out;
+  EXPECT_NE(forks.result["incomplete_because"].get<std::string>().find("fork()"),
             std::string::npos);
 }
 

@@ -219,14 +219,16 @@ Trace ForkServer::run(const TestDirective& directive) {
   int wait_status = 0;
   if (std::sscanf(exit_line.c_str(), "EXIT %d", &wait_status) != 1)
     throw DriverError("the fork server of '" + program_.path + "' stopped answering");
-  const bool timed_out = exit_line.ends_with(" timeout");
-  return read_log(log_, directive, wait_status, timed_out, limit, threads_);
+  const Killed killed = exit_line.ends_with(" timeout")  ? Killed::kTimeLimit
+                        : exit_line.ends_with(" memory") ? Killed::kMemoryLimit
+                                                         : Killed::kNo;
+  return read_log(log_, directive, wait_status, killed, program_.options, threads_);
 }
 
 // ---- the log ------------------------------------------------------------------------------
 
-Trace read_log(const void* log, const TestDirective& directive, int wait_status, bool timed_out,
-               double timeout_seconds, ThreadRegistry& threads) {
+Trace read_log(const void* log, const TestDirective& directive, int wait_status, Killed killed,
+               const ProgramOptions& options, ThreadRegistry& threads) {
   const auto* header = static_cast<const native::LogHeader*>(log);
   const char* records = static_cast<const char*>(log) + sizeof(native::LogHeader);
   const std::string_view text(records, std::min<std::uint64_t>(header->used, header->capacity));
@@ -272,13 +274,17 @@ Trace read_log(const void* log, const TestDirective& directive, int wait_status,
   const std::string thread_text =
       who == kNoThread ? std::string("the program") : "thread " + threads.name(who);
   const int sig = WIFSIGNALED(wait_status) ? WTERMSIG(wait_status) : 0;
-  if (timed_out || sig == SIGXCPU) {
+  if (killed == Killed::kTimeLimit || sig == SIGXCPU) {
     trace.outcome = Outcome::kTimeout;
     char limit[32];
-    std::snprintf(limit, sizeof limit, "%g", timeout_seconds);
+    std::snprintf(limit, sizeof limit, "%g", options.execution_seconds);
     trace.message = "an execution ran past the time limit of " + std::string(limit) +
                     " s (a loop with no scheduling point? try --points=all, or raise "
                     "--execution-timeout)";
+  } else if (killed == Killed::kMemoryLimit) {
+    trace.outcome = Outcome::kTimeout;
+    trace.message = "an execution used more than the memory limit of " +
+                    std::to_string(options.memory_mb) + " MiB (raise --memory-limit)";
   } else if (sig != 0) {
     trace.outcome = Outcome::kCrash;
     const bool fault = sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL;
@@ -317,7 +323,10 @@ Trace replay_execution(const Program& program, const TestDirective& directive,
   env.push_back(std::string(native::kReplayEnv) + "=" + encode_directive(directive, threads));
   if (under_gdb) env.push_back(std::string(native::kBreakOnBugEnv) + "=1");
   std::vector<std::string> argv;
-  if (under_gdb) argv = {"gdb", "-q", "-ex", "run", "--args"};
+  if (under_gdb)
+    argv = {"gdb", "-q", "-ex", "run", "-ex",
+            "echo \\nweft: stopped at the bug. 'bt' shows the stack; 'up' walks to your code.\\n",
+            "--args"};
   argv.push_back(program.path);
   argv.insert(argv.end(), program.args.begin(), program.args.end());
   const pid_t pid = fork();
@@ -340,7 +349,7 @@ Trace replay_execution(const Program& program, const TestDirective& directive,
   if (load_base && std::sscanf(buf, "HELLO %u %llx", &version, &base) == 2) *load_base = base;
   if (WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 127)
     throw DriverError("cannot run '" + argv[0] + "'" + (under_gdb ? " (is gdb installed?)" : ""));
-  Trace trace = read_log(log, directive, wait_status, false, 0, threads);
+  Trace trace = read_log(log, directive, wait_status, Killed::kNo, options, threads);
   munmap(log, kLogBytes);
   close(shm);
   return trace;

@@ -31,7 +31,7 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p,
                  "Wall-clock seconds one execution may take before it is stopped (0: none)")
       ->capture_default_str();
   cmd.add_option("--memory-limit", p.options.memory_mb,
-                 "Address-space limit of one execution in MiB (0: none)")
+                 "Resident memory one execution may use, in MiB (0: none)")
       ->capture_default_str();
   cmd.add_option("--max-steps", p.options.max_steps_per_thread,
                  "Bound on the visible operations of one thread in one execution")

@@ -28,7 +28,7 @@ struct ProgramOptions {
   std::uint32_t max_threads = 1000;
   std::int64_t nondet_value = 0;
   double execution_seconds = 10;    ///< wall-clock limit per execution (0: none)
-  std::uint64_t memory_mb = 8192;   ///< address-space limit per execution (0: none)
+  std::uint64_t memory_mb = 4096;   ///< resident-memory limit per execution (0: none)
   bool show_output = false;         ///< let the program's output through during exploration
 };
 
@@ -76,11 +76,14 @@ class ForkServer {
   std::string pending_;  // bytes read from status_ past the last line
 };
 
+/// Why the fork server killed a child, if it did.
+enum class Killed { kNo, kTimeLimit, kMemoryLimit };
+
 /// Reconstructs the trace a child left in a log (weft/runtime/native_protocol.hpp). Used by
-/// ForkServer and replay; `wait_status` is how the child ended, `timed_out` whether weft killed
-/// it for its time limit.
-Trace read_log(const void* log, const TestDirective& directive, int wait_status, bool timed_out,
-               double timeout_seconds, ThreadRegistry& threads);
+/// ForkServer and replay; `wait_status` is how the child ended, `killed` whether it was stopped
+/// for a limit (given in `options`).
+Trace read_log(const void* log, const TestDirective& directive, int wait_status, Killed killed,
+               const ProgramOptions& options, ThreadRegistry& threads);
 
 /// Runs one execution of the program in the foreground (its output shown), optionally under
 /// gdb stopped at the bug, and returns its trace.

@@ -20,7 +20,7 @@ inline constexpr const char* kMaxStepsEnv = "WEFT_MAX_STEPS";
 inline constexpr const char* kMaxThreadsEnv = "WEFT_MAX_THREADS";
 /// Value every __VERIFIER_nondet_* returns (until the concolic issue makes them inputs).
 inline constexpr const char* kNondetEnv = "WEFT_NONDET";
-/// Per-execution limits of the forked child: CPU seconds and address space in MiB.
+/// Per-execution limits of the forked child: CPU seconds and resident memory in MiB.
 inline constexpr const char* kCpuLimitEnv = "WEFT_CPU_SECONDS";
 inline constexpr const char* kMemoryLimitEnv = "WEFT_MEMORY_MB";
 /// Wall-clock milliseconds a child may run before the fork server kills it (0: no limit).
@@ -39,7 +39,8 @@ inline constexpr int kProtocolVersion = 1;
 // Control lines (text, one per line):
 //   program → weft at start:  "HELLO <version> <load base, hex>"
 //   weft → program:           "RUN <directive in wire form>"  |  "QUIT"
-//   program → weft:           "EXIT <raw wait status>[ timeout]" when the child has ended
+//   program → weft:           "EXIT <raw wait status>[ timeout| memory]" when the child has ended
+//                             (killed by the server for its time or memory limit)
 
 /// The shared-memory trace log a child writes while it runs, so that weft keeps the events of a
 /// child that crashes or is killed. After the header come text records, each ending in '\n':

@@ -144,26 +144,59 @@ void run_execution(const std::string& directive_text, TraceLog& log, bool break_
   log.append('T', encode_trace(trace, rt.registry()));
 }
 
-// Whether child `pid` ends within `ms` milliseconds (it is not reaped). A pidfd lets poll wait
-// for it; kernels before 5.3 have none, and then it is polled every millisecond.
-bool ends_within(pid_t pid, std::uint64_t ms) {
+// Resident memory of process `pid` in bytes (0 if unknown).
+std::uint64_t resident_bytes(pid_t pid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/statm", static_cast<int>(pid));
+  const int fd = open(path, O_RDONLY);
+  if (fd < 0) return 0;
+  char buf[128] = {};
+  const ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  unsigned long long size = 0, resident = 0;
+  if (n <= 0 || std::sscanf(buf, "%llu %llu", &size, &resident) != 2) return 0;
+  return resident * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+}
+
+enum class ChildEnd { kExited, kTimedOut, kOutOfMemory };
+
+// Waits for child `pid` to end (without reaping it), at most `ms` milliseconds (0: no limit),
+// checking every 20 ms that its resident memory stays within `memory` bytes (0: no limit). The
+// limits are measured, not set with setrlimit: the address space a run reserves (thread stacks,
+// per-thread heaps) is much larger than what it uses. A pidfd lets poll wait for the child;
+// kernels before 5.3 have none, and then it is polled every millisecond.
+ChildEnd wait_for_child(pid_t pid, std::uint64_t ms, std::uint64_t memory) {
   const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
-  if (pidfd >= 0) {
-    pollfd p{pidfd, POLLIN, 0};
-    int r;
-    while ((r = poll(&p, 1, static_cast<int>(ms))) < 0 && errno == EINTR) {
+  const auto ended = [&](int slice_ms) {
+    if (pidfd >= 0) {
+      pollfd p{pidfd, POLLIN, 0};
+      int r;
+      while ((r = poll(&p, 1, slice_ms)) < 0 && errno == EINTR) {
+      }
+      return r != 0;
     }
-    close(pidfd);
-    return r != 0;
+    for (int waited = 0; waited < slice_ms; ++waited) {
+      siginfo_t info{};
+      if (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+          info.si_pid == pid)
+        return true;
+      usleep(1000);
+    }
+    return false;
+  };
+  ChildEnd result = ChildEnd::kTimedOut;
+  for (std::uint64_t waited = 0; ms == 0 || waited < ms; waited += 20) {
+    if (ended(20)) {
+      result = ChildEnd::kExited;
+      break;
+    }
+    if (memory && resident_bytes(pid) > memory) {
+      result = ChildEnd::kOutOfMemory;
+      break;
+    }
   }
-  for (std::uint64_t waited = 0; waited < ms; ++waited) {
-    siginfo_t info{};
-    if (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-        info.si_pid == pid)
-      return true;
-    usleep(1000);
-  }
-  return false;
+  if (pidfd >= 0) close(pidfd);
+  return result;
 }
 
 void limit(int resource, std::uint64_t value) {
@@ -212,19 +245,21 @@ void limit(int resource, std::uint64_t value) {
       close(ctl);
       close(status);
       limit(RLIMIT_CPU, cpu_seconds);
-      limit(RLIMIT_AS, memory_mb << 20);
       limit(RLIMIT_CORE, 0);
       run_execution(line.substr(4), log, false, argc, argv, envp);
       _exit(0);
     }
     // Wait for the child, at most the time limit; then it is killed.
-    const bool timed_out = timeout_ms > 0 && !ends_within(pid, timeout_ms);
-    if (timed_out) kill(pid, SIGKILL);
+    const ChildEnd end = wait_for_child(pid, timeout_ms, memory_mb << 20);
+    if (end != ChildEnd::kExited) kill(pid, SIGKILL);
     int wstatus = 0;
     while (waitpid(pid, &wstatus, 0) < 0) {
       if (errno != EINTR) die("waitpid failed");
     }
-    write_all(status, "EXIT " + std::to_string(wstatus) + (timed_out ? " timeout\n" : "\n"));
+    const char* why = end == ChildEnd::kTimedOut      ? " timeout"
+                      : end == ChildEnd::kOutOfMemory ? " memory"
+                                                      : "";
+    write_all(status, "EXIT " + std::to_string(wstatus) + why + "\n");
   }
   _exit(0);
 }

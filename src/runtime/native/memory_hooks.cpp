@@ -23,7 +23,9 @@ std::uint32_t clamp_size(std::uint64_t size) {
 
 void plain_access(void* addr, std::uint64_t size, bool write, std::uint64_t site) {
   NativeRuntime* rt = NativeRuntime::active();
-  if (!rt || size == 0) return;
+  // While the main thread is the only thread there has been, no access can race or be
+  // reordered with another thread's: everything it does happens before every later thread.
+  if (!rt || size == 0 || rt->threads_created() == 1) return;
   RuntimeScope scope(*rt);
   auto& sched = rt->scheduler();
   if (rt->options().points == Points::kAll) {
@@ -38,7 +40,10 @@ void plain_access(void* addr, std::uint64_t size, bool write, std::uint64_t site
       RaceDetector::Access{sched.self(), reinterpret_cast<std::uintptr_t>(addr), size, write,
                            false, site},
       rt->registry());
-  if (report) sched.note_failure(weft::Outcome::kDataRace, *report);
+  if (report) {
+    if (rt->break_on_bug) asm volatile("int3");  // weft replay --gdb
+    sched.note_failure(weft::Outcome::kDataRace, *report);
+  }
 }
 
 }  // namespace

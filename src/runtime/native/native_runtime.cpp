@@ -71,7 +71,7 @@ ThreadId NativeRuntime::thread_of(pthread_t handle) {
 
 void NativeRuntime::fail(Outcome outcome, const std::string& message) {
   RuntimeScope scope(*this);
-  if (break_on_bug) raise(SIGTRAP);  // weft replay --gdb: stop here, in the failing thread
+  if (break_on_bug) asm volatile("int3");  // weft replay --gdb: stop here, in the failing thread
   scheduler_.fail(outcome, message);
 }
 
