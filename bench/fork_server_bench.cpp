@@ -76,10 +76,10 @@ void readers_writer(int readers) {
 void row(const char* name, Measured native, Measured in_process) {
   const double out_rate = native.executions / native.seconds;
   const double in_rate = in_process.executions / in_process.seconds;
-  std::printf("%-28s %8llu %12.0f %12.0f %9.1fx %10.1f\n", name,
-              static_cast<unsigned long long>(native.executions), out_rate, in_rate,
-              in_rate / out_rate, 1e6 * (native.seconds / native.executions -
-                                          in_process.seconds / in_process.executions));
+  std::printf(
+      "%-28s %8llu %12.0f %12.0f %9.1fx %10.1f\n", name,
+      static_cast<unsigned long long>(native.executions), out_rate, in_rate, in_rate / out_rate,
+      1e6 * (native.seconds / native.executions - in_process.seconds / in_process.executions));
 }
 
 }  // namespace
@@ -110,9 +110,10 @@ int main(int argc, char** argv) {
         waitpid(pid, &status, 0);
       }
       const double fork_per = seconds_since(fork_start) / n;
-      std::printf("fork server: %.1f us per execution of an empty program; in-process %.1f us; "
-                  "overhead %.1f us, of which a bare fork+exit+wait is %.1f us\n",
-                  per * 1e6, in_per * 1e6, (per - in_per) * 1e6, fork_per * 1e6);
+      std::printf(
+          "fork server: %.1f us per execution of an empty program; in-process %.1f us; "
+          "overhead %.1f us, of which a bare fork+exit+wait is %.1f us\n",
+          per * 1e6, in_per * 1e6, (per - in_per) * 1e6, fork_per * 1e6);
     }
     std::printf("%-28s %8s %12s %12s %10s %10s\n", "program (optimal DPOR)", "execs",
                 "out-of-proc/s", "in-proc/s", "ratio", "extra us");

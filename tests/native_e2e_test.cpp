@@ -24,7 +24,9 @@ struct CliRun {
   json result;
 };
 
-std::string fixture(const std::string& name) { return std::string(WEFT_NATIVE_FIXTURES) + "/" + name; }
+std::string fixture(const std::string& name) {
+  return std::string(WEFT_NATIVE_FIXTURES) + "/" + name;
+}
 
 // Runs the weft command line with `args`; parses stdout as JSON when it is JSON.
 CliRun weft_cli(const std::string& args) {
@@ -47,11 +49,13 @@ std::string replay_file(const std::string& name) {
 }
 
 CliRun check(const std::string& file, const std::string& options = "") {
-  return weft_cli("check " + fixture(file) + " --json -q --replay-file " + replay_file(file) +
-                  " " + options);
+  return weft_cli("check " + fixture(file) + " --json -q --replay-file " + replay_file(file) + " " +
+                  options);
 }
 
-std::string first_bug_kind(const CliRun& r) { return r.result["bugs"][0]["kind"].get<std::string>(); }
+std::string first_bug_kind(const CliRun& r) {
+  return r.result["bugs"][0]["kind"].get<std::string>();
+}
 std::string first_bug_message(const CliRun& r) {
   return r.result["bugs"][0]["message"].get<std::string>();
 }
@@ -125,10 +129,10 @@ void lost_update_in_process() {
 }
 
 TEST(NativeEndToEnd, ExecutionCountsEqualTheInProcessApi) {
-  for (const auto& [kind, name] : {std::pair{StrategyKind::kOptimalDpor, "optimal"},
-                                   std::pair{StrategyKind::kDporCommutingReads, "dpor-cr"},
-                                   std::pair{StrategyKind::kDpor, "dpor"},
-                                   std::pair{StrategyKind::kDfs, "dfs"}}) {
+  for (const auto& [kind, name] :
+       {std::pair{StrategyKind::kOptimalDpor, "optimal"},
+        std::pair{StrategyKind::kDporCommutingReads, "dpor-cr"},
+        std::pair{StrategyKind::kDpor, "dpor"}, std::pair{StrategyKind::kDfs, "dfs"}}) {
     SCOPED_TRACE(name);
     weft::Options options = weft::testing::with(kind);
     options.stop_on_first_bug = false;
@@ -138,8 +142,7 @@ TEST(NativeEndToEnd, ExecutionCountsEqualTheInProcessApi) {
     EXPECT_EQ(stat(native_counter, "complete"), counter.stats.complete);
 
     const auto lost = weft::explore(options, lost_update_in_process);
-    const CliRun native_lost =
-        check("lost_update.c", std::string("--all-bugs --strategy ") + name);
+    const CliRun native_lost = check("lost_update.c", std::string("--all-bugs --strategy ") + name);
     EXPECT_EQ(stat(native_lost, "executions"), lost.stats.executions);
     EXPECT_EQ(stat(native_lost, "complete"), lost.stats.complete);
   }
@@ -154,8 +157,8 @@ TEST(NativeEndToEnd, AbbaDeadlockNamesBothPendingLocks) {
   EXPECT_NE(m.find("blocked in lock mutex second"), std::string::npos) << m;
   int blocked_on_locks = 0;
   for (const auto& p : r.result["bugs"][0]["pending"])
-    blocked_on_locks += p["blocked"].get<bool>() &&
-                        p["operation"].get<std::string>().starts_with("lock mutex");
+    blocked_on_locks +=
+        p["blocked"].get<bool>() && p["operation"].get<std::string>().starts_with("lock mutex");
   EXPECT_EQ(blocked_on_locks, 2);
 }
 

@@ -87,9 +87,12 @@ void write_replay_file(const std::string& path, const Program& program,
 
 const char* verdict_name(int code) {
   switch (code) {
-    case kExitNoBug: return "no bug";
-    case kExitBug: return "bug";
-    default: return "incomplete";
+    case kExitNoBug:
+      return "no bug";
+    case kExitBug:
+      return "bug";
+    default:
+      return "incomplete";
   }
 }
 
@@ -154,8 +157,8 @@ int run_command(const Program& program, const ExploreSettings& settings) {
       why = symbols.render(result.unsupported);
     else if (result.hit_bound)
       why = grouped(result.stats.bound_reached + result.stats.timeouts) + " of " +
-            grouped(result.stats.executions) + " executions were cut short; the first: " +
-            symbols.render(result.first_bound_message);
+            grouped(result.stats.executions) +
+            " executions were cut short; the first: " + symbols.render(result.first_bound_message);
     else if (!strategy->exhaustive())
       why = "the random strategy does not explore exhaustively";
     else
@@ -190,8 +193,8 @@ int run_command(const Program& program, const ExploreSettings& settings) {
   return code;
 }
 
-int replay_command(const std::string& replay_file, const std::string& program_path,
-                   bool under_gdb, bool json) {
+int replay_command(const std::string& replay_file, const std::string& program_path, bool under_gdb,
+                   bool json) {
   std::ifstream in(replay_file);
   if (!in) throw DriverError("cannot open the replay file '" + replay_file + "'");
   nlohmann::json j;
@@ -238,9 +241,10 @@ int replay_command(const std::string& replay_file, const std::string& program_pa
     std::printf("weft: %s\n", reproduced ? "the bug was reproduced"
                                          : "a different bug happened than the one recorded");
   } else {
-    std::printf("weft: the replayed execution ended without a bug (%s); the program may depend "
-                "on something weft does not control (time, randomness, files)\n",
-                outcome_name(trace.outcome));
+    std::printf(
+        "weft: the replayed execution ended without a bug (%s); the program may depend "
+        "on something weft does not control (time, randomness, files)\n",
+        outcome_name(trace.outcome));
   }
   return found ? kExitBug : kExitNoBug;
 }

@@ -26,7 +26,8 @@ std::string operation_text(const Operation& op, const ThreadRegistry& threads,
     const std::string name =
         key == native::kAtomicSectionKey ? std::string("(atomic section)") : symbols.data(key);
     const std::string raw = hex(key);
-    if (auto at = s.find(raw); !name.empty() && at != std::string::npos) s.replace(at, raw.size(), name);
+    if (auto at = s.find(raw); !name.empty() && at != std::string::npos)
+      s.replace(at, raw.size(), name);
   }
   return s;
 }
@@ -85,7 +86,8 @@ std::string format_native_bug(const explorer::FoundBug& bug, const ThreadRegistr
   prepare_symbols(bug, symbols);
   std::string out = "BUG: " + std::string(outcome_name(bug.outcome)) + "\n  " +
                     bug_message(bug, symbols) + "\n\n";
-  out += "Interleaving (" + std::to_string(bug.trace.events.size()) + " steps; each thread in its own column):\n";
+  out += "Interleaving (" + std::to_string(bug.trace.events.size()) +
+         " steps; each thread in its own column):\n";
   out += format_interleaving(bug.trace, threads, event_text(bug, threads, symbols));
   out += "\nSchedule: " + encode_schedule(bug.schedule, threads) + "\n";
   if (!replay_command.empty()) out += "Replay:   " + replay_command + "\n";
@@ -122,11 +124,16 @@ nlohmann::json native_bug_json(const explorer::FoundBug& bug, const ThreadRegist
 }
 
 nlohmann::json statistics_json(const explorer::Statistics& s) {
-  return {{"executions", s.executions},     {"complete", s.complete},
-          {"sleep_blocked", s.sleep_blocked}, {"bound_reached", s.bound_reached},
-          {"timeouts", s.timeouts},         {"bugs", s.bugs},
-          {"diverged", s.diverged},         {"traces", s.traces},
-          {"events", s.events},             {"seconds", s.seconds},
+  return {{"executions", s.executions},
+          {"complete", s.complete},
+          {"sleep_blocked", s.sleep_blocked},
+          {"bound_reached", s.bound_reached},
+          {"timeouts", s.timeouts},
+          {"bugs", s.bugs},
+          {"diverged", s.diverged},
+          {"traces", s.traces},
+          {"events", s.events},
+          {"seconds", s.seconds},
           {"executions_per_second", s.executions_per_second()}};
 }
 

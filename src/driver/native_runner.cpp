@@ -23,7 +23,9 @@ namespace {
 
 constexpr std::size_t kLogBytes = std::size_t{64} << 20;  // sparse: only what is written counts
 
-std::string errno_text() { return std::strerror(errno); }
+std::string errno_text() {
+  return std::strerror(errno);
+}
 
 std::string hex(std::uint64_t v) {
   char buf[24];
@@ -98,8 +100,7 @@ std::string control_value(int ctl, int status, int shm) {
 void check_instrumented(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw DriverError("cannot open '" + path + "': " + errno_text());
-  if (access(path.c_str(), X_OK) != 0)
-    throw DriverError("'" + path + "' is not executable");
+  if (access(path.c_str(), X_OK) != 0) throw DriverError("'" + path + "' is not executable");
   const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (content.find(native::kRuntimeMarker) == std::string::npos)
     throw DriverError("'" + path +
@@ -122,7 +123,9 @@ ForkServer::ForkServer(const Program& program, ThreadRegistry& threads)
   start();
 }
 
-ForkServer::~ForkServer() { stop(); }
+ForkServer::~ForkServer() {
+  stop();
+}
 
 void ForkServer::start() {
   int ctl[2], status[2];
@@ -193,7 +196,8 @@ std::string ForkServer::read_line(double timeout_seconds) {
     }
     int wait_ms = -1;
     if (timeout_seconds > 0) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
       if (left.count() <= 0) return "TIMEOUT";
       wait_ms = static_cast<int>(left.count());
     }
@@ -246,10 +250,17 @@ Trace read_log(const void* log, const TestDirective& directive, int wait_status,
       if (line.size() < 2) continue;
       const std::string_view body = line.substr(2);
       switch (line[0]) {
-        case 'E': decode_trace_event(body, events_only, threads); break;
-        case 'T': ending = decode_trace(body, threads); break;
-        case 'C': crashed_thread = std::string(body); break;
-        default: break;
+        case 'E':
+          decode_trace_event(body, events_only, threads);
+          break;
+        case 'T':
+          ending = decode_trace(body, threads);
+          break;
+        case 'C':
+          crashed_thread = std::string(body);
+          break;
+        default:
+          break;
       }
     }
   } catch (const WireError& e) {
@@ -288,7 +299,8 @@ Trace read_log(const void* log, const TestDirective& directive, int wait_status,
   } else if (sig != 0) {
     trace.outcome = Outcome::kCrash;
     const bool fault = sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL;
-    trace.message = thread_text + (fault ? " crashed: " : " ended the process by ") + signal_text(sig);
+    trace.message =
+        thread_text + (fault ? " crashed: " : " ended the process by ") + signal_text(sig);
     if (header->fault_signal == sig && fault) {
       if (header->fault_pc) trace.message += " at {pc:" + hex(header->fault_pc + 1) + "}";
       if (sig == SIGSEGV || sig == SIGBUS)
@@ -324,7 +336,11 @@ Trace replay_execution(const Program& program, const TestDirective& directive,
   if (under_gdb) env.push_back(std::string(native::kBreakOnBugEnv) + "=1");
   std::vector<std::string> argv;
   if (under_gdb)
-    argv = {"gdb", "-q", "-ex", "run", "-ex",
+    argv = {"gdb",
+            "-q",
+            "-ex",
+            "run",
+            "-ex",
             "echo \\nweft: stopped at the bug. 'bt' shows the stack; 'up' walks to your code.\\n",
             "--args"};
   argv.push_back(program.path);

@@ -79,8 +79,7 @@ std::string SourceLocation::short_text() const {
 }
 
 Symbolizer::Symbolizer(std::string program, std::uint64_t load_base)
-    : program_(std::move(program)),
-      base_(is_position_independent(program_) ? load_base : 0) {}
+    : program_(std::move(program)), base_(is_position_independent(program_) ? load_base : 0) {}
 
 std::uint64_t Symbolizer::offset(std::uint64_t address) const {
   return address >= base_ ? address - base_ : address;
@@ -94,7 +93,8 @@ void Symbolizer::prepare(const std::vector<std::uint64_t>& code,
   std::vector<std::string> queries;
   std::vector<std::uint64_t> code_todo, data_todo;
   for (auto a : code)
-    if (a && !code_.count(a) && std::find(code_todo.begin(), code_todo.end(), a) == code_todo.end()) {
+    if (a && !code_.count(a) &&
+        std::find(code_todo.begin(), code_todo.end(), a) == code_todo.end()) {
       code_todo.push_back(a);
       queries.push_back("CODE " + hex(offset(a - 1)));
     }
@@ -179,7 +179,8 @@ std::string Symbolizer::render(const std::string& message) {
 
 void collect_addresses(const std::string& message, std::vector<std::uint64_t>& code,
                        std::vector<std::uint64_t>& data) {
-  for (std::size_t at = message.find('{'); at != std::string::npos; at = message.find('{', at + 1)) {
+  for (std::size_t at = message.find('{'); at != std::string::npos;
+       at = message.find('{', at + 1)) {
     if (message.compare(at, 4, "{pc:") == 0)
       code.push_back(std::strtoull(message.c_str() + at + 4, nullptr, 16));
     else if (message.compare(at, 6, "{data:") == 0)

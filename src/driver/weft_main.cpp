@@ -10,8 +10,7 @@ using weft::driver::ExploreSettings;
 using weft::driver::Program;
 
 // Options shared by `check` and `run`.
-void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p,
-                             std::string& strategy) {
+void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std::string& strategy) {
   cmd.add_option("--strategy", strategy,
                  "Exploration strategy: optimal (optimal DPOR, one execution per Mazurkiewicz "
                  "trace), dpor-cr (DPOR with commuting reads), dpor (Flanagan-Godefroid), dfs "
@@ -23,7 +22,8 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p,
       ->check(CLI::IsMember({"sync", "all"}))
       ->capture_default_str();
   cmd.add_flag("--all-bugs", s.all_bugs, "Keep exploring after the first bug");
-  cmd.add_option("--max-executions", s.max_executions, "Stop after this many executions (0: no limit)")
+  cmd.add_option("--max-executions", s.max_executions,
+                 "Stop after this many executions (0: no limit)")
       ->capture_default_str();
   cmd.add_option("--time-limit", s.time_limit, "Stop after this many seconds (0: no limit)")
       ->capture_default_str();
@@ -42,8 +42,9 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p,
   cmd.add_option("--nondet", p.options.nondet_value,
                  "The value every __VERIFIER_nondet_* call returns")
       ->capture_default_str();
-  cmd.add_flag("--no-sleep-sets", [&s](std::int64_t) { s.sleep_sets = false; },
-               "Disable sleep sets (dfs, dpor, dpor-cr)");
+  cmd.add_flag(
+      "--no-sleep-sets", [&s](std::int64_t) { s.sleep_sets = false; },
+      "Disable sleep sets (dfs, dpor, dpor-cr)");
   cmd.add_option("--executions", s.random_executions, "Executions of the random strategy")
       ->capture_default_str();
   cmd.add_option("--seed", s.seed, "Seed of the random strategy")->capture_default_str();
@@ -71,8 +72,9 @@ int main(int argc, char** argv) {
   std::string source;
   std::vector<std::string> compiler_flags;
   auto* check = app.add_subcommand(
-      "check", "Compile FILE.c or FILE.cpp with weft-cc and explore it (weft check FILE [options] "
-               "[-- compiler flags])");
+      "check",
+      "Compile FILE.c or FILE.cpp with weft-cc and explore it (weft check FILE [options] "
+      "[-- compiler flags])");
   check->add_option("file", source, "C or C++ source file")->required();
   add_exploration_options(*check, settings, program, strategy);
   check->add_option("compiler_flags", compiler_flags, "Flags for the compiler (after --)");
@@ -101,7 +103,8 @@ int main(int argc, char** argv) {
   try {
     const auto kind = weft::explorer::parse_strategy(strategy);
     if (!kind) {
-      std::fprintf(stderr, "weft: unknown strategy '%s' (use optimal, dpor-cr, dpor, dfs or random)\n",
+      std::fprintf(stderr,
+                   "weft: unknown strategy '%s' (use optimal, dpor-cr, dpor, dfs or random)\n",
                    strategy.c_str());
       return weft::driver::kExitUsage;
     }

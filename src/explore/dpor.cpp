@@ -69,7 +69,8 @@ class Dpor final : public ExecutionTreeSearch {
       clocks.add(ev[k]);
       const ThreadId u = ev[k].thread;
       upcoming[u] = next_of[k];
-      if (ev[k].op.kind == OpKind::kThreadCreate) alive.insert(static_cast<ThreadId>(ev[k].op.object));
+      if (ev[k].op.kind == OpKind::kThreadCreate)
+        alive.insert(static_cast<ThreadId>(ev[k].op.object));
     }
   }
 };

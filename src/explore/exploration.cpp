@@ -51,7 +51,9 @@ ExplorationResult run_exploration(Strategy& strategy, ReadPolicy policy,
     s.events += trace.events.size();
     if (trace.diverged_at) ++s.diverged;
     switch (trace.outcome) {
-      case Outcome::kSleepBlocked: ++s.sleep_blocked; break;
+      case Outcome::kSleepBlocked:
+        ++s.sleep_blocked;
+        break;
       case Outcome::kBoundReached:
         ++s.bound_reached;
         if (!result.hit_bound) result.first_bound_message = trace.message;
@@ -65,7 +67,8 @@ ExplorationResult run_exploration(Strategy& strategy, ReadPolicy policy,
       case Outcome::kUnsupported:
         result.unsupported = trace.message;
         break;
-      default: break;
+      default:
+        break;
     }
     if (is_maximal(trace.outcome)) {
       ++s.complete;

@@ -279,7 +279,8 @@ class OptimalDpor final : public Strategy {
     // The branch being explored is conceptually the leftmost branch of every wakeup tree on the
     // current path: where its event is a weak initial of v, insertion continues below it.
     std::size_t k = i;
-    while (k < nodes_.size() && weak_initial(nodes_[k].chosen.thread, nodes_[k].chosen.op, v, kPolicy)) {
+    while (k < nodes_.size() &&
+           weak_initial(nodes_[k].chosen.thread, nodes_[k].chosen.op, v, kPolicy)) {
       const ThreadId p = nodes_[k].chosen.thread;
       auto it = std::find_if(v.begin(), v.end(), [p](const Event& e) { return e.thread == p; });
       if (it != v.end()) v.erase(it);

@@ -25,11 +25,16 @@ std::unique_ptr<Strategy> make_strategy(const StrategyConfig& config) {
 
 const char* strategy_name(StrategyKind kind) {
   switch (kind) {
-    case StrategyKind::kDfs: return "dfs";
-    case StrategyKind::kDpor: return "dpor";
-    case StrategyKind::kDporCommutingReads: return "dpor-cr";
-    case StrategyKind::kOptimalDpor: return "optimal";
-    case StrategyKind::kRandom: return "random";
+    case StrategyKind::kDfs:
+      return "dfs";
+    case StrategyKind::kDpor:
+      return "dpor";
+    case StrategyKind::kDporCommutingReads:
+      return "dpor-cr";
+    case StrategyKind::kOptimalDpor:
+      return "optimal";
+    case StrategyKind::kRandom:
+      return "random";
   }
   return "?";
 }

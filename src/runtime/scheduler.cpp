@@ -2,8 +2,8 @@
 
 #include <cxxabi.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <exception>
 #include <typeinfo>
 #include <unordered_map>
@@ -24,7 +24,9 @@ struct EhGlobals {
   void* caught = nullptr;
   unsigned int uncaught = 0;
 };
-EhGlobals* eh_globals() { return reinterpret_cast<EhGlobals*>(abi::__cxa_get_globals()); }
+EhGlobals* eh_globals() {
+  return reinterpret_cast<EhGlobals*>(abi::__cxa_get_globals());
+}
 
 std::string demangle(const char* name) {
   int status = 0;
@@ -162,8 +164,8 @@ struct Scheduler::Impl {
     if (fiber_pool.empty()) fiber_pool.push_back(std::make_unique<Fiber>());
     rec->fiber = fiber_pool.back().release();
     fiber_pool.pop_back();
-    rec->fiber->start(&Impl::thread_entry, rec.get(), limits ? limits->stack_bytes : kFiberStackBytes,
-                      stack_place(id));
+    rec->fiber->start(&Impl::thread_entry, rec.get(),
+                      limits ? limits->stack_bytes : kFiberStackBytes, stack_place(id));
     if (id >= by_id.size()) by_id.resize(id + 1, nullptr);
     by_id[id] = rec.release();
     return *by_id[id];
@@ -234,12 +236,12 @@ struct Scheduler::Impl {
       case OpKind::kMutexUnlock: {
         auto& m = mutexes[op.object];
         if (m.owner != t.id) {
-          record_failure(t, Outcome::kMisuse,
-                         misuse(t, "unlocks " + describe(op).substr(7) +
-                                       (m.owner == kNoThread ? ", which is not locked"
-                                                             : ", which thread " +
-                                                                   registry.name(m.owner) +
-                                                                   " holds")));
+          record_failure(
+              t, Outcome::kMisuse,
+              misuse(t, "unlocks " + describe(op).substr(7) +
+                            (m.owner == kNoThread
+                                 ? ", which is not locked"
+                                 : ", which thread " + registry.name(m.owner) + " holds")));
           stop(t);
           return false;
         }
@@ -320,7 +322,8 @@ struct Scheduler::Impl {
       if (t.pending.kind == OpKind::kCondWake) m = t.pending.partner;
       if (m && mutexes[m].owner != kNoThread)
         s += " (held by thread " + registry.name(mutexes[m].owner) + ")";
-      if (t.pending.kind == OpKind::kCondWake && !conds[t.pending.object].has_token_for(t.wait_epoch))
+      if (t.pending.kind == OpKind::kCondWake &&
+          !conds[t.pending.object].has_token_for(t.wait_epoch))
         s += " (no signal)";
     }
     return s;
@@ -351,7 +354,8 @@ struct Scheduler::Impl {
   // other way round.
   void kill_all() {
     aborting = true;
-    for (ThreadId id = dead.first(); id != kNoThread; id = dead.next_from(id + 1)) waiting.insert(id);
+    for (ThreadId id = dead.first(); id != kNoThread; id = dead.next_from(id + 1))
+      waiting.insert(id);
     dead.clear();
     const auto victims = waiting.members();
     for (auto it = victims.rbegin(); it != victims.rend(); ++it) {
@@ -473,7 +477,9 @@ Scheduler::~Scheduler() {
   impl_->reset();
 }
 
-Scheduler* Scheduler::current() noexcept { return g_current; }
+Scheduler* Scheduler::current() noexcept {
+  return g_current;
+}
 
 Trace Scheduler::run(const TestDirective& directive, const std::function<void()>& root,
                      const RunLimits& limits) {
@@ -492,7 +498,9 @@ ObjectKey Scheduler::new_object() {
   return n * kInProcessObjectSpacing;
 }
 
-void Scheduler::init_semaphore(ObjectKey key, std::uint64_t count) { impl_->sems[key].count = count; }
+void Scheduler::init_semaphore(ObjectKey key, std::uint64_t count) {
+  impl_->sems[key].count = count;
+}
 
 std::uint8_t Scheduler::perform(const Operation& op, std::uint64_t site) {
   Impl& s = *impl_;
@@ -569,10 +577,16 @@ void Scheduler::note_failure(Outcome outcome, std::string message) noexcept {
   }
 }
 
-bool Scheduler::aborting() const { return impl_->aborting; }
+bool Scheduler::aborting() const {
+  return impl_->aborting;
+}
 
-ThreadId Scheduler::self() const { return impl_->running ? impl_->running->id : kNoThread; }
+ThreadId Scheduler::self() const {
+  return impl_->running ? impl_->running->id : kNoThread;
+}
 
-const ThreadRegistry& Scheduler::threads() const { return impl_->registry; }
+const ThreadRegistry& Scheduler::threads() const {
+  return impl_->registry;
+}
 
 }  // namespace weft::runtime

@@ -7,7 +7,9 @@ ClockTracker::PerThread& ClockTracker::thread(ThreadId t) {
   return threads_[t];
 }
 
-const VectorClock& ClockTracker::thread_clock(ThreadId t) { return thread(t).clock; }
+const VectorClock& ClockTracker::thread_clock(ThreadId t) {
+  return thread(t).clock;
+}
 
 std::uint32_t ClockTracker::thread_count(ThreadId t) const {
   return t < threads_.size() ? threads_[t].count : 0;

@@ -55,8 +55,7 @@ bool dependent(const Event& a, const Event& b, ReadPolicy policy) {
       return x.object == y.object;
     case Domain::kSemaphore:
       // Posts commute with each other; waits and trywaits compete for the count.
-      return x.object == y.object &&
-             !(x.kind == OpKind::kSemPost && y.kind == OpKind::kSemPost);
+      return x.object == y.object && !(x.kind == OpKind::kSemPost && y.kind == OpKind::kSemPost);
     case Domain::kThread:
       return x.object == y.object &&
              !(x.kind == OpKind::kThreadJoin && y.kind == OpKind::kThreadJoin);

@@ -34,7 +34,9 @@ Domain domain_of(OpKind kind) {
   }
 }
 
-bool is_read(OpKind kind) { return kind == OpKind::kRead || kind == OpKind::kAtomicLoad; }
+bool is_read(OpKind kind) {
+  return kind == OpKind::kRead || kind == OpKind::kAtomicLoad;
+}
 
 bool may_block(OpKind kind) {
   return kind == OpKind::kMutexLock || kind == OpKind::kCondWake || kind == OpKind::kSemWait ||
@@ -56,30 +58,54 @@ ObjectKey mutex_of(const Operation& op) {
 
 const char* op_name(OpKind kind) {
   switch (kind) {
-    case OpKind::kRead: return "read";
-    case OpKind::kWrite: return "write";
-    case OpKind::kAtomicLoad: return "atomic_load";
-    case OpKind::kAtomicStore: return "atomic_store";
-    case OpKind::kAtomicRmw: return "atomic_rmw";
-    case OpKind::kAtomicCas: return "atomic_cas";
-    case OpKind::kMutexLock: return "lock";
-    case OpKind::kMutexTryLock: return "trylock";
-    case OpKind::kMutexUnlock: return "unlock";
-    case OpKind::kCondWait: return "cond_wait";
-    case OpKind::kCondWake: return "cond_wake";
-    case OpKind::kCondSignal: return "cond_signal";
-    case OpKind::kCondBroadcast: return "cond_broadcast";
-    case OpKind::kSemWait: return "sem_wait";
-    case OpKind::kSemPost: return "sem_post";
-    case OpKind::kThreadCreate: return "create";
-    case OpKind::kThreadJoin: return "join";
-    case OpKind::kYield: return "yield";
-    case OpKind::kSymbolicBranch: return "branch";
-    case OpKind::kChannelSend: return "send";
-    case OpKind::kChannelReceive: return "receive";
-    case OpKind::kBarrierWait: return "barrier_wait";
-    case OpKind::kProcessExit: return "exit";
-    case OpKind::kSemTryWait: return "sem_trywait";
+    case OpKind::kRead:
+      return "read";
+    case OpKind::kWrite:
+      return "write";
+    case OpKind::kAtomicLoad:
+      return "atomic_load";
+    case OpKind::kAtomicStore:
+      return "atomic_store";
+    case OpKind::kAtomicRmw:
+      return "atomic_rmw";
+    case OpKind::kAtomicCas:
+      return "atomic_cas";
+    case OpKind::kMutexLock:
+      return "lock";
+    case OpKind::kMutexTryLock:
+      return "trylock";
+    case OpKind::kMutexUnlock:
+      return "unlock";
+    case OpKind::kCondWait:
+      return "cond_wait";
+    case OpKind::kCondWake:
+      return "cond_wake";
+    case OpKind::kCondSignal:
+      return "cond_signal";
+    case OpKind::kCondBroadcast:
+      return "cond_broadcast";
+    case OpKind::kSemWait:
+      return "sem_wait";
+    case OpKind::kSemPost:
+      return "sem_post";
+    case OpKind::kThreadCreate:
+      return "create";
+    case OpKind::kThreadJoin:
+      return "join";
+    case OpKind::kYield:
+      return "yield";
+    case OpKind::kSymbolicBranch:
+      return "branch";
+    case OpKind::kChannelSend:
+      return "send";
+    case OpKind::kChannelReceive:
+      return "receive";
+    case OpKind::kBarrierWait:
+      return "barrier_wait";
+    case OpKind::kProcessExit:
+      return "exit";
+    case OpKind::kSemTryWait:
+      return "sem_trywait";
   }
   return "unknown";
 }
@@ -112,7 +138,8 @@ std::string describe(const Operation& op, const ThreadRegistry* threads) {
       s += " cv " + object_name(op.object);
       if (op.kind == OpKind::kCondWait || op.kind == OpKind::kCondWake)
         s += " with mutex " + object_name(op.partner);
-      if (op.kind == OpKind::kCondWake && op.timed) s += op.result ? " (signalled)" : " (timed out)";
+      if (op.kind == OpKind::kCondWake && op.timed)
+        s += op.result ? " (signalled)" : " (timed out)";
       break;
     case Domain::kSemaphore:
       s += " semaphore " + object_name(op.object);
@@ -122,8 +149,8 @@ std::string describe(const Operation& op, const ThreadRegistry* threads) {
       s += " (status " + std::to_string(op.object) + ")";
       break;
     case Domain::kThread:
-      s += " thread " + (threads ? threads->name(static_cast<ThreadId>(op.object))
-                                 : std::to_string(op.object));
+      s += " thread " +
+           (threads ? threads->name(static_cast<ThreadId>(op.object)) : std::to_string(op.object));
       break;
     case Domain::kNone:
       break;

@@ -4,7 +4,9 @@
 
 namespace weft {
 
-ThreadRegistry::ThreadRegistry() { entries_.push_back({kNoThread, 0}); }
+ThreadRegistry::ThreadRegistry() {
+  entries_.push_back({kNoThread, 0});
+}
 
 ThreadId ThreadRegistry::child(ThreadId parent, std::uint32_t index) {
   const auto key = std::make_pair(parent, index);

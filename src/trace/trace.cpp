@@ -14,18 +14,30 @@ bool is_maximal(Outcome o) {
 
 const char* outcome_name(Outcome o) {
   switch (o) {
-    case Outcome::kComplete: return "complete";
-    case Outcome::kDeadlock: return "deadlock";
-    case Outcome::kAssertionFailure: return "assertion failure";
-    case Outcome::kUncaughtException: return "uncaught exception";
-    case Outcome::kMisuse: return "misuse";
-    case Outcome::kBoundReached: return "bound reached";
-    case Outcome::kSleepBlocked: return "sleep-set blocked";
-    case Outcome::kDataRace: return "data race";
-    case Outcome::kCrash: return "crash";
-    case Outcome::kUnsupported: return "unsupported operation";
-    case Outcome::kDiscarded: return "discarded";
-    case Outcome::kTimeout: return "time limit";
+    case Outcome::kComplete:
+      return "complete";
+    case Outcome::kDeadlock:
+      return "deadlock";
+    case Outcome::kAssertionFailure:
+      return "assertion failure";
+    case Outcome::kUncaughtException:
+      return "uncaught exception";
+    case Outcome::kMisuse:
+      return "misuse";
+    case Outcome::kBoundReached:
+      return "bound reached";
+    case Outcome::kSleepBlocked:
+      return "sleep-set blocked";
+    case Outcome::kDataRace:
+      return "data race";
+    case Outcome::kCrash:
+      return "crash";
+    case Outcome::kUnsupported:
+      return "unsupported operation";
+    case Outcome::kDiscarded:
+      return "discarded";
+    case Outcome::kTimeout:
+      return "time limit";
   }
   return "unknown";
 }

@@ -37,8 +37,8 @@ std::uint64_t parse_hex(std::string_view s, const char* what) {
   std::uint64_t v = 0;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v, 16);
   if (ec != std::errc() || ptr != s.data() + s.size())
-    throw WireError(std::string("expected a hex number for ") + what + ", got '" +
-                    std::string(s) + "'");
+    throw WireError(std::string("expected a hex number for ") + what + ", got '" + std::string(s) +
+                    "'");
   return v;
 }
 
@@ -94,8 +94,8 @@ std::string encode_op(const Operation& op, const ThreadRegistry& threads) {
     std::replace(object.begin(), object.end(), '.', '_');  // '.' separates the fields
   }
   return std::to_string(static_cast<unsigned>(op.kind)) + "." + std::to_string(op.result) + "." +
-         std::to_string(op.size) + "." + object + "." +
-         std::to_string(op.partner) + (op.timed ? ".t" : "");
+         std::to_string(op.size) + "." + object + "." + std::to_string(op.partner) +
+         (op.timed ? ".t" : "");
 }
 
 Operation decode_op(std::string_view s, ThreadRegistry& threads) {
@@ -128,7 +128,8 @@ std::string encode_event(ThreadId t, const Operation& op, const ThreadRegistry& 
 
 std::pair<ThreadId, Operation> decode_event(std::string_view s, ThreadRegistry& threads) {
   const auto at = s.find('@');
-  if (at == std::string_view::npos) throw WireError("an event is thread@op, got '" + std::string(s) + "'");
+  if (at == std::string_view::npos)
+    throw WireError("an event is thread@op, got '" + std::string(s) + "'");
   return {parse_thread(s.substr(0, at), threads), decode_op(s.substr(at + 1), threads)};
 }
 
@@ -148,14 +149,14 @@ ThreadSet decode_set(std::string_view s, ThreadRegistry& threads) {
 }
 
 // Key=value fields separated by '|', after a one-letter record tag.
-std::vector<std::pair<std::string_view, std::string_view>> fields(std::string_view text,
-                                                                  char tag) {
+std::vector<std::pair<std::string_view, std::string_view>> fields(std::string_view text, char tag) {
   if (text.size() < 2 || text[0] != tag || text[1] != '|')
     throw WireError(std::string("expected a record starting with '") + tag + "|'");
   std::vector<std::pair<std::string_view, std::string_view>> out;
   for (auto part : split(text.substr(2), '|')) {
     const auto eq = part.find('=');
-    if (eq == std::string_view::npos) throw WireError("field without '=': '" + std::string(part) + "'");
+    if (eq == std::string_view::npos)
+      throw WireError("field without '=': '" + std::string(part) + "'");
     out.emplace_back(part.substr(0, eq), part.substr(eq + 1));
   }
   return out;
@@ -263,7 +264,8 @@ void decode_trace_event(std::string_view text, Trace& into, ThreadRegistry& thre
 std::string encode_trace(const Trace& t, const ThreadRegistry& threads) {
   std::string out = "T|outcome=" + std::to_string(static_cast<unsigned>(t.outcome));
   out += "|message=" + escape(t.message);
-  out += "|failing=" + (t.failing_thread == kNoThread ? std::string("-") : threads.name(t.failing_thread));
+  out += "|failing=" +
+         (t.failing_thread == kNoThread ? std::string("-") : threads.name(t.failing_thread));
   out += "|followed=" + std::to_string(t.prefix_followed);
   out += "|failures=";
   for (std::size_t i = 0; i < t.failures.size(); ++i) {

@@ -21,14 +21,14 @@ enum ExitCode : int {
 struct ExploreSettings {
   explorer::StrategyKind strategy = explorer::StrategyKind::kOptimalDpor;
   bool sleep_sets = true;
-  bool all_bugs = false;           ///< keep exploring after the first bug
+  bool all_bugs = false;  ///< keep exploring after the first bug
   std::uint64_t max_executions = 0;
-  double time_limit = 0;           ///< seconds for the whole exploration (0: none)
+  double time_limit = 0;  ///< seconds for the whole exploration (0: none)
   std::uint64_t random_executions = 1000;
   std::uint64_t seed = 1;
   bool json = false;
-  bool quiet = false;              ///< no progress line
-  std::string replay_file;         ///< where to write the first bug's replay file ("" = default)
+  bool quiet = false;                 ///< no progress line
+  std::string replay_file;            ///< where to write the first bug's replay file ("" = default)
   bool program_is_temporary = false;  ///< built by `weft check`: refer to it only via the file
 };
 
@@ -42,7 +42,7 @@ int check_command(const std::string& source, const std::vector<std::string>& com
 
 /// Re-executes the execution a replay file describes (optionally under gdb); `program_path`
 /// overrides the program named in the file.
-int replay_command(const std::string& replay_file, const std::string& program_path,
-                   bool under_gdb, bool json);
+int replay_command(const std::string& replay_file, const std::string& program_path, bool under_gdb,
+                   bool json);
 
 }  // namespace weft::driver

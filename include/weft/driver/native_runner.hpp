@@ -23,13 +23,13 @@ class DriverError : public std::runtime_error {
 };
 
 struct ProgramOptions {
-  std::string points = "sync";      ///< "sync" or "all"
+  std::string points = "sync";  ///< "sync" or "all"
   std::uint32_t max_steps_per_thread = 10000;
   std::uint32_t max_threads = 1000;
   std::int64_t nondet_value = 0;
-  double execution_seconds = 10;    ///< wall-clock limit per execution (0: none)
-  std::uint64_t memory_mb = 4096;   ///< resident-memory limit per execution (0: none)
-  bool show_output = false;         ///< let the program's output through during exploration
+  double execution_seconds = 10;   ///< wall-clock limit per execution (0: none)
+  std::uint64_t memory_mb = 4096;  ///< resident-memory limit per execution (0: none)
+  bool show_output = false;        ///< let the program's output through during exploration
 };
 
 /// The program and how to run it.

@@ -13,7 +13,7 @@ namespace weft::driver {
 /// How a report names an operation, and where (source location) event i happened.
 struct EventText {
   std::function<std::string(const Operation&)> operation;  ///< default: describe()
-  std::function<std::string(std::size_t)> location;       ///< default: none
+  std::function<std::string(std::size_t)> location;        ///< default: none
 };
 
 /// The trace as numbered steps, each event indented into its thread's column, so that what each

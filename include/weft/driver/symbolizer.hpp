@@ -10,7 +10,7 @@
 namespace weft::driver {
 
 struct SourceLocation {
-  std::string file;      ///< as recorded in the debug info; empty if unknown
+  std::string file;  ///< as recorded in the debug info; empty if unknown
   std::uint32_t line = 0;
   std::string function;
   std::string short_text() const;  ///< "file.c:12", or "?" if unknown

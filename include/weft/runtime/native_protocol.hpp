@@ -50,9 +50,9 @@ inline constexpr int kProtocolVersion = 1;
 struct LogHeader {
   std::uint32_t magic;
   std::uint32_t version;
-  std::uint64_t used;       ///< bytes of records written after the header
-  std::uint64_t capacity;   ///< bytes available for records
-  std::uint64_t fault_pc;   ///< crashes: the faulting instruction (0 if unknown)
+  std::uint64_t used;      ///< bytes of records written after the header
+  std::uint64_t capacity;  ///< bytes available for records
+  std::uint64_t fault_pc;  ///< crashes: the faulting instruction (0 if unknown)
   std::uint64_t fault_address;
   std::int32_t fault_signal;  ///< 0, or the signal the child died of
   std::uint32_t overflowed;   ///< 1 if records were dropped for lack of space

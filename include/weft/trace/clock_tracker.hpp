@@ -15,8 +15,8 @@ namespace weft {
 /// with a write clock and an access clock so that reads commute (Saarikivi et al. §II-D, Fig. 3).
 /// Thread creation passes the creator's clock to the child; a join receives the joined thread's
 /// final clock. Memory is keyed by granule (kMemoryGranule bytes); an access spanning several
-/// granules touches each. It also computes the Foata level of each event (thesis Def. 29): one more than
-/// the highest level among its immediate predecessors.
+/// granules touches each. It also computes the Foata level of each event (thesis Def. 29): one more
+/// than the highest level among its immediate predecessors.
 class ClockTracker {
  public:
   explicit ClockTracker(ReadPolicy policy) : policy_(policy) {}

@@ -18,31 +18,31 @@ inline constexpr ObjectKey kInProcessObjectSpacing = ObjectKey{1} << 16;
 
 /// Kinds of visible operation. Values are part of the wire format: append, never reorder.
 enum class OpKind : std::uint8_t {
-  kRead,            ///< plain read of [object, object+size)
-  kWrite,           ///< plain write
-  kAtomicLoad,      ///< seq_cst atomic load
-  kAtomicStore,     ///< seq_cst atomic store
-  kAtomicRmw,       ///< exchange / fetch_op
-  kAtomicCas,       ///< compare-exchange (a write whether it succeeds or not: conservative)
-  kMutexLock,       ///< blocks while the mutex is held
-  kMutexTryLock,    ///< never blocks; `result` says whether it acquired
+  kRead,          ///< plain read of [object, object+size)
+  kWrite,         ///< plain write
+  kAtomicLoad,    ///< seq_cst atomic load
+  kAtomicStore,   ///< seq_cst atomic store
+  kAtomicRmw,     ///< exchange / fetch_op
+  kAtomicCas,     ///< compare-exchange (a write whether it succeeds or not: conservative)
+  kMutexLock,     ///< blocks while the mutex is held
+  kMutexTryLock,  ///< never blocks; `result` says whether it acquired
   kMutexUnlock,
-  kCondWait,        ///< first half of a wait: release `partner` (the mutex) and start waiting
-  kCondWake,        ///< second half: take a signal and reacquire `partner`; blocks until possible
+  kCondWait,  ///< first half of a wait: release `partner` (the mutex) and start waiting
+  kCondWake,  ///< second half: take a signal and reacquire `partner`; blocks until possible
   kCondSignal,
   kCondBroadcast,
-  kSemWait,         ///< blocks while the count is zero
+  kSemWait,  ///< blocks while the count is zero
   kSemPost,
-  kThreadCreate,    ///< object = the created thread's id
-  kThreadJoin,      ///< object = the joined thread's id; blocks until it has finished
-  kYield,           ///< a scheduling point that touches nothing
+  kThreadCreate,  ///< object = the created thread's id
+  kThreadJoin,    ///< object = the joined thread's id; blocks until it has finished
+  kYield,         ///< a scheduling point that touches nothing
   // Reserved for later issues; the scheduler rejects them today.
   kSymbolicBranch,
   kChannelSend,
   kChannelReceive,
   kBarrierWait,
-  kProcessExit,     ///< the process ends (exit, return from main, abort): cuts off every thread
-  kSemTryWait,      ///< never blocks; `result` says whether it took a unit
+  kProcessExit,  ///< the process ends (exit, return from main, abort): cuts off every thread
+  kSemTryWait,   ///< never blocks; `result` says whether it took a unit
 };
 
 /// What kind of object an operation acts on; operations on different domains never interact.

@@ -13,18 +13,18 @@ namespace weft {
 
 /// How an execution ended.
 enum class Outcome : std::uint8_t {
-  kComplete,            ///< every thread finished
-  kDeadlock,            ///< some thread is blocked and no thread is enabled
-  kAssertionFailure,    ///< WEFT_ASSERT (or the program's own check) failed
-  kUncaughtException,   ///< a thread let an exception escape
-  kMisuse,              ///< the program misused a primitive (unlock of a mutex it does not hold...)
-  kBoundReached,        ///< a thread exceeded the per-thread step bound (thesis §3.4's k): no bug
-  kSleepBlocked,        ///< every enabled thread was in the sleep set: redundant, abandoned
-  kDataRace,            ///< two conflicting plain accesses not ordered by happens-before
-  kCrash,               ///< the program died of a signal (segfault, ...)
-  kUnsupported,         ///< the program used something weft does not model: no bug, incomplete
-  kDiscarded,           ///< abort() or a failed assume ended the execution: not a bug
-  kTimeout,             ///< the execution exceeded its time limit (a loop with no visible step)
+  kComplete,           ///< every thread finished
+  kDeadlock,           ///< some thread is blocked and no thread is enabled
+  kAssertionFailure,   ///< WEFT_ASSERT (or the program's own check) failed
+  kUncaughtException,  ///< a thread let an exception escape
+  kMisuse,             ///< the program misused a primitive (unlock of a mutex it does not hold...)
+  kBoundReached,       ///< a thread exceeded the per-thread step bound (thesis §3.4's k): no bug
+  kSleepBlocked,       ///< every enabled thread was in the sleep set: redundant, abandoned
+  kDataRace,           ///< two conflicting plain accesses not ordered by happens-before
+  kCrash,              ///< the program died of a signal (segfault, ...)
+  kUnsupported,        ///< the program used something weft does not model: no bug, incomplete
+  kDiscarded,          ///< abort() or a failed assume ended the execution: not a bug
+  kTimeout,            ///< the execution exceeded its time limit (a loop with no visible step)
 };
 
 bool is_bug(Outcome o);

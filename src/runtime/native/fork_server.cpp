@@ -2,15 +2,15 @@
 // point before the program's own main, it forks one child per execution, which runs the program
 // under the scheduler and writes its trace into memory shared with weft. Run on its own, the
 // program simply runs.
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <sys/syscall.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -47,7 +47,8 @@ NativeOptions options_from_env() {
       static_cast<std::uint32_t>(env_number(weft::native::kMaxStepsEnv, o.max_steps_per_thread));
   o.max_threads =
       static_cast<std::uint32_t>(env_number(weft::native::kMaxThreadsEnv, o.max_threads));
-  if (const char* v = std::getenv(weft::native::kNondetEnv)) o.nondet_value = std::strtoll(v, nullptr, 10);
+  if (const char* v = std::getenv(weft::native::kNondetEnv))
+    o.nondet_value = std::strtoll(v, nullptr, 10);
   return o;
 }
 
@@ -111,7 +112,7 @@ void install_crash_handlers() {
   ss.ss_sp = alternate_stack;
   ss.ss_size = sizeof alternate_stack;
   sigaltstack(&ss, nullptr);
-  struct sigaction sa{};
+  struct sigaction sa {};
   sa.sa_sigaction = on_fatal_signal;
   sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
   // Faults, and the signals a program may send itself that end it.

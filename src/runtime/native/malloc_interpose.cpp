@@ -53,9 +53,13 @@ void release(void* p) {
 
 extern "C" {
 
-void* malloc(size_t bytes) { return allocate(bytes, 16); }
+void* malloc(size_t bytes) {
+  return allocate(bytes, 16);
+}
 
-void free(void* p) { release(p); }
+void free(void* p) {
+  release(p);
+}
 
 void* calloc(size_t count, size_t size) {
   size_t bytes;
@@ -104,10 +108,18 @@ int posix_memalign(void** out, size_t alignment, size_t bytes) {
   return 0;
 }
 
-void* aligned_alloc(size_t alignment, size_t bytes) { return allocate(bytes, alignment); }
-void* memalign(size_t alignment, size_t bytes) { return allocate(bytes, alignment); }
-void* valloc(size_t bytes) { return allocate(bytes, 4096); }
-void* pvalloc(size_t bytes) { return allocate((bytes + 4095) & ~size_t{4095}, 4096); }
+void* aligned_alloc(size_t alignment, size_t bytes) {
+  return allocate(bytes, alignment);
+}
+void* memalign(size_t alignment, size_t bytes) {
+  return allocate(bytes, alignment);
+}
+void* valloc(size_t bytes) {
+  return allocate(bytes, 4096);
+}
+void* pvalloc(size_t bytes) {
+  return allocate((bytes + 4095) & ~size_t{4095}, 4096);
+}
 
 size_t malloc_usable_size(void* p) {
   if (!p) return 0;

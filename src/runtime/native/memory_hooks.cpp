@@ -8,9 +8,9 @@
 using weft::Operation;
 using weft::OpKind;
 using weft::runtime::native::NativeRuntime;
-using weft::runtime::native::RuntimeScope;
 using weft::runtime::native::Points;
 using weft::runtime::native::RaceDetector;
+using weft::runtime::native::RuntimeScope;
 
 namespace {
 
@@ -36,10 +36,10 @@ void plain_access(void* addr, std::uint64_t size, bool write, std::uint64_t site
   }
   // Accesses in atomic sections are atomic for the race property (SV-COMP's convention).
   if (rt->self().atomic_depth > 0) return;
-  const auto report = rt->races().access(
-      RaceDetector::Access{sched.self(), reinterpret_cast<std::uintptr_t>(addr), size, write,
-                           false, site},
-      rt->registry());
+  const auto report =
+      rt->races().access(RaceDetector::Access{sched.self(), reinterpret_cast<std::uintptr_t>(addr),
+                                              size, write, false, site},
+                         rt->registry());
   if (report) {
     if (rt->break_on_bug) asm volatile("int3");  // weft replay --gdb
     sched.note_failure(weft::Outcome::kDataRace, *report);
@@ -74,9 +74,9 @@ void __weft_atomic(void* addr, std::uint64_t size, std::uint32_t kind, std::uint
   static constexpr OpKind kOps[] = {OpKind::kAtomicLoad, OpKind::kAtomicStore, OpKind::kAtomicRmw,
                                     OpKind::kAtomicCas};
   auto& sched = rt->scheduler();
-  sched.perform(Operation{kOps[kind & 3], 0, clamp_size(size),
-                          reinterpret_cast<weft::ObjectKey>(addr), 0},
-                site);
+  sched.perform(
+      Operation{kOps[kind & 3], 0, clamp_size(size), reinterpret_cast<weft::ObjectKey>(addr), 0},
+      site);
   if (rt->options().points == Points::kSync && rt->self().atomic_depth == 0) {
     const auto report = rt->races().access(
         RaceDetector::Access{sched.self(), reinterpret_cast<std::uintptr_t>(addr), size,

@@ -35,7 +35,8 @@ ThreadHeap* NativeRuntime::program_heap(std::uint32_t& slot) {
   if (t.in_runtime) return nullptr;
   if (!t.has_heap_slot) {
     // By name, probing past regions that other threads of this execution took.
-    std::uint32_t s = static_cast<std::uint32_t>(std::hash<std::string>{}(registry_.name(id)) % 4096);
+    std::uint32_t s =
+        static_cast<std::uint32_t>(std::hash<std::string>{}(registry_.name(id)) % 4096);
     while (heap_slots_used_[s / 64] & (std::uint64_t{1} << (s % 64))) s = (s + 1) % 4096;
     heap_slots_used_[s / 64] |= std::uint64_t{1} << (s % 64);
     t.heap_slot = s;
@@ -62,7 +63,9 @@ std::unordered_map<pthread_key_t, void (*)(void*)>& NativeRuntime::key_destructo
   return table;
 }
 
-pthread_t NativeRuntime::handle_of(ThreadId id) { return kHandleBase + id; }
+pthread_t NativeRuntime::handle_of(ThreadId id) {
+  return kHandleBase + id;
+}
 
 ThreadId NativeRuntime::thread_of(pthread_t handle) {
   if (handle < kHandleBase || handle >= kHandleBase + (1u << 24)) return kNoThread;
@@ -77,9 +80,8 @@ void NativeRuntime::fail(Outcome outcome, const std::string& message) {
 
 void NativeRuntime::unsupported(const char* what) {
   RuntimeScope scope(*this);
-  scheduler_.fail(Outcome::kUnsupported,
-                  std::string(what) + " is not supported by weft (thread " +
-                      registry_.name(scheduler_.self()) + ")");
+  scheduler_.fail(Outcome::kUnsupported, std::string(what) + " is not supported by weft (thread " +
+                                             registry_.name(scheduler_.self()) + ")");
 }
 
 Trace NativeRuntime::run(const TestDirective& directive, int argc, char** argv, char** envp) {

@@ -119,9 +119,9 @@ class NativeRuntime {
   std::unordered_map<ObjectKey, bool> known_semaphores_;
   RaceDetector races_;
   std::uint32_t threads_created_ = 1;
-  const Trace* current_trace_ = nullptr;  // the scheduler's trace while run() runs
-  std::size_t logged_ = 0;                // events of it already in the log
-  std::uint64_t heap_slots_used_[64] = {}; // bitset over the 4096 heap regions
+  const Trace* current_trace_ = nullptr;    // the scheduler's trace while run() runs
+  std::size_t logged_ = 0;                  // events of it already in the log
+  std::uint64_t heap_slots_used_[64] = {};  // bitset over the 4096 heap regions
 };
 
 /// Marks weft's own code running on a program thread, so that what it allocates does not shift
@@ -141,7 +141,9 @@ class RuntimeScope {
 #define WEFT_CALLER_SITE() reinterpret_cast<std::uint64_t>(__builtin_return_address(0))
 
 /// Object keys of native objects are their addresses.
-inline ObjectKey key_of(const volatile void* p) { return reinterpret_cast<ObjectKey>(p); }
+inline ObjectKey key_of(const volatile void* p) {
+  return reinterpret_cast<ObjectKey>(p);
+}
 
 using weft::native::kAtomicSectionKey;
 

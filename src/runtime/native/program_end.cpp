@@ -4,8 +4,8 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <semaphore.h>
-#include <stdarg.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -94,7 +94,9 @@ __attribute__((weak)) void reach_error(void) {
   __builtin_unreachable();
 }
 
-void __VERIFIER_error(void) { reach_error(); }
+void __VERIFIER_error(void) {
+  reach_error();
+}
 
 void __VERIFIER_assume(int condition) {
   if (condition) return;
@@ -110,10 +112,9 @@ void __weft_atomic_begin(void) {
   if (!rt) return;
   RuntimeScope scope(*rt);
   if (rt->self().atomic_depth++ == 0)
-    rt->scheduler().perform(
-        weft::Operation{weft::OpKind::kMutexLock, 0, 0,
-                        weft::runtime::native::kAtomicSectionKey, 0},
-        WEFT_CALLER_SITE());
+    rt->scheduler().perform(weft::Operation{weft::OpKind::kMutexLock, 0, 0,
+                                            weft::runtime::native::kAtomicSectionKey, 0},
+                            WEFT_CALLER_SITE());
 }
 
 void __weft_atomic_end(void) {
@@ -121,14 +122,17 @@ void __weft_atomic_end(void) {
   if (!rt) return;
   RuntimeScope scope(*rt);
   if (--rt->self().atomic_depth == 0)
-    rt->scheduler().perform(
-        weft::Operation{weft::OpKind::kMutexUnlock, 0, 0,
-                        weft::runtime::native::kAtomicSectionKey, 0},
-        WEFT_CALLER_SITE());
+    rt->scheduler().perform(weft::Operation{weft::OpKind::kMutexUnlock, 0, 0,
+                                            weft::runtime::native::kAtomicSectionKey, 0},
+                            WEFT_CALLER_SITE());
 }
 
-void __VERIFIER_atomic_begin(void) { __weft_atomic_begin(); }
-void __VERIFIER_atomic_end(void) { __weft_atomic_end(); }
+void __VERIFIER_atomic_begin(void) {
+  __weft_atomic_begin();
+}
+void __VERIFIER_atomic_end(void) {
+  __weft_atomic_end();
+}
 
 // ---- what weft does not model: the run stops with an error that names it --------------------
 

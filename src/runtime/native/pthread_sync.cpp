@@ -18,12 +18,15 @@ using weft::runtime::native::RuntimeScope;
 namespace {
 
 // glibc keeps a mutex's type in the mutex itself (also for the static initializers).
-int mutex_type(const pthread_mutex_t* m) { return m->__data.__kind & 3; }
+int mutex_type(const pthread_mutex_t* m) {
+  return m->__data.__kind & 3;
+}
 
-std::uint8_t perform(NativeRuntime& rt, OpKind kind, const volatile void* object, std::uint64_t site,
-                     const volatile void* partner = nullptr, bool timed = false) {
-  return rt.scheduler().perform(
-      Operation{kind, 0, 0, key_of(object), key_of(partner), timed}, site);
+std::uint8_t perform(NativeRuntime& rt, OpKind kind, const volatile void* object,
+                     std::uint64_t site, const volatile void* partner = nullptr,
+                     bool timed = false) {
+  return rt.scheduler().perform(Operation{kind, 0, 0, key_of(object), key_of(partner), timed},
+                                site);
 }
 
 int lock_mutex(NativeRuntime& rt, pthread_mutex_t* m, OpKind kind, std::uint64_t site) {
@@ -80,8 +83,7 @@ void rw_wait(NativeRuntime& rt, pthread_rwlock_t* l, std::uint64_t site) {
   perform(rt, OpKind::kCondWait, l, site, l);
 }
 
-int rw_lock(NativeRuntime& rt, pthread_rwlock_t* l, bool write, bool try_only,
-            std::uint64_t site) {
+int rw_lock(NativeRuntime& rt, pthread_rwlock_t* l, bool write, bool try_only, std::uint64_t site) {
   auto& state = rt.rwlocks()[key_of(l)];
   rw_enter(rt, l, site);
   while (state.writer || (write && state.readers > 0)) {

@@ -36,10 +36,10 @@ int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*start)
   if (!rt) return WEFT_REAL(pthread_create, thread, attr, start, arg);
   RuntimeScope scope(*rt);
   if (rt->threads_created() >= rt->options().max_threads) {
-    rt->scheduler().fail(
-        weft::Outcome::kBoundReached,
-        "the execution reached the bound of " + std::to_string(rt->options().max_threads) +
-            " threads (--max-threads)");
+    rt->scheduler().fail(weft::Outcome::kBoundReached,
+                         "the execution reached the bound of " +
+                             std::to_string(rt->options().max_threads) +
+                             " threads (--max-threads)");
   }
   rt->count_thread();
   int detach = PTHREAD_CREATE_JOINABLE;
@@ -101,7 +101,9 @@ pthread_t pthread_self(void) __THROW {
   return NativeRuntime::handle_of(rt->scheduler().self());
 }
 
-int pthread_equal(pthread_t a, pthread_t b) __THROW { return a == b; }
+int pthread_equal(pthread_t a, pthread_t b) __THROW {
+  return a == b;
+}
 
 int pthread_once(pthread_once_t* once, void (*init)(void)) {
   NativeRuntime* rt = NativeRuntime::active();

@@ -45,18 +45,18 @@ std::optional<std::string> RaceDetector::access(const Access& a, const ThreadReg
       if (now.covers(e.thread, e.epoch)) continue;
       if (report) continue;
       if (!reported_.insert({e.site, a.site}).second) continue;
-      report = "data race on {data:" + hex(a.address) + "}: " +
-               describe_access(e.write, e.atomic, e.size, threads.name(e.thread), e.site) +
-               " and " +
-               describe_access(a.write, a.atomic, a.size, threads.name(a.thread), a.site);
+      report = "data race on {data:" + hex(a.address) +
+               "}: " + describe_access(e.write, e.atomic, e.size, threads.name(e.thread), e.site) +
+               " and " + describe_access(a.write, a.atomic, a.size, threads.name(a.thread), a.site);
     }
     // Keep what a later access can race with: a write supersedes every earlier access to its
     // bytes (they all happen before it or were reported); a read supersedes its thread's reads.
     for (Entry& e : entries)
-      if (a.write || (e.thread == a.thread && !e.write)) e.bytes &= static_cast<std::uint8_t>(~bytes);
+      if (a.write || (e.thread == a.thread && !e.write))
+        e.bytes &= static_cast<std::uint8_t>(~bytes);
     std::erase_if(entries, [](const Entry& e) { return e.bytes == 0; });
-    entries.push_back({a.thread, epoch, bytes, static_cast<std::uint32_t>(a.size), a.write,
-                       a.atomic, a.site});
+    entries.push_back(
+        {a.thread, epoch, bytes, static_cast<std::uint32_t>(a.size), a.write, a.atomic, a.site});
   }
   return report;
 }

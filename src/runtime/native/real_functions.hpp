@@ -24,16 +24,16 @@ inline void* real_symbol(const char* name, const char* version = nullptr) {
 }  // namespace weft::runtime::native
 
 /// Calls the C library's `name` with `args` (looked up once).
-#define WEFT_REAL(name, ...)                                                                 \
-  ([]() {                                                                                    \
-    static auto fn = reinterpret_cast<decltype(&::name)>(                                    \
-        ::weft::runtime::native::real_symbol(#name));                                        \
-    return fn;                                                                               \
+#define WEFT_REAL(name, ...)                                                              \
+  ([]() {                                                                                 \
+    static auto fn =                                                                      \
+        reinterpret_cast<decltype(&::name)>(::weft::runtime::native::real_symbol(#name)); \
+    return fn;                                                                            \
   }())(__VA_ARGS__)
 /// The same for a versioned symbol (glibc keeps old pthread_cond_* next to the current ones).
-#define WEFT_REAL_V(name, version, ...)                                                      \
-  ([]() {                                                                                    \
-    static auto fn = reinterpret_cast<decltype(&::name)>(                                    \
-        ::weft::runtime::native::real_symbol(#name, version));                               \
-    return fn;                                                                               \
+#define WEFT_REAL_V(name, version, ...)                                                            \
+  ([]() {                                                                                          \
+    static auto fn =                                                                               \
+        reinterpret_cast<decltype(&::name)>(::weft::runtime::native::real_symbol(#name, version)); \
+    return fn;                                                                                     \
   }())(__VA_ARGS__)

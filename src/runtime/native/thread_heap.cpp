@@ -34,7 +34,9 @@ struct ClassTable {
 };
 constexpr ClassTable kTable;
 
-std::size_t class_size(std::size_t c) { return kTable.size[c]; }
+std::size_t class_size(std::size_t c) {
+  return kTable.size[c];
+}
 std::size_t class_for(std::size_t bytes) {
   std::size_t lo = 0, hi = ThreadHeap::kClasses;  // first class that fits, by bisection
   while (lo < hi) {
