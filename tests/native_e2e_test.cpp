@@ -21,6 +21,7 @@ using weft::explorer::StrategyKind;
 struct CliRun {
   int exit_code = -1;
   std::string out;
+  std::string err;
   json result;
 };
 
@@ -28,15 +29,35 @@ std::string fixture(const std::string& name) {
   return std::string(WEFT_NATIVE_FIXTURES) + "/" + name;
 }
 
-// Runs the weft command line with `args`; parses stdout as JSON when it is JSON.
-CliRun weft_cli(const std::string& args) {
-  const std::string command = std::string(WEFT_BIN) + " " + args + " 2>/dev/null";
+std::string slurp(FILE* f) {
+  std::string s;
+  char buf[4096];
+  while (f && std::fgets(buf, sizeof buf, f)) s += buf;
+  return s;
+}
+
+// Runs the weft command line with `args` (and `input` on its stdin); parses stdout as JSON when
+// it is JSON, and keeps stderr.
+CliRun weft_cli(const std::string& args, const std::string& input = "") {
+  const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  const auto dir = std::filesystem::temp_directory_path();
+  const std::string err_file = (dir / ("weft-e2e-" + test + ".stderr")).string();
+  const std::string in_file = (dir / ("weft-e2e-" + test + ".stdin")).string();
+  {
+    std::FILE* in = std::fopen(in_file.c_str(), "w");
+    std::fputs(input.c_str(), in);
+    std::fclose(in);
+  }
+  const std::string command =
+      std::string(WEFT_BIN) + " " + args + " <" + in_file + " 2>" + err_file;
   CliRun r;
   FILE* p = popen(command.c_str(), "r");
-  char buf[4096];
-  while (p && std::fgets(buf, sizeof buf, p)) r.out += buf;
+  r.out = slurp(p);
   const int status = p ? pclose(p) : -1;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::FILE* err = std::fopen(err_file.c_str(), "r");
+  r.err = slurp(err);
+  if (err) std::fclose(err);
   r.result = json::parse(r.out, nullptr, false);
   return r;
 }
@@ -85,6 +106,14 @@ TEST(NativeEndToEnd, ReplayReproducesTheBug) {
   EXPECT_EQ(r.exit_code, 1) << r.out;
   ASSERT_TRUE(r.result.contains("reproduced")) << r.out;
   EXPECT_TRUE(r.result["reproduced"].get<bool>());
+}
+
+TEST(NativeEndToEnd, ReplayUnderGdbStopsAtTheBug) {
+  ASSERT_EQ(check("lost_update.c").exit_code, 1);
+  const CliRun r = weft_cli("replay --gdb " + replay_file("lost_update.c"), "bt\nquit\n");
+  const std::string all = r.out + r.err;
+  EXPECT_NE(all.find("weft: stopped at the bug"), std::string::npos) << all;
+  EXPECT_NE(all.find("__assert_fail"), std::string::npos) << all;  // in the backtrace
 }
 
 TEST(NativeEndToEnd, LockedCounterIsCleanWithOneExecutionPerOrder) {
@@ -193,9 +222,12 @@ TEST(NativeEndToEnd, CppThreadsMutexesConditionVariablesAtomics) {
 TEST(NativeEndToEnd, PthreadApiProgramIsExploredCompletelyWithoutFalseAlarms) {
   // Recursive and errorcheck mutexes, rwlocks, barriers, once, keys, spinlocks, semaphores,
   // timed waits, pthread_exit: any modelling mistake shows up as a failed assertion or deadlock.
-  const CliRun r = check("pthread_api.c");
+  // It takes seconds, so without -q weft shows its progress line on stderr.
+  const CliRun r = weft_cli("check " + fixture("pthread_api.c") + " --json");
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_GT(stat(r, "complete"), 1000u);
+  EXPECT_NE(r.err.find(" executions, "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("/s, 0 bugs, "), std::string::npos) << r.err;
 }
 
 TEST(NativeEndToEnd, SvCompConventions) {
