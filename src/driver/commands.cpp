@@ -123,7 +123,7 @@ int run_command(const Program& program, const ExploreSettings& settings) {
   if (!result.bugs.empty())
     code = kExitBug;
   else if (result.unsupported.empty() && result.exhausted && !result.hit_bound &&
-           strategy->exhaustive())
+           !result.fixed_inputs && strategy->exhaustive())
     code = kExitNoBug;
 
   Symbolizer symbols(program.path, server.load_base());
@@ -159,14 +159,21 @@ int run_command(const Program& program, const ExploreSettings& settings) {
       why = grouped(result.stats.bound_reached + result.stats.timeouts) + " of " +
             grouped(result.stats.executions) +
             " executions were cut short; the first: " + symbols.render(result.first_bound_message);
+    else if (result.fixed_inputs)
+      why = "every interleaving was explored, but the program reads __VERIFIER_nondet_* inputs, "
+            "which were fixed to " + std::to_string(program.options.nondet_value) +
+            " (--nondet) rather than explored";
     else if (!strategy->exhaustive())
       why = "the random strategy does not explore exhaustively";
     else
       why = "stopped by --max-executions or --time-limit";
   }
   if (settings.json) {
+    const bool complete = result.unsupported.empty() && result.exhausted && !result.hit_bound &&
+                          !result.fixed_inputs && strategy->exhaustive();
     nlohmann::json j = {{"verdict", verdict_name(code)},
                         {"exit_code", code},
+                        {"complete", complete},
                         {"program", program.path},
                         {"strategy", explorer::strategy_name(settings.strategy)},
                         {"points", program.options.points},

@@ -240,6 +240,7 @@ Trace read_log(const void* log, const TestDirective& directive, int wait_status,
   Trace events_only;
   std::optional<Trace> ending;
   std::string crashed_thread;
+  bool read_inputs = false;
   std::size_t at = 0;
   try {
     while (at < text.size()) {
@@ -259,6 +260,9 @@ Trace read_log(const void* log, const TestDirective& directive, int wait_status,
         case 'C':
           crashed_thread = std::string(body);
           break;
+        case 'I':
+          read_inputs = true;
+          break;
         default:
           break;
       }
@@ -272,6 +276,7 @@ Trace read_log(const void* log, const TestDirective& directive, int wait_status,
   trace.enabled = std::move(events_only.enabled);
   trace.finished_thread = std::move(events_only.finished_thread);
   trace.sites = std::move(events_only.sites);
+  trace.read_fixed_inputs = read_inputs;
   if (ending) return trace;
 
   // The child died before it could say how the execution ended: work it out.

@@ -48,6 +48,7 @@ ExplorationResult run_exploration(Strategy& strategy, ReadPolicy policy,
     }
     Trace trace = run_test(*directive);
     ++s.executions;
+    if (trace.read_fixed_inputs) result.fixed_inputs = true;
     s.events += trace.events.size();
     if (trace.diverged_at) ++s.diverged;
     switch (trace.outcome) {

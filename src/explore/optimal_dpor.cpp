@@ -24,6 +24,8 @@ class RaceCandidates {
   std::vector<std::size_t> of(const Event& e) const {
     std::vector<std::size_t> out;
     const Operation& op = e.op;
+    // Every event races with the last exit or atomic section of another thread.
+    if (last_global_ != kNone && last_global_thread_ != e.thread) out.push_back(last_global_);
     const auto push = [&](const auto& map, ObjectKey key) {
       if (auto it = map.find(key); it != map.end()) out.push_back(it->second);
     };
@@ -73,7 +75,7 @@ class RaceCandidates {
         if (op.kind == OpKind::kSemPost) push(last_failed_trywait_, op.object);
         break;
       case Domain::kProcess:
-        // The end of the process races with the last event of every other thread.
+        // An exit or atomic section races with the last event of every other thread.
         for (ThreadId t = 0; t < last_of_thread_.size(); ++t)
           if (t != e.thread && last_of_thread_[t] != kNone) out.push_back(last_of_thread_[t]);
         break;
@@ -87,6 +89,10 @@ class RaceCandidates {
     const Operation& op = e.op;
     if (e.thread >= last_of_thread_.size()) last_of_thread_.resize(e.thread + 1, kNone);
     last_of_thread_[e.thread] = index;
+    if (domain_of(op.kind) == Domain::kProcess) {
+      last_global_ = index;
+      last_global_thread_ = e.thread;
+    }
     switch (domain_of(op.kind)) {
       case Domain::kMemory: {
         const auto [first, last] = granules_of(op);
@@ -138,6 +144,8 @@ class RaceCandidates {
   std::unordered_map<ObjectKey, std::size_t> last_acquire_, last_wake_, last_cond_, last_sem_wait_,
       last_failed_trywait_;
   std::vector<std::size_t> last_of_thread_;
+  std::size_t last_global_ = kNone;
+  ThreadId last_global_thread_ = kNoThread;
   std::unordered_map<ObjectKey, std::vector<std::size_t>> failed_trylocks_;
 };
 

@@ -19,6 +19,8 @@ const VectorClock& ClockTracker::add(const Event& e) {
   PerThread& self = thread(e.thread);
   VectorClock clock = self.clock;
   std::uint32_t level = self.level;
+  clock.join(last_global_);
+  level = std::max(level, last_global_level_);
 
   // The objects this event touches, and whether it touches them as a reader (commuting with
   // other readers) or as a writer (ordered with everything).
@@ -74,6 +76,10 @@ const VectorClock& ClockTracker::add(const Event& e) {
   ++level;
   all_.join(clock);
   all_level_ = std::max(all_level_, level);
+  if (domain_of(op.kind) == Domain::kProcess) {
+    last_global_ = clock;
+    last_global_level_ = level;
+  }
   for (std::size_t i = 0; i < touched.size(); ++i) {
     Access& a = *touched[i];
     if (reads[i]) {

@@ -41,9 +41,9 @@ bool dependent(const Event& a, const Event& b, ReadPolicy policy) {
   if (causally_linked(a, b)) return true;
   const Operation& x = a.op;
   const Operation& y = b.op;
-  // The end of the process cuts off every other thread: whether an operation ran before it
-  // matters, whatever the operation.
-  if (x.kind == OpKind::kProcessExit || y.kind == OpKind::kProcessExit) return true;
+  // The end of the process cuts off every other thread, and an atomic section may touch
+  // anything: whether an operation ran before one matters, whatever the operation.
+  if (domain_of(x.kind) == Domain::kProcess || domain_of(y.kind) == Domain::kProcess) return true;
   if (touches_mutex(x) && touches_mutex(y) && mutex_of(x) == mutex_of(y)) return true;
   const Domain dx = domain_of(x.kind);
   if (dx != domain_of(y.kind)) return false;

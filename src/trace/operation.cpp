@@ -25,6 +25,7 @@ Domain domain_of(OpKind kind) {
     case OpKind::kSemPost:
       return Domain::kSemaphore;
     case OpKind::kProcessExit:
+    case OpKind::kAtomicSection:
       return Domain::kProcess;
     case OpKind::kThreadCreate:
     case OpKind::kThreadJoin:
@@ -106,6 +107,8 @@ const char* op_name(OpKind kind) {
       return "exit";
     case OpKind::kSemTryWait:
       return "sem_trywait";
+    case OpKind::kAtomicSection:
+      return "atomic_section";
   }
   return "unknown";
 }
@@ -146,7 +149,7 @@ std::string describe(const Operation& op, const ThreadRegistry* threads) {
       if (op.kind == OpKind::kSemTryWait) s += op.result ? " (taken)" : " (zero)";
       break;
     case Domain::kProcess:
-      s += " (status " + std::to_string(op.object) + ")";
+      if (op.kind == OpKind::kProcessExit) s += " (status " + std::to_string(op.object) + ")";
       break;
     case Domain::kThread:
       s += " thread " +

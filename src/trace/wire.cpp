@@ -104,7 +104,7 @@ Operation decode_op(std::string_view s, ThreadRegistry& threads) {
     throw WireError("an operation has 5 fields (and 't' if timed), got '" + std::string(s) + "'");
   Operation op;
   const auto kind = parse_number(f[0], "operation kind");
-  if (kind > static_cast<unsigned>(OpKind::kSemTryWait))
+  if (kind > static_cast<unsigned>(OpKind::kAtomicSection))
     throw WireError("unknown operation kind " + std::to_string(kind));
   op.kind = static_cast<OpKind>(kind);
   op.result = static_cast<std::uint8_t>(parse_number(f[1], "operation result"));

@@ -56,6 +56,8 @@ struct ExplorationResult {
   std::string unsupported;
   /// What the first execution cut short by a bound or time limit said.
   std::string first_bound_message;
+  /// Some execution read inputs that were fixed rather than explored (Trace::read_fixed_inputs).
+  bool fixed_inputs = false;
 };
 
 /// Runs tests until the strategy is exhausted, a limit is hit, or (if asked) a bug is found.

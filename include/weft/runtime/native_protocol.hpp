@@ -47,6 +47,7 @@ inline constexpr int kProtocolVersion = 1;
 ///   "E <event record>"   an event, in the wire form of one `events=` entry (encode_trace_event)
 ///   "R <thread name>"    the thread now running (for crashes: who was running)
 ///   "T <trace>"          the end of the execution: the trace without events (encode_trace)
+///   "I fixed"            the program read an input, which got weft's fixed --nondet value
 struct LogHeader {
   std::uint32_t magic;
   std::uint32_t version;

@@ -50,9 +50,12 @@ class ClockTracker {
   ReadPolicy policy_;
   std::vector<PerThread> threads_;
   std::unordered_map<ObjectKey, Access> memory_, mutexes_, conds_, sems_;
-  // The end of the process is ordered after every event (it depends on all of them).
+  // Exits and atomic sections (Domain::kProcess) depend on every event: they are ordered after
+  // every event before them, and every later event after them.
   VectorClock all_;
   std::uint32_t all_level_ = 0;
+  VectorClock last_global_;
+  std::uint32_t last_global_level_ = 0;
   // Reused by add() to avoid an allocation per event.
   std::vector<Access*> scratch_touched_;
   std::vector<bool> scratch_reads_;

@@ -43,6 +43,9 @@ enum class OpKind : std::uint8_t {
   kBarrierWait,
   kProcessExit,  ///< the process ends (exit, return from main, abort): cuts off every thread
   kSemTryWait,   ///< never blocks; `result` says whether it took a unit
+  /// A block no other thread may interleave with (__VERIFIER_atomic_* with every access a
+  /// scheduling point): its accesses are not scheduling points, so it depends on everything.
+  kAtomicSection,
 };
 
 /// What kind of object an operation acts on; operations on different domains never interact.

@@ -73,6 +73,9 @@ struct Trace {
   std::vector<bool> finished_thread;
   /// sites[i]: the code address that performed events[i] (0 when unknown), for reports.
   std::vector<std::uint64_t> sites;
+  /// The execution read program inputs (__VERIFIER_nondet_*) that were given one fixed value
+  /// instead of being explored: covering every interleaving does not cover every behaviour.
+  bool read_fixed_inputs = false;
 
   /// The operation thread t was about to perform in the state before step k (k == size() means
   /// the final state), or nullopt if t had finished or did not exist yet.

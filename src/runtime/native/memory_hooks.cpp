@@ -28,18 +28,20 @@ void plain_access(void* addr, std::uint64_t size, bool write, std::uint64_t site
   if (!rt || size == 0 || rt->threads_created() == 1) return;
   RuntimeScope scope(*rt);
   auto& sched = rt->scheduler();
+  const bool in_section = rt->self().atomic_depth > 0;
   if (rt->options().points == Points::kAll) {
+    if (in_section) return;  // part of the section's one visible operation
     sched.perform(Operation{write ? OpKind::kWrite : OpKind::kRead, 0, clamp_size(size),
                             reinterpret_cast<weft::ObjectKey>(addr), 0},
                   site);
     return;
   }
-  // Accesses in atomic sections are atomic for the race property (SV-COMP's convention).
-  if (rt->self().atomic_depth > 0) return;
-  const auto report =
-      rt->races().access(RaceDetector::Access{sched.self(), reinterpret_cast<std::uintptr_t>(addr),
-                                              size, write, false, site},
-                         rt->registry());
+  // Accesses in atomic sections are atomic accesses for the race property (SV-COMP's
+  // convention): they race only with plain accesses.
+  const auto report = rt->races().access(
+      RaceDetector::Access{sched.self(), reinterpret_cast<std::uintptr_t>(addr), size, write,
+                           in_section, site},
+      rt->registry());
   if (report) {
     if (rt->break_on_bug) asm volatile("int3");  // weft replay --gdb
     sched.note_failure(weft::Outcome::kDataRace, *report);
@@ -74,10 +76,12 @@ void __weft_atomic(void* addr, std::uint64_t size, std::uint32_t kind, std::uint
   static constexpr OpKind kOps[] = {OpKind::kAtomicLoad, OpKind::kAtomicStore, OpKind::kAtomicRmw,
                                     OpKind::kAtomicCas};
   auto& sched = rt->scheduler();
+  // Inside an atomic section with every access visible, the section is the visible operation.
+  if (rt->options().points == Points::kAll && rt->self().atomic_depth > 0) return;
   sched.perform(
       Operation{kOps[kind & 3], 0, clamp_size(size), reinterpret_cast<weft::ObjectKey>(addr), 0},
       site);
-  if (rt->options().points == Points::kSync && rt->self().atomic_depth == 0) {
+  if (rt->options().points == Points::kSync) {
     const auto report = rt->races().access(
         RaceDetector::Access{sched.self(), reinterpret_cast<std::uintptr_t>(addr), size,
                              kind != kLoad, true, site},

@@ -121,6 +121,13 @@ Trace NativeRuntime::run(const TestDirective& directive, int argc, char** argv, 
   return trace;
 }
 
+void NativeRuntime::note_input() {
+  if (noted_input_ || !log_) return;
+  noted_input_ = true;
+  RuntimeScope scope(*this);
+  log_->append('I', "fixed");
+}
+
 void NativeRuntime::flush_log() {
   if (!log_ || !current_trace_) return;
   for (; logged_ < current_trace_->events.size(); ++logged_)

@@ -74,6 +74,9 @@ class NativeRuntime {
   Trace run(const TestDirective& directive, int argc, char** argv, char** envp);
   /// Writes the events not yet in the log (when the child is about to die of a signal).
   void flush_log();
+  /// The program read an input (__VERIFIER_nondet_*): it gets the fixed value, and the log says
+  /// so once, so that weft does not call the exploration complete.
+  void note_input();
   /// Whether to stop in a debugger at a bug (weft replay --gdb).
   bool break_on_bug = false;
 
@@ -122,6 +125,7 @@ class NativeRuntime {
   const Trace* current_trace_ = nullptr;    // the scheduler's trace while run() runs
   std::size_t logged_ = 0;                  // events of it already in the log
   std::uint64_t heap_slots_used_[64] = {};  // bitset over the 4096 heap regions
+  bool noted_input_ = false;
 };
 
 /// Marks weft's own code running on a program thread, so that what it allocates does not shift

@@ -10,7 +10,9 @@ using weft::runtime::native::NativeRuntime;
 namespace {
 std::int64_t nondet() {
   NativeRuntime* rt = NativeRuntime::active();
-  return rt ? rt->options().nondet_value : 0;
+  if (!rt) return 0;
+  rt->note_input();
+  return rt->options().nondet_value;
 }
 }  // namespace
 

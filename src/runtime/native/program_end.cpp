@@ -107,24 +107,32 @@ void __VERIFIER_assume(int condition) {
 
 // ---- atomic sections: __VERIFIER_atomic_* functions and begin/end blocks ---------------------
 
+// With every access a scheduling point, a section is one visible operation that depends on
+// everything, and the accesses inside it are not scheduling points: no other thread can run in
+// between, and every order of the section against other threads' operations is explored. With
+// synchronisation points only, it is a global lock: sections exclude each other, and order the
+// race detector's happens-before like a mutex.
 void __weft_atomic_begin(void) {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return;
   RuntimeScope scope(*rt);
-  if (rt->self().atomic_depth++ == 0)
-    rt->scheduler().perform(weft::Operation{weft::OpKind::kMutexLock, 0, 0,
-                                            weft::runtime::native::kAtomicSectionKey, 0},
-                            WEFT_CALLER_SITE());
+  if (rt->self().atomic_depth++ > 0) return;
+  const bool every_access = rt->options().points == weft::runtime::native::Points::kAll;
+  rt->scheduler().perform(
+      weft::Operation{every_access ? weft::OpKind::kAtomicSection : weft::OpKind::kMutexLock, 0, 0,
+                      every_access ? 0 : weft::runtime::native::kAtomicSectionKey, 0},
+      WEFT_CALLER_SITE());
 }
 
 void __weft_atomic_end(void) {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return;
   RuntimeScope scope(*rt);
-  if (--rt->self().atomic_depth == 0)
-    rt->scheduler().perform(weft::Operation{weft::OpKind::kMutexUnlock, 0, 0,
-                                            weft::runtime::native::kAtomicSectionKey, 0},
-                            WEFT_CALLER_SITE());
+  if (--rt->self().atomic_depth > 0) return;
+  if (rt->options().points == weft::runtime::native::Points::kAll) return;
+  rt->scheduler().perform(weft::Operation{weft::OpKind::kMutexUnlock, 0, 0,
+                                          weft::runtime::native::kAtomicSectionKey, 0},
+                          WEFT_CALLER_SITE());
 }
 
 void __VERIFIER_atomic_begin(void) {
