@@ -2,7 +2,7 @@
 # Installs the Debian packages needed to build and test weft, if any are missing. Idempotent.
 set -euo pipefail
 
-packages=(cmake ninja-build g++ libgtest-dev libgmock-dev libbenchmark-dev
+packages=(cmake ninja-build g++ python3 libgtest-dev libgmock-dev libbenchmark-dev
           clang-14 llvm-14-dev llvm-14-tools libcli11-dev nlohmann-json3-dev gdb)
 
 missing=()

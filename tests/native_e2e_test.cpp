@@ -212,6 +212,11 @@ TEST(NativeEndToEnd, RaceInSyncModeAssertionInAllMode) {
   EXPECT_NE(first_bug_message(all).find("counter == 2"), std::string::npos);
 }
 
+TEST(NativeEndToEnd, JoinOrdersTheJoinedThreadsLastAccesses) {
+  const CliRun r = check("join_orders_accesses.c");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+}
+
 TEST(NativeEndToEnd, CppThreadsMutexesConditionVariablesAtomics) {
   const CliRun r = check("cpp_bank.cpp");
   ASSERT_EQ(r.exit_code, 1) << r.out;

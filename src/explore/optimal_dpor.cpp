@@ -42,10 +42,7 @@ class RaceCandidates {
             out.push_back(a.last_write);
           }
         }
-        if (first != last) {
-          std::sort(out.begin(), out.end());
-          out.erase(std::unique(out.begin(), out.end()), out.end());
-        }
+
         break;
       }
       case Domain::kMutex:
@@ -82,6 +79,10 @@ class RaceCandidates {
       default:
         break;
     }
+    // One event can be a candidate for two reasons (an exit is also the last global event);
+    // a duplicate would count as "another predecessor" and hide the race.
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;
   }
 

@@ -55,9 +55,11 @@ const VectorClock& ClockTracker::add(const Event& e) {
       break;
     case Domain::kThread:
       if (op.kind == OpKind::kThreadJoin) {
-        PerThread& target = thread(static_cast<ThreadId>(op.object));
+        const auto joined = static_cast<ThreadId>(op.object);
+        PerThread& target = thread(joined);
         clock.join(target.clock);
         level = std::max(level, target.level);
+        if (join_covers_end_) clock.set(joined, std::max(clock[joined], target.count + 1));
       }
       break;
     case Domain::kProcess:

@@ -21,6 +21,11 @@ class ClockTracker {
  public:
   explicit ClockTracker(ReadPolicy policy) : policy_(policy) {}
 
+  /// For race detection between visible events: a join then also covers what the joined thread
+  /// did after its last visible event (its final stretch of local code, numbered one past its
+  /// last event), since it all happened before the join.
+  void count_thread_end_at_join() { join_covers_end_ = true; }
+
   /// Adds the next event and returns its clock.
   const VectorClock& add(const Event& e);
 
@@ -48,6 +53,7 @@ class ClockTracker {
   PerThread& thread(ThreadId t);
 
   ReadPolicy policy_;
+  bool join_covers_end_ = false;
   std::vector<PerThread> threads_;
   std::unordered_map<ObjectKey, Access> memory_, mutexes_, conds_, sems_;
   // Exits and atomic sections (Domain::kProcess) depend on every event: they are ordered after

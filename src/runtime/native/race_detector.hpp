@@ -19,7 +19,7 @@ namespace weft::runtime::native {
 
 class RaceDetector {
  public:
-  RaceDetector() : clocks_(ReadPolicy::kReadsCommute) {}
+  RaceDetector() : clocks_(ReadPolicy::kReadsCommute) { clocks_.count_thread_end_at_join(); }
 
   /// Feeds the next visible event of the execution.
   void on_event(const Event& e) { clocks_.add(e); }

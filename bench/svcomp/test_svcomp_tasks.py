@@ -1,0 +1,76 @@
+"""Unit tests of bench/svcomp/run's task parsing and verdict rules, on fixed files."""
+
+import json
+import os
+import unittest
+
+import svcomp_tasks as st
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "testdata")
+
+
+def load(name):
+    with open(os.path.join(DATA, name), encoding="utf-8") as f:
+        return st.parse_weft_output(f.read())
+
+
+class ParseTask(unittest.TestCase):
+    def test_two_properties_with_comments(self):
+        t = st.parse_task(os.path.join(DATA, "two_properties.yml"))
+        self.assertEqual(t["name"], "two_properties")
+        self.assertEqual(t["dir"], "testdata")
+        self.assertEqual(os.path.basename(t["source"]), "racy.c")
+        self.assertEqual(t["properties"], [("unreach-call", "false"), ("no-data-race", "true")])
+        self.assertEqual(t["data_model"], "ILP32")
+
+    def test_list_input_and_missing_verdict(self):
+        t = st.parse_task(os.path.join(DATA, "list_input.yml"))
+        self.assertEqual(os.path.basename(t["source"]), "first.c")
+        self.assertEqual(t["properties"], [("termination", "true"), ("unreach-call", None)])
+
+    def test_no_input_is_an_error(self):
+        with self.assertRaises(st.TaskError):
+            st.parse_task(os.path.join(DATA, "no_input.yml"))
+
+
+class Verdicts(unittest.TestCase):
+    def test_violation_needs_the_property_not_just_any_bug(self):
+        result = load("weft_violation.json")
+        verdict, reason = st.verdict_of("unreach-call", result)
+        self.assertEqual(verdict, "false")
+        self.assertIn("reach_error", reason)
+        # A deadlock is no data race: incomplete exploration gives unknown.
+        self.assertEqual(st.verdict_of("no-data-race", result)[0], "unknown")
+
+    def test_complete_exploration_is_true_only_without_a_violation(self):
+        result = load("weft_complete.json")
+        self.assertEqual(st.verdict_of("unreach-call", result)[0], "true")
+        self.assertEqual(st.verdict_of("no-data-race", result)[0], "false")
+
+    def test_incomplete_is_unknown_with_the_reason(self):
+        verdict, reason = st.verdict_of("unreach-call", load("weft_incomplete.json"))
+        self.assertEqual(verdict, "unknown")
+        self.assertIn("cut short", reason)
+
+    def test_garbage_and_unchecked_properties_are_unknown(self):
+        self.assertIsNone(st.parse_weft_output("weft: error: something"))
+        self.assertEqual(st.verdict_of("unreach-call", None)[0], "unknown")
+        self.assertEqual(st.verdict_of("termination", load("weft_complete.json"))[0], "unknown")
+
+    def test_violation_without_schedule_is_no_witness(self):
+        result = load("weft_violation.json")
+        for bug in result["bugs"]:
+            del bug["schedule"]
+        self.assertEqual(st.verdict_of("unreach-call", result)[0], "unknown")
+
+    def test_classification(self):
+        self.assertEqual(st.classify("true", "true"), "correct-true")
+        self.assertEqual(st.classify("false", "false"), "correct-false")
+        self.assertEqual(st.classify("false", "true"), "wrong-true")
+        self.assertEqual(st.classify("true", "false"), "wrong-false")
+        self.assertEqual(st.classify("true", "unknown"), "unknown")
+        self.assertEqual(st.classify(None, "true"), "unknown")
+
+
+if __name__ == "__main__":
+    unittest.main()

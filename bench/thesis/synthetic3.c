@@ -1,0 +1,94 @@
+/* Synthetic 3: a generated sequence of operations on inputs, shared variables and two locks.
+ *
+ * Follows SynthNew3.java of the thesis' benchmarks: main starts four threads, then reads
+ * sharedValue, writes sharedValue2 and, depending on an input, reads sharedValue3 or takes
+ * lock2 and lock1, while thread 1 may take lock1 and lock2: they can deadlock. It is
+ * synthetic2.c except that thread 4 writes 0 to sharedValue2 instead of its input.
+ * Thesis: Kähkönen's doctoral thesis, §8.2 and Table 8.1, row Synthetic 3.
+ * Parameters: none. Reads inputs (the Java's org.sedd.Input.generateInteger()).
+ */
+#include <pthread.h>
+
+extern int __VERIFIER_nondet_int(void);
+
+/* Java's static fields are distinct locations; weft tracks memory in 8-byte granules, so each
+ * shared variable gets a granule of its own. */
+_Alignas(8) static int sharedValue = 0;
+_Alignas(8) static int sharedValue2 = 0;
+_Alignas(8) static int sharedValue3 = 0;
+static pthread_mutex_t lock1 = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t lock2 = PTHREAD_MUTEX_INITIALIZER;
+
+static void *thread1(void *arg) {
+  (void)arg;
+  sharedValue = __VERIFIER_nondet_int();
+  int read2 = sharedValue2;
+  int read3 = sharedValue3;
+
+  if (read3 + read2 > sharedValue) {
+    pthread_mutex_lock(&lock1);
+    pthread_mutex_lock(&lock2);
+
+    read2 = read2 * 5;
+    sharedValue3 = read2;
+
+    pthread_mutex_unlock(&lock2);
+    pthread_mutex_unlock(&lock1);
+  }
+  return 0;
+}
+
+static void *thread2(void *arg) {
+  (void)arg;
+  sharedValue3 = __VERIFIER_nondet_int();
+  return 0;
+}
+
+static void *thread4(void *arg) {
+  (void)arg;
+  int i = __VERIFIER_nondet_int();
+
+  if (i > sharedValue3 % 48)
+    sharedValue2 = 0;
+  return 0;
+}
+
+static void *thread3(void *arg) {
+  (void)arg;
+  int l = __VERIFIER_nondet_int();
+  int r = sharedValue;
+  int r2 = sharedValue3;
+  if (l == r + r2) {
+    sharedValue2 = l;
+  }
+  return 0;
+}
+
+int main(void) {
+  pthread_t t1, t2, t3, t4;
+  pthread_create(&t1, 0, thread1, 0);
+  pthread_create(&t2, 0, thread2, 0);
+  pthread_create(&t3, 0, thread3, 0);
+  pthread_create(&t4, 0, thread4, 0);
+
+  int read1 = sharedValue;
+  (void)read1;
+  sharedValue2 = 1;
+
+  if (__VERIFIER_nondet_int() > 10) {
+    int x = sharedValue3;
+    (void)x;
+  } else {
+    pthread_mutex_lock(&lock2);
+    pthread_mutex_lock(&lock1);
+    pthread_mutex_unlock(&lock1);
+    pthread_mutex_unlock(&lock2);
+  }
+
+  /* The JVM waits for the threads after main returns; joining last does the same. */
+  pthread_join(t1, 0);
+  pthread_join(t2, 0);
+  pthread_join(t3, 0);
+  pthread_join(t4, 0);
+  return 0;
+}

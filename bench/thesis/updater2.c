@@ -1,0 +1,103 @@
+/* Updater 2: Updater 1 with main taking the two locks in the opposite order, so it can deadlock.
+ *
+ * Follows Updater2.java of the thesis' benchmarks. Thread 1 twice picks arr1 or arr2 by an
+ * input and sets it to an input; thread 2 once adds an input to one of them; thread 3 takes
+ * lock1 then lock2, main (twice) lock2 then lock1, and they clear values equal to an input.
+ * Main and thread 3 deadlock if each takes its first lock (Table 8.2: Updater 2, deadlock, SAT).
+ * Thesis: Kähkönen's doctoral thesis, §8.2 and Table 8.1, row Updater 2.
+ * Parameters: none. Reads inputs (the Java's org.sedd.Input.generateInteger()).
+ */
+#include <pthread.h>
+
+extern int __VERIFIER_nondet_int(void);
+
+/* Java's static fields are distinct locations; weft tracks memory in 8-byte granules, so each
+ * shared variable gets a granule of its own. */
+_Alignas(8) static int arr1 = 0;
+_Alignas(8) static int arr2 = 0;
+_Alignas(8) static int arr3 = 0; /* declared, never used, as in the Java */
+static pthread_mutex_t lock1 = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t lock2 = PTHREAD_MUTEX_INITIALIZER;
+
+static void *thread1(void *arg) {
+  (void)arg;
+  for (int i = 0; i < 2; i++) {
+    int selection = __VERIFIER_nondet_int();
+    if (selection == 1) {
+      pthread_mutex_lock(&lock1);
+      arr1 = __VERIFIER_nondet_int();
+      pthread_mutex_unlock(&lock1);
+    } else {
+      pthread_mutex_lock(&lock2);
+      arr2 = __VERIFIER_nondet_int();
+      pthread_mutex_unlock(&lock2);
+    }
+  }
+  return 0;
+}
+
+static void *thread2(void *arg) {
+  (void)arg;
+  for (int i = 0; i < 1; i++) {
+    int selection = __VERIFIER_nondet_int();
+    if (selection == 1) {
+      pthread_mutex_lock(&lock1);
+      arr1 = arr1 + __VERIFIER_nondet_int();
+      pthread_mutex_unlock(&lock1);
+    } else {
+      pthread_mutex_lock(&lock2);
+      arr2 = arr2 + __VERIFIER_nondet_int();
+      pthread_mutex_unlock(&lock2);
+    }
+  }
+  return 0;
+}
+
+static void *thread3(void *arg) {
+  (void)arg;
+  int value = __VERIFIER_nondet_int();
+  pthread_mutex_lock(&lock1);
+  pthread_mutex_lock(&lock2);
+
+  if (arr1 == value) {
+    arr2 = arr2 * arr1;
+    arr1 = 0;
+  }
+
+  if (arr2 == value)
+    arr2 = 0;
+
+  pthread_mutex_unlock(&lock2);
+  pthread_mutex_unlock(&lock1);
+  return 0;
+}
+
+int main(void) {
+  pthread_t t1, t2, t3;
+  pthread_create(&t1, 0, thread1, 0);
+  pthread_create(&t2, 0, thread2, 0);
+  pthread_create(&t3, 0, thread3, 0);
+
+  for (int i = 0; i < 2; i++) {
+    int value = __VERIFIER_nondet_int();
+    pthread_mutex_lock(&lock2);
+    pthread_mutex_lock(&lock1);
+
+    if (arr1 == value) {
+      arr2 = arr2 + arr1;
+      arr1 = 0;
+    }
+
+    if (arr2 == value)
+      arr2 = 0;
+
+    pthread_mutex_unlock(&lock1);
+    pthread_mutex_unlock(&lock2);
+  }
+
+  /* The JVM waits for the threads after main returns; joining last does the same. */
+  pthread_join(t1, 0);
+  pthread_join(t2, 0);
+  pthread_join(t3, 0);
+  return 0;
+}
