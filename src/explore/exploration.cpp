@@ -1,5 +1,6 @@
 #include "weft/explore/exploration.hpp"
 
+#include <algorithm>
 #include <unordered_set>
 
 #include "weft/trace/foata.hpp"
@@ -75,14 +76,19 @@ ExplorationResult run_exploration(Strategy& strategy, ReadPolicy policy,
       ++s.complete;
       if (limits.count_traces) fingerprints.insert(foata_fingerprint(trace.events, policy));
     }
-    const bool bug = is_bug(trace.outcome);
+    // A bug may follow something that is not one (a thread stopped by the thread bound while
+    // the others run on and fail): every recorded failure counts.
+    const bool bug =
+        is_bug(trace.outcome) || std::any_of(trace.failures.begin(), trace.failures.end(),
+                                             [](const Failure& f) { return is_bug(f.outcome); });
     if (bug) {
       ++s.bugs;
       if (trace.outcome == Outcome::kDeadlock) {
         if (messages.insert(trace.message).second) result.bugs.push_back(found_bug(trace, nullptr));
       }
       for (const auto& f : trace.failures)
-        if (messages.insert(f.message).second) result.bugs.push_back(found_bug(trace, &f));
+        if (is_bug(f.outcome) && messages.insert(f.message).second)
+          result.bugs.push_back(found_bug(trace, &f));
     }
     strategy.observe(trace);
     if (limits.on_execution) {
