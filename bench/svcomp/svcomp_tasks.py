@@ -145,8 +145,9 @@ def parse_weft_output(text):
 def weft_options(prop):
     """How weft explores for a property: unreach-call needs every interleaving of racy plain
     accesses (every access a scheduling point); no-data-race checks races by happens-before."""
-    points = "all" if prop == "unreach-call" else "sync"
-    return ["--points=" + points, "--all-bugs"]
+    if prop == "unreach-call":
+        return ["--points=all", "--stop-on", "reach_error() was called"]
+    return ["--points=sync", "--stop-on", "data race"]
 
 
 def compile_flags(task):

@@ -109,7 +109,12 @@ int run_command(const Program& program, const ExploreSettings& settings) {
   auto strategy = explorer::make_strategy(config);
 
   explorer::ExplorationLimits limits;
-  limits.stop_on_first_bug = !settings.all_bugs;
+  limits.stop_on_first_bug = !settings.all_bugs && settings.stop_on.empty();
+  if (!settings.stop_on.empty())
+    limits.stop_at = [&settings](const explorer::FoundBug& bug) {
+      return bug.message.find(settings.stop_on) != std::string::npos ||
+             std::string(outcome_name(bug.outcome)).find(settings.stop_on) != std::string::npos;
+    };
   limits.max_executions = settings.max_executions;
   limits.max_seconds = settings.time_limit;
   Progress progress(!settings.quiet);

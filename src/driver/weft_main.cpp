@@ -22,6 +22,9 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
       ->check(CLI::IsMember({"sync", "all"}))
       ->capture_default_str();
   cmd.add_flag("--all-bugs", s.all_bugs, "Keep exploring after the first bug");
+  cmd.add_option("--stop-on", s.stop_on,
+                 "Keep exploring past other bugs, and stop at the first whose kind or message "
+                 "contains this text (e.g. \"reach_error\" or \"data race\")");
   cmd.add_option("--max-executions", s.max_executions,
                  "Stop after this many executions (0: no limit)")
       ->capture_default_str();

@@ -81,6 +81,7 @@ ExplorationResult run_exploration(Strategy& strategy, ReadPolicy policy,
     const bool bug =
         is_bug(trace.outcome) || std::any_of(trace.failures.begin(), trace.failures.end(),
                                              [](const Failure& f) { return is_bug(f.outcome); });
+    const std::size_t known_bugs = result.bugs.size();
     if (bug) {
       ++s.bugs;
       if (trace.outcome == Outcome::kDeadlock) {
@@ -96,6 +97,9 @@ ExplorationResult run_exploration(Strategy& strategy, ReadPolicy policy,
       limits.on_execution(s);
     }
     if (bug && limits.stop_on_first_bug) break;
+    if (limits.stop_at && std::any_of(result.bugs.begin() + known_bugs, result.bugs.end(),
+                                      limits.stop_at))
+      break;
     if (!result.unsupported.empty()) break;
   }
   s.traces = fingerprints.size();

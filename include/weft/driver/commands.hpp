@@ -22,6 +22,7 @@ struct ExploreSettings {
   explorer::StrategyKind strategy = explorer::StrategyKind::kOptimalDpor;
   bool sleep_sets = true;
   bool all_bugs = false;  ///< keep exploring after the first bug
+  std::string stop_on;  ///< with all_bugs: stop at a bug whose kind or message has this
   std::uint64_t max_executions = 0;
   double time_limit = 0;  ///< seconds for the whole exploration (0: none)
   std::uint64_t random_executions = 1000;

@@ -45,6 +45,8 @@ struct ExplorationLimits {
   bool count_traces = true;          ///< fingerprint every maximal execution (costs a little)
   /// Called after every execution (for progress reports).
   std::function<void(const Statistics&)> on_execution;
+  /// With stop_on_first_bug off: stop as soon as a bug is found for which this returns true.
+  std::function<bool(const FoundBug&)> stop_at;
 };
 
 struct ExplorationResult {
