@@ -233,17 +233,24 @@ int replay_command(const std::string& replay_file, const std::string& program_pa
   }
   std::uint64_t base = 0;
   std::fflush(stdout);
-  const Trace trace = replay_execution(program, directive, threads, under_gdb, &base);
+  const Trace trace = replay_execution(program, directive, threads, under_gdb, &base, json);
   if (under_gdb) return kExitNoBug;  // the debugging session was the point
   Symbolizer symbols(program.path, base);
 
   const std::string expected = j.contains("bug") ? j["bug"].value("message", std::string()) : "";
+  // The recorded bug may be any of the execution's bugs (not always its first).
+  std::vector<explorer::FoundBug> bugs;
+  for (const auto& f : trace.failures)
+    if (is_bug(f.outcome)) bugs.push_back(explorer::found_bug(trace, &f));
+  if (trace.outcome == Outcome::kDeadlock) bugs.push_back(explorer::found_bug(trace, nullptr));
   std::optional<explorer::FoundBug> found;
-  if (!trace.failures.empty())
-    found = explorer::found_bug(trace, &trace.failures.front());
-  else if (is_bug(trace.outcome))
-    found = explorer::found_bug(trace, nullptr);
-  const bool reproduced = found && bug_message(*found, symbols) == expected;
+  bool reproduced = false;
+  for (const auto& b : bugs)
+    if (bug_message(b, symbols) == expected) {
+      found = b;
+      reproduced = true;
+    }
+  if (!found && !bugs.empty()) found = bugs.front();
   if (json) {
     nlohmann::json out = {{"reproduced", reproduced}};
     if (found) out["bug"] = native_bug_json(*found, threads, symbols);

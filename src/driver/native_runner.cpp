@@ -328,7 +328,8 @@ Trace read_log(const void* log, const TestDirective& directive, int wait_status,
 // ---- replay -------------------------------------------------------------------------------
 
 Trace replay_execution(const Program& program, const TestDirective& directive,
-                       ThreadRegistry& threads, bool under_gdb, std::uint64_t* load_base) {
+                       ThreadRegistry& threads, bool under_gdb, std::uint64_t* load_base,
+                       bool output_to_stderr) {
   check_instrumented(program.path);
   const int shm = make_log();
   void* log = map_log(shm);
@@ -353,6 +354,7 @@ Trace replay_execution(const Program& program, const TestDirective& directive,
   const pid_t pid = fork();
   if (pid < 0) throw DriverError("cannot fork: " + errno_text());
   if (pid == 0) {
+    if (output_to_stderr) dup2(2, 1);
     const int s = dup(status[1]), m = dup(shm);
     env.push_back(std::string(native::kControlEnv) + "=-1," + std::to_string(s) + "," +
                   std::to_string(m) + "," + std::to_string(kLogBytes));

@@ -87,7 +87,9 @@ Trace read_log(const void* log, const TestDirective& directive, int wait_status,
 
 /// Runs one execution of the program in the foreground (its output shown), optionally under
 /// gdb stopped at the bug, and returns its trace.
+/// `output_to_stderr` sends the program's standard output to stderr (for --json on stdout).
 Trace replay_execution(const Program& program, const TestDirective& directive,
-                       ThreadRegistry& threads, bool under_gdb, std::uint64_t* load_base);
+                       ThreadRegistry& threads, bool under_gdb, std::uint64_t* load_base,
+                       bool output_to_stderr = false);
 
 }  // namespace weft::driver
