@@ -4,11 +4,13 @@
 import importlib.machinery
 import importlib.util
 import json
+import sys
 import tempfile
 import unittest
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 _loader = importlib.machinery.SourceFileLoader("thesis_run", str(HERE / "run"))
 _spec = importlib.util.spec_from_loader("thesis_run", _loader)
 run = importlib.util.module_from_spec(_spec)
@@ -125,6 +127,13 @@ class Check(unittest.TestCase):
         self.assertTrue(run.check_row(row, self.optimal(180, "fixed inputs"))[0])
         # A note without a count is needed to skip the comparison.
         self.assertFalse(run.check_row(dict(ROW, inputs="yes"), self.optimal(180))[0])
+
+
+class DiningTraces(unittest.TestCase):
+    def test_dining_1(self):
+        sys.path.insert(0, str(HERE))
+        import dining_traces
+        self.assertEqual(dining_traces.count_traces(4), (831, 45))  # Table 8.1: 831
 
 
 if __name__ == "__main__":
