@@ -17,13 +17,13 @@ run = importlib.util.module_from_spec(_spec)
 _loader.exec_module(run)
 
 
-def weft_json(complete=True, verdict="no bug", exit_code=0, reason=None, bugs=(), **stats):
-    """A `weft run --json` output as weft prints it."""
+def weft_json(explored=True, verdict="no bug", exit_code=0, reason=None, bugs=(), **stats):
+    """A `weft run --json` output as weft prints it; `stats` override its statistics."""
     statistics = {"bound_reached": 0, "bugs": len(bugs), "complete": 6, "diverged": 0,
                   "events": 66, "executions": 6, "executions_per_second": 1698.07,
                   "seconds": 0.0035, "sleep_blocked": 0, "timeouts": 0, "traces": 6}
     statistics.update(stats)
-    d = {"bugs": list(bugs), "complete": complete, "exit_code": exit_code, "points": "all",
+    d = {"bugs": list(bugs), "complete": explored, "exit_code": exit_code, "points": "all",
          "program": "./w", "statistics": statistics, "strategy": "optimal", "verdict": verdict}
     if reason:
         d["incomplete_because"] = reason
@@ -41,22 +41,32 @@ class ParseResult(unittest.TestCase):
         r = run.parse_result(weft_json(complete=6, sleep_blocked=4, executions=10), 60)
         self.assertEqual(r["status"], "done")
         self.assertEqual((r["complete"], r["sleep_blocked"], r["executions"]), (6, 4, 10))
+        self.assertEqual(r["traces_counted"], 6)
         self.assertEqual((r["bug_executions"], r["bug_kinds"]), (0, []))
 
+    def test_assertion_failures_count_as_traces(self):
+        # Fib 2: 7 of optimal DPOR's executions reach reach_error(); weft does not count them as
+        # complete, the thesis' count (executions minus sleep-set-blocked ones) does.
+        bug = {"kind": "assertion failure", "message": "reach_error() called"}
+        text = weft_json(verdict="bug", exit_code=1, bugs=[bug], complete=218236,
+                         executions=218243)
+        r = run.parse_result(text, 900)
+        self.assertEqual((r["complete"], r["traces_counted"]), (218236, 218243))
+
     def test_time_limit(self):
-        text = weft_json(complete=False, verdict="incomplete", exit_code=3,
+        text = weft_json(explored=False, verdict="incomplete", exit_code=3,
                          reason="stopped by --max-executions or --time-limit", seconds=60.0)
         self.assertEqual(run.parse_result(text, 60)["status"], "timeout")
 
     def test_time_limit_with_bugs_has_no_reason(self):
         bug = {"kind": "deadlock", "message": "deadlock: ..."}
-        text = weft_json(complete=False, verdict="bug", exit_code=1, bugs=[bug], seconds=60.0)
+        text = weft_json(explored=False, verdict="bug", exit_code=1, bugs=[bug], seconds=60.0)
         self.assertEqual(run.parse_result(text, 60)["status"], "timeout")
 
     def test_fixed_inputs(self):
         reason = ("every interleaving was explored, but the program reads __VERIFIER_nondet_* "
                   "inputs, which were fixed to 0 (--nondet) rather than explored")
-        text = weft_json(complete=False, verdict="incomplete", exit_code=3, reason=reason)
+        text = weft_json(explored=False, verdict="incomplete", exit_code=3, reason=reason)
         self.assertEqual(run.parse_result(text, 60)["status"], "fixed inputs")
 
     def test_bugs(self):
@@ -109,8 +119,8 @@ class Table(unittest.TestCase):
 
 
 class Check(unittest.TestCase):
-    def optimal(self, complete, status="done"):
-        return {"complete": complete, "status": status}
+    def optimal(self, traces, status="done"):
+        return {"traces_counted": traces, "status": status}
 
     def test_m_traces(self):
         self.assertTrue(run.check_row(ROW, self.optimal(6))[0])
