@@ -14,11 +14,21 @@ std::string Program::describe() const {
     s += "thread " + std::to_string(t) + ":";
     for (const auto& i : threads[t]) {
       switch (i.kind) {
-        case Instr::kRead: s += " r=x" + std::to_string(i.var) + ";"; break;
-        case Instr::kWrite: s += " x" + std::to_string(i.var) + "=r+" + std::to_string(i.value) + ";"; break;
-        case Instr::kLock: s += " lock(m" + std::to_string(i.mutex) + ");"; break;
-        case Instr::kUnlock: s += " unlock(m" + std::to_string(i.mutex) + ");"; break;
-        case Instr::kAssertNot: s += " assert(r!=" + std::to_string(i.value) + ");"; break;
+        case Instr::kRead:
+          s += " r=x" + std::to_string(i.var) + ";";
+          break;
+        case Instr::kWrite:
+          s += " x" + std::to_string(i.var) + "=r+" + std::to_string(i.value) + ";";
+          break;
+        case Instr::kLock:
+          s += " lock(m" + std::to_string(i.mutex) + ");";
+          break;
+        case Instr::kUnlock:
+          s += " unlock(m" + std::to_string(i.mutex) + ");";
+          break;
+        case Instr::kAssertNot:
+          s += " assert(r!=" + std::to_string(i.value) + ");";
+          break;
       }
     }
     s += "\n";
@@ -111,6 +121,34 @@ Program generate_program(std::uint64_t seed, double max_interleavings) {
   }
 }
 
+Program generate_lock_program(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  Program p;
+  p.vars = 1;
+  p.mutexes = uniform(2, 4);
+  const int n = uniform(3, 5);
+  for (int t = 0; t < n; ++t) {
+    std::vector<Instr> code;
+    const int sections = uniform(1, 3);
+    for (int s = 0; s < sections; ++s) {
+      const int outer = uniform(0, p.mutexes - 1);
+      int inner = uniform(-1, p.mutexes - 1);  // -1 or equal to outer: a single lock
+      if (inner == outer) inner = -1;
+      code.push_back(Instr{Instr::kLock, 0, outer, 0});
+      if (inner >= 0) code.push_back(Instr{Instr::kLock, 0, inner, 0});
+      if (uniform(0, 3) == 0) {
+        code.push_back(Instr{Instr::kRead, 0, 0, 0});
+        code.push_back(Instr{Instr::kWrite, 0, 0, 1});
+      }
+      if (inner >= 0) code.push_back(Instr{Instr::kUnlock, 0, inner, 0});
+      code.push_back(Instr{Instr::kUnlock, 0, outer, 0});
+    }
+    p.threads.push_back(std::move(code));
+  }
+  return p;
+}
+
 void run_program(const Program& p, Observed& out) {
   std::vector<std::unique_ptr<shared<int>>> vars;
   for (int v = 0; v < p.vars; ++v) vars.push_back(std::make_unique<shared<int>>(0));
@@ -124,15 +162,23 @@ void run_program(const Program& p, Observed& out) {
       for (std::size_t k = 0; k < p.threads[t].size(); ++k) {
         const Instr& in = p.threads[t][k];
         switch (in.kind) {
-          case Instr::kRead: r = *vars[in.var]; break;
-          case Instr::kWrite: *vars[in.var] = r + in.value; break;
-          case Instr::kLock: mutexes[in.mutex]->lock(); break;
-          case Instr::kUnlock: mutexes[in.mutex]->unlock(); break;
+          case Instr::kRead:
+            r = *vars[in.var];
+            break;
+          case Instr::kWrite:
+            *vars[in.var] = r + in.value;
+            break;
+          case Instr::kLock:
+            mutexes[in.mutex]->lock();
+            break;
+          case Instr::kUnlock:
+            mutexes[in.mutex]->unlock();
+            break;
           case Instr::kAssertNot:
             if (r == in.value)
-              detail::scheduler("test").fail(Outcome::kAssertionFailure,
-                                             "assert in thread " + std::to_string(t) + " at " +
-                                                 std::to_string(k));
+              detail::scheduler("test").fail(
+                  Outcome::kAssertionFailure,
+                  "assert in thread " + std::to_string(t) + " at " + std::to_string(k));
             break;
         }
       }

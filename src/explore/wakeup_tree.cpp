@@ -4,6 +4,14 @@
 
 namespace weft::explorer {
 
+bool initial(ThreadId p, const std::vector<Event>& v, ReadPolicy policy) {
+  const auto first =
+      std::find_if(v.begin(), v.end(), [p](const Event& e) { return e.thread == p; });
+  return first != v.end() && std::none_of(v.begin(), first, [&](const Event& e) {
+           return dependent(e, *first, policy);
+         });
+}
+
 bool weak_initial(ThreadId p, const Operation& next_op, const std::vector<Event>& v,
                   ReadPolicy policy) {
   for (std::size_t i = 0; i < v.size(); ++i) {

@@ -17,6 +17,11 @@ namespace weft::explorer {
 bool weak_initial(ThreadId p, const Operation& next_op, const std::vector<Event>& v,
                   ReadPolicy policy);
 
+/// Whether thread p occurs in v and its first event there has no dependent event before it, so that
+/// every extension of v starts a trace in which p's event can come first (an initial, Abdulla et
+/// al. Def. 6.1, without the "weak" case of a thread that does not occur in v).
+bool initial(ThreadId p, const std::vector<Event>& v, ReadPolicy policy);
+
 class WakeupTree {
  public:
   struct Node {
