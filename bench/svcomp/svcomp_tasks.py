@@ -119,11 +119,33 @@ def verdict_of(prop, result):
         if not violations[0].get("schedule"):
             return "unknown", "a violation without a witness schedule"
         return "false", violations[0].get("message", "")
+    others = [b.get("kind", "?") for b in result.get("bugs", [])]
+    note = f" (other findings: {', '.join(sorted(set(others)))})" if others else ""
     if result.get("complete"):
-        others = [b.get("kind", "?") for b in result.get("bugs", [])]
-        note = f" (other findings: {', '.join(sorted(set(others)))})" if others else ""
-        return "true", "explored completely within the bounds" + note
+        return "true", "explored completely" + note
+    if result.get("complete_within_bounds"):
+        # A thread or step bound cut executions short (endless thread creation, spinning): the
+        # honest outcome is "bound reached", not `true`, however many interleavings were covered.
+        return "unknown", "bound reached: " + result.get("incomplete_because", "") + note
     return "unknown", result.get("incomplete_because", "exploration incomplete")
+
+
+def bound_hit(result):
+    """Which bound cut executions of an incomplete run short: "threads", "steps" or None."""
+    why = (result or {}).get("incomplete_because", "")
+    if "cut short" not in why and "stopped at a bound" not in why:
+        return None
+    if "--max-threads" in why:
+        return "threads"
+    if "visible operations" in why:
+        return "steps"
+    return None
+
+
+# Bounds tried, smallest first, for a program that creates threads endlessly (threads, main
+# included) or whose threads spin (visible operations per thread).
+THREAD_BOUNDS = [2, 3, 4, 5, 6, 8, 10, 12, 16, 24, 32, 48, 64]
+STEP_BOUNDS = [50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000]
 
 
 def classify(expected, verdict):

@@ -52,6 +52,24 @@ class Verdicts(unittest.TestCase):
         self.assertEqual(verdict, "unknown")
         self.assertIn("cut short", reason)
 
+    def test_a_bound_reached_is_unknown_even_when_explored_within_it(self):
+        verdict, reason = st.verdict_of("unreach-call", load("weft_within_bounds.json"))
+        self.assertEqual(verdict, "unknown")
+        self.assertTrue(reason.startswith("bound reached"))
+        self.assertIn("--max-threads", reason)
+
+    def test_which_bound_cut_executions_short(self):
+        self.assertEqual(st.bound_hit(load("weft_within_bounds.json")), "threads")
+        steps = {"incomplete_because": "3 of 9 executions were cut short; the first: thread 0.1 "
+                 "reached the bound of 50 visible operations"}
+        self.assertEqual(st.bound_hit(steps), "steps")
+        timed = {"incomplete_because": "stopped by --max-executions or --time-limit"}
+        self.assertIsNone(st.bound_hit(timed))
+        self.assertIsNone(st.bound_hit(None))
+        # Bounds are tried smallest first.
+        self.assertEqual(st.THREAD_BOUNDS, sorted(st.THREAD_BOUNDS))
+        self.assertEqual(st.STEP_BOUNDS, sorted(st.STEP_BOUNDS))
+
     def test_garbage_and_unchecked_properties_are_unknown(self):
         self.assertIsNone(st.parse_weft_output("weft: error: something"))
         self.assertEqual(st.verdict_of("unreach-call", None)[0], "unknown")

@@ -124,11 +124,16 @@ int run_command(const Program& program, const ExploreSettings& settings) {
       [&](const TestDirective& d) { return server.run(d); }, limits);
   progress.finish();
 
+  // Every interleaving was explored, some executions up to the thread or step bound only: a
+  // "true within bounds", never a proof. (An execution cut by the time limit is not within a
+  // bound: what it would have done is unknown.)
+  const bool explored = result.unsupported.empty() && result.exhausted && !result.fixed_inputs &&
+                        strategy->exhaustive();
+  const bool within_bounds = explored && result.hit_bound && result.stats.timeouts == 0;
   int code = kExitIncomplete;
   if (!result.bugs.empty())
     code = kExitBug;
-  else if (result.unsupported.empty() && result.exhausted && !result.hit_bound &&
-           !result.fixed_inputs && strategy->exhaustive())
+  else if (explored && !result.hit_bound)
     code = kExitNoBug;
 
   Symbolizer symbols(program.path, server.load_base());
@@ -160,6 +165,11 @@ int run_command(const Program& program, const ExploreSettings& settings) {
   if (code == kExitIncomplete) {
     if (!result.unsupported.empty())
       why = symbols.render(result.unsupported);
+    else if (within_bounds)
+      why = "every interleaving was explored within the bounds, but " +
+            grouped(result.stats.bound_reached) + " of " + grouped(result.stats.executions) +
+            " executions stopped at a bound, so behaviours beyond it are not covered; the first: " +
+            symbols.render(result.first_bound_message);
     else if (result.hit_bound)
       why = grouped(result.stats.bound_reached + result.stats.timeouts) + " of " +
             grouped(result.stats.executions) +
@@ -174,11 +184,10 @@ int run_command(const Program& program, const ExploreSettings& settings) {
       why = "stopped by --max-executions or --time-limit";
   }
   if (settings.json) {
-    const bool complete = result.unsupported.empty() && result.exhausted && !result.hit_bound &&
-                          !result.fixed_inputs && strategy->exhaustive();
     nlohmann::json j = {{"verdict", verdict_name(code)},
                         {"exit_code", code},
-                        {"complete", complete},
+                        {"complete", explored && !result.hit_bound},
+                        {"complete_within_bounds", within_bounds},
                         {"program", program.path},
                         {"strategy", explorer::strategy_name(settings.strategy)},
                         {"points", program.options.points},
@@ -198,7 +207,10 @@ int run_command(const Program& program, const ExploreSettings& settings) {
       std::printf("weft: no bug found; every behaviour was explored");
       break;
     default:
-      std::printf("weft: no bug found, but the exploration is incomplete: %s", why.c_str());
+      if (within_bounds)
+        std::printf("weft: no bug found within the bounds: %s", why.c_str());
+      else
+        std::printf("weft: no bug found, but the exploration is incomplete: %s", why.c_str());
       break;
   }
   std::printf(" (%s)\n", format_statistics(result.stats).c_str());

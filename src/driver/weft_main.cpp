@@ -40,7 +40,8 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
                  "Bound on the visible operations of one thread in one execution")
       ->capture_default_str();
   cmd.add_option("--max-threads", p.options.max_threads,
-                 "Bound on the threads one execution may create")
+                 "Bound on the threads of one execution, main included; a pthread_create beyond it "
+                 "stops its caller there (the other threads run on)")
       ->capture_default_str();
   cmd.add_option("--nondet", p.options.nondet_value,
                  "The value every __VERIFIER_nondet_* call returns")
