@@ -1,12 +1,19 @@
-/* Updater 2: Updater 1 with main taking the two locks in the opposite order, so it can deadlock.
+/* Updater 1 and 2: threads update shared values under two locks; others read them and act on
+ * them.
  *
- * Follows Updater2.java of the thesis' benchmarks. Thread 1 twice picks arr1 or arr2 by an
- * input and sets it to an input; thread 2 once adds an input to one of them; thread 3 takes
- * lock1 then lock2, main (twice) lock2 then lock1, and they clear values equal to an input.
- * Main and thread 3 deadlock if each takes its first lock (Table 8.2: Updater 2, deadlock, SAT).
- * Thesis: Kähkönen's doctoral thesis, §8.2 and Table 8.1, row Updater 2.
- * Parameters: none. Reads inputs (the Java's org.sedd.Input.generateInteger()).
+ * Follows Updater1.java and Updater2.java of the thesis' benchmarks. Thread 1 twice picks arr1
+ * or arr2 by an input and sets it to an input; thread 2 once adds an input to one of them;
+ * thread 3 and main (twice) take the two locks and clear values equal to an input. In Updater 1
+ * all take lock1 then lock2, so there is no deadlock. In Updater 2 main takes lock2 then lock1,
+ * and main and thread 3 deadlock if each takes its first lock (Table 8.2: Updater 2, deadlock,
+ * SAT).
+ * Thesis: Kähkönen's doctoral thesis, §8.2 and Table 8.1, rows Updater 1 and 2.
+ * Parameters: -DVARIANT=N, N = 1 or 2 for Updater N (default 1). Reads inputs (the Java's
+ * org.sedd.Input.generateInteger()).
  */
+#ifndef VARIANT
+#define VARIANT 1
+#endif
 #include <pthread.h>
 
 extern int __VERIFIER_nondet_int(void);
@@ -80,8 +87,13 @@ int main(void) {
 
   for (int i = 0; i < 2; i++) {
     int value = __VERIFIER_nondet_int();
+#if VARIANT == 2
     pthread_mutex_lock(&lock2);
     pthread_mutex_lock(&lock1);
+#else
+    pthread_mutex_lock(&lock1);
+    pthread_mutex_lock(&lock2);
+#endif
 
     if (arr1 == value) {
       arr2 = arr2 + arr1;
@@ -91,8 +103,13 @@ int main(void) {
     if (arr2 == value)
       arr2 = 0;
 
+#if VARIANT == 2
     pthread_mutex_unlock(&lock1);
     pthread_mutex_unlock(&lock2);
+#else
+    pthread_mutex_unlock(&lock2);
+    pthread_mutex_unlock(&lock1);
+#endif
   }
 
   /* The JVM waits for the threads after main returns; joining last does the same. */

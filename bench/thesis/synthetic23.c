@@ -1,13 +1,18 @@
-/* Synthetic 2: a generated sequence of operations on inputs, shared variables and two locks.
+/* Synthetic 2 and 3: a generated sequence of operations on inputs, shared variables and two
+ * locks.
  *
- * Follows SynthNew2.java of the thesis' benchmarks: main starts four threads, then reads
- * sharedValue, writes sharedValue2 and, depending on an input, reads sharedValue3 or takes
- * lock2 and lock1, while thread 1 may take lock1 and lock2: they can deadlock (Table 8.2:
- * Synthetic 2, deadlock, SAT). Thread 4 writes its input to sharedValue2 (synthetic3.c writes
- * 0 instead).
- * Thesis: Kähkönen's doctoral thesis, §8.2 and Table 8.1, row Synthetic 2.
- * Parameters: none. Reads inputs (the Java's org.sedd.Input.generateInteger()).
+ * Follows SynthNew2.java and SynthNew3.java of the thesis' benchmarks: main starts four threads,
+ * then reads sharedValue, writes sharedValue2 and, depending on an input, reads sharedValue3 or
+ * takes lock2 and lock1, while thread 1 may take lock1 and lock2: they can deadlock (Table 8.2:
+ * Synthetic 2, deadlock, SAT). Thread 4 writes its input to sharedValue2 in Synthetic 2, and 0
+ * in Synthetic 3; the programs differ in nothing else.
+ * Thesis: Kähkönen's doctoral thesis, §8.2 and Table 8.1, rows Synthetic 2 and 3.
+ * Parameters: -DVARIANT=N, N = 2 or 3 for Synthetic N (default 2). Reads inputs (the Java's
+ * org.sedd.Input.generateInteger()).
  */
+#ifndef VARIANT
+#define VARIANT 2
+#endif
 #include <pthread.h>
 
 extern int __VERIFIER_nondet_int(void);
@@ -50,7 +55,11 @@ static void *thread4(void *arg) {
   int i = __VERIFIER_nondet_int();
 
   if (i > sharedValue3 % 48)
+#if VARIANT == 3
+    sharedValue2 = 0;
+#else
     sharedValue2 = i;
+#endif
   return 0;
 }
 
