@@ -299,6 +299,27 @@ TEST(NativeRobustness, TenThousandThreadsHitTheThreadBound) {
             std::string::npos);
 }
 
+// --max-threads stops the creating thread at the bound and lets the others run on: the
+// exploration within the bound is complete ("no bug found within the bounds", never exit 0),
+// and a larger bound reaches the bug that needs more threads.
+TEST(NativeRobustness, EndlessThreadCreationIsExploredWithinTheThreadBound) {
+  const CliRun small = check("endless_threads.c", "--max-threads 4");
+  EXPECT_EQ(small.exit_code, 3) << small.out;
+  EXPECT_TRUE(small.result["complete_within_bounds"].get<bool>()) << small.out;
+  EXPECT_FALSE(small.result["complete"].get<bool>()) << small.out;
+  EXPECT_NE(small.result["incomplete_because"].get<std::string>().find("within the bounds"),
+            std::string::npos);
+  // Three threads' critical sections in every order.
+  EXPECT_EQ(stat(small, "executions"), 6u) << small.out;
+
+  const CliRun large = check("endless_threads.c", "--max-threads 5");
+  EXPECT_EQ(large.exit_code, 1) << large.out;
+  EXPECT_EQ(first_bug_kind(large), "assertion failure");
+
+  const CliRun text = weft_cli("check " + fixture("endless_threads.c") + " -q --max-threads 4");
+  EXPECT_NE(text.out.find("no bug found within the bounds"), std::string::npos) << text.out;
+}
+
 TEST(NativeRobustness, ProgramKillingItselfLosesNothing) {
   const CliRun r = check("kills_itself.c", "--all-bugs");
   ASSERT_EQ(r.exit_code, 1) << r.out;
