@@ -175,9 +175,10 @@ int run_command(const Program& program, const ExploreSettings& settings) {
             grouped(result.stats.executions) +
             " executions were cut short; the first: " + symbols.render(result.first_bound_message);
     else if (result.fixed_inputs)
-      why = "every interleaving was explored, but the program reads __VERIFIER_nondet_* inputs, "
-            "which were fixed to " + std::to_string(program.options.nondet_value) +
-            " (--nondet) rather than explored";
+      why =
+          "every interleaving was explored, but the program reads __VERIFIER_nondet_* inputs, "
+          "which were fixed to " +
+          std::to_string(program.options.nondet_value) + " (--nondet) rather than explored";
     else if (!strategy->exhaustive())
       why = "the random strategy does not explore exhaustively";
     else
