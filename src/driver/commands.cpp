@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -161,8 +162,10 @@ int run_command(const Program& program, const ExploreSettings& settings) {
     }
   }
 
+  // Why the exploration is incomplete, also when bugs were found (with --all-bugs or --stop-on
+  // the caller may still ask whether the rest was covered).
   std::string why;
-  if (code == kExitIncomplete) {
+  if (!(explored && !result.hit_bound)) {
     if (!result.unsupported.empty())
       why = symbols.render(result.unsupported);
     else if (within_bounds)
@@ -174,13 +177,18 @@ int run_command(const Program& program, const ExploreSettings& settings) {
       why = grouped(result.stats.bound_reached + result.stats.timeouts) + " of " +
             grouped(result.stats.executions) +
             " executions were cut short; the first: " + symbols.render(result.first_bound_message);
-    else if (result.fixed_inputs)
+    else if (result.fixed_inputs && result.exhausted)
       why =
           "every interleaving was explored, but the program reads __VERIFIER_nondet_* inputs, "
           "which were fixed to " +
           std::to_string(program.options.nondet_value) + " (--nondet) rather than explored";
     else if (!strategy->exhaustive())
       why = "the random strategy does not explore exhaustively";
+    else if (!result.bugs.empty() && limits.stop_on_first_bug)
+      why = "stopped at the first bug (--all-bugs explores on)";
+    else if (!result.bugs.empty() && limits.stop_at &&
+             std::any_of(result.bugs.begin(), result.bugs.end(), limits.stop_at))
+      why = "stopped at the first bug that --stop-on names";
     else
       why = "stopped by --max-executions or --time-limit";
   }
@@ -203,6 +211,9 @@ int run_command(const Program& program, const ExploreSettings& settings) {
     case kExitBug:
       std::printf("weft: %s bug%s found", grouped(result.bugs.size()).c_str(),
                   result.bugs.size() == 1 ? "" : "s");
+      // After the first bug the rest is unexplored by design; say so only when asked for more.
+      if (!why.empty() && !limits.stop_on_first_bug)
+        std::printf("; the exploration is incomplete: %s", why.c_str());
       break;
     case kExitNoBug:
       std::printf("weft: no bug found; every behaviour was explored");
