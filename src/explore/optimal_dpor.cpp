@@ -3,8 +3,8 @@
 // complete execution. After each execution, every reversible race e ⋖ e' yields the sequence
 // v = notdep(e, E).e'; unless a thread asleep before e is an initial of v, v goes into the wakeup
 // tree of the node before e. (The paper skips v already when a sleeper is a *weak* initial; with
-// blocking locks that loses traces, see reverse(). Programs without locks still run no sleep-set
-// blocked execution; lock-heavy ones run a few.)
+// blocking locks that loses traces, see reverse(). The stricter test costs some sleep-set-blocked
+// executions on lock-heavy programs: docs/dependence.md.)
 #include <algorithm>
 #include <map>
 #include <unordered_map>
@@ -289,8 +289,8 @@ class OptimalDpor final : public Strategy {
     // line 6) also skips when the sleeping thread is merely a weak initial (absent from v, its next
     // event independent of v). With blocking locks that loses traces: the continuations of v in
     // which another thread's dependent event precedes the sleeper's are not covered by its sleep
-    // entry, and no other race reaches them (regression test OptimalDporLocks; Dining 2-4 in
-    // bench/thesis missed 6, 183 and 2,082 traces).
+    // entry, and no other race reaches them (tests/counts_test.cpp, lock chain and Dining 2;
+    // Dining 2-4 in bench/thesis missed 6, 183 and 2,082 traces).
     for (const auto& s : nodes_[i].sleep)
       if (initial(s.thread, v, kPolicy)) return;  // explored already
     // The branch being explored is conceptually the leftmost branch of every wakeup tree on the
