@@ -130,11 +130,12 @@ int run_command(const Program& program, const ExploreSettings& settings) {
   // bound: what it would have done is unknown.)
   const bool explored = result.unsupported.empty() && result.exhausted && !result.fixed_inputs &&
                         strategy->exhaustive();
+  const bool complete = explored && !result.hit_bound;
   const bool within_bounds = explored && result.hit_bound && result.stats.timeouts == 0;
   int code = kExitIncomplete;
   if (!result.bugs.empty())
     code = kExitBug;
-  else if (explored && !result.hit_bound)
+  else if (complete)
     code = kExitNoBug;
 
   Symbolizer symbols(program.path, server.load_base());
@@ -165,7 +166,7 @@ int run_command(const Program& program, const ExploreSettings& settings) {
   // Why the exploration is incomplete, also when bugs were found (with --all-bugs or --stop-on
   // the caller may still ask whether the rest was covered).
   std::string why;
-  if (!(explored && !result.hit_bound)) {
+  if (!complete) {
     if (!result.unsupported.empty())
       why = symbols.render(result.unsupported);
     else if (within_bounds)
@@ -195,7 +196,7 @@ int run_command(const Program& program, const ExploreSettings& settings) {
   if (settings.json) {
     nlohmann::json j = {{"verdict", verdict_name(code)},
                         {"exit_code", code},
-                        {"complete", explored && !result.hit_bound},
+                        {"complete", complete},
                         {"complete_within_bounds", within_bounds},
                         {"program", program.path},
                         {"strategy", explorer::strategy_name(settings.strategy)},
