@@ -320,6 +320,33 @@ TEST(NativeRobustness, EndlessThreadCreationIsExploredWithinTheThreadBound) {
   EXPECT_NE(text.out.find("no bug found within the bounds"), std::string::npos) << text.out;
 }
 
+// weft runs the executions in one worker process that restores its memory after each; every
+// execution must still see what a freshly forked process sees. Each execution of the fixture
+// leaves behind a global counter, marks in stack and heap memory, an open file and a mapping.
+TEST(NativeRobustness, EveryExecutionInTheWorkerStartsFromAFreshState) {
+  const CliRun worker = check("process_state.c");
+  EXPECT_EQ(worker.exit_code, 0) << worker.out;
+  EXPECT_EQ(stat(worker, "executions"), 120u) << worker.out;
+  EXPECT_EQ(stat(worker, "traces"), 120u) << worker.out;
+  const CliRun fresh = check("process_state.c", "--fresh-process");
+  EXPECT_EQ(fresh.exit_code, 0) << fresh.out;
+  EXPECT_EQ(stat(fresh, "executions"), 120u) << fresh.out;
+}
+
+// A worker that dies (here: in the executions that crash) is replaced and loses nothing: the
+// same bugs and executions as with a fresh process per execution.
+TEST(NativeRobustness, CrashingExecutionsLoseNothingInTheWorker) {
+  for (const char* program : {"crash_in_thread.c", "kills_itself.c"}) {
+    const CliRun worker = check(program, "--all-bugs");
+    const CliRun fresh = check(program, "--all-bugs --fresh-process");
+    ASSERT_EQ(worker.exit_code, 1) << worker.out;
+    ASSERT_EQ(fresh.exit_code, 1) << fresh.out;
+    EXPECT_EQ(worker.result["bugs"], fresh.result["bugs"]) << program;
+    for (const char* s : {"executions", "complete", "traces", "bugs"})
+      EXPECT_EQ(stat(worker, s), stat(fresh, s)) << program << " " << s;
+  }
+}
+
 TEST(NativeRobustness, ProgramKillingItselfLosesNothing) {
   const CliRun r = check("kills_itself.c", "--all-bugs");
   ASSERT_EQ(r.exit_code, 1) << r.out;

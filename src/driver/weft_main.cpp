@@ -54,6 +54,10 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
   cmd.add_option("--seed", s.seed, "Seed of the random strategy")->capture_default_str();
   cmd.add_flag("--show-output", p.options.show_output,
                "Let the program's output through while exploring (it is hidden by default)");
+  cmd.add_flag("--fresh-process", p.options.fresh_process,
+               "Fork a fresh process for every execution, instead of one worker process that "
+               "restores its memory after each (slower; for programs that change other process "
+               "state, such as signal handlers or the working directory)");
   cmd.add_option("--replay-file", s.replay_file,
                  "Where to write the replay file of the first bug (default: "
                  "weft-replay-PROGRAM.json in the current directory)");

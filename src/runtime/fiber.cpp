@@ -27,17 +27,49 @@ std::size_t page_size() {
 }  // namespace
 
 Fiber::~Fiber() {
-  if (stack_) munmap(stack_, stack_size_);
+  if (stack_ && !adopted_) munmap(stack_, stack_size_);
 }
 
-void Fiber::start(Entry entry, void* arg, std::size_t stack_bytes, std::uintptr_t place_at) {
+void Fiber::clear_adopted_stack() {
+  adopted_ = true;
+  // The stack must read as a fresh one would (zero), or a program that reads memory it never
+  // wrote would see the last execution's values. Only pages the earlier executions touched are
+  // resident; a few are cleared in place (kept, so no page faults), many are dropped.
+  // Stacks are used from the top down, so the top pages are looked at first: if the lowest of
+  // them was never touched, neither was anything below it.
+  constexpr std::size_t kClearInPlace = 32;
+  const std::size_t pages = stack_size_ / page_size();  // the guard page is page 0
+  char* const base = static_cast<char*>(stack_);
+  const auto drop_all = [&] {
+    madvise(base + page_size(), stack_size_ - page_size(), MADV_DONTNEED);
+  };
+  if (pages <= kClearInPlace + 1) {
+    drop_all();
+    return;
+  }
+  unsigned char resident[kClearInPlace];
+  const std::size_t first = pages - kClearInPlace;
+  if (mincore(base + first * page_size(), kClearInPlace * page_size(), resident) != 0 ||
+      (resident[0] & 1)) {
+    drop_all();  // deeper than the pages cleared in place
+    return;
+  }
+  for (std::size_t p = 0; p < kClearInPlace; ++p)
+    if (resident[p] & 1) std::memset(base + (first + p) * page_size(), 0, page_size());
+}
+
+void Fiber::start(Entry entry, void* arg, std::size_t stack_bytes, std::uintptr_t place_at,
+                  bool adopt) {
   if (!stack_) {
     stack_size_ = stack_bytes + page_size();
     const int flags =
         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | (place_at ? MAP_FIXED_NOREPLACE : 0);
     stack_ =
         mmap(reinterpret_cast<void*>(place_at), stack_size_, PROT_READ | PROT_WRITE, flags, -1, 0);
-    if (stack_ == MAP_FAILED && place_at)
+    if (stack_ == MAP_FAILED && place_at && adopt && errno == EEXIST) {
+      stack_ = reinterpret_cast<void*>(place_at);
+      clear_adopted_stack();
+    } else if (stack_ == MAP_FAILED && place_at)
       stack_ =
           mmap(nullptr, stack_size_, PROT_READ | PROT_WRITE, flags & ~MAP_FIXED_NOREPLACE, -1, 0);
     if (stack_ == MAP_FAILED) {
@@ -46,7 +78,7 @@ void Fiber::start(Entry entry, void* arg, std::size_t stack_bytes, std::uintptr_
       std::abort();
     }
     // Guard page: a stack overflow faults instead of corrupting the next stack.
-    mprotect(stack_, page_size(), PROT_NONE);
+    if (!adopted_) mprotect(stack_, page_size(), PROT_NONE);
   }
   // Initial frame, popped by weft_fiber_switch: fp control words, r15..rbp, return address.
   auto top = reinterpret_cast<std::uintptr_t>(stack_) + stack_size_;

@@ -138,14 +138,14 @@ struct Scheduler::Impl {
   // took (only hash collisions make two executions place a thread differently).
   std::uintptr_t stack_place(ThreadId id) {
     if (!limits || !limits->stack_region) return 0;
-    constexpr std::uintptr_t kSlots = 4096;
+    constexpr std::uintptr_t kSlots = RunLimits::kStackSlots;
     const std::string& name = registry.name(id);
     std::uintptr_t slot = std::hash<std::string>{}(name) % kSlots;
     while (std::find(used_stack_slots.begin(), used_stack_slots.end(), slot) !=
            used_stack_slots.end())
       slot = (slot + 1) % kSlots;
     used_stack_slots.push_back(slot);
-    const std::uintptr_t stride = limits->stack_bytes + (std::uintptr_t{1} << 20);
+    const std::uintptr_t stride = RunLimits::stack_region_bytes(limits->stack_bytes) / kSlots;
     return limits->stack_region + slot * stride;
   }
 
@@ -165,7 +165,8 @@ struct Scheduler::Impl {
     rec->fiber = fiber_pool.back().release();
     fiber_pool.pop_back();
     rec->fiber->start(&Impl::thread_entry, rec.get(),
-                      limits ? limits->stack_bytes : kFiberStackBytes, stack_place(id));
+                      limits ? limits->stack_bytes : kFiberStackBytes, stack_place(id),
+                      limits && limits->adopt_placed_stacks);
     if (id >= by_id.size()) by_id.resize(id + 1, nullptr);
     by_id[id] = rec.release();
     return *by_id[id];

@@ -30,6 +30,10 @@ struct ProgramOptions {
   double execution_seconds = 10;   ///< wall-clock limit per execution (0: none)
   std::uint64_t memory_mb = 4096;  ///< resident-memory limit per execution (0: none)
   bool show_output = false;        ///< let the program's output through during exploration
+  /// Fork a fresh process for every execution instead of running them all in one worker process
+  /// that restores its memory after each (slower; for programs that change process state beyond
+  /// memory and file descriptors, such as signal handlers or the working directory).
+  bool fresh_process = false;
 };
 
 /// The program and how to run it.

@@ -25,6 +25,10 @@ inline constexpr const char* kCpuLimitEnv = "WEFT_CPU_SECONDS";
 inline constexpr const char* kMemoryLimitEnv = "WEFT_MEMORY_MB";
 /// Wall-clock milliseconds a child may run before the fork server kills it (0: no limit).
 inline constexpr const char* kTimeoutEnv = "WEFT_TIMEOUT_MS";
+/// "1": fork a fresh child for every execution, instead of one worker process that restores its
+/// memory after each execution (for programs that change process state the snapshot does not
+/// cover: files, signal handlers, the working directory).
+inline constexpr const char* kFreshProcessEnv = "WEFT_FRESH_PROCESS";
 /// "1": stop in the debugger (raise SIGTRAP) when a replayed execution reaches its bug.
 inline constexpr const char* kBreakOnBugEnv = "WEFT_BREAK_ON_BUG";
 
@@ -39,8 +43,9 @@ inline constexpr int kProtocolVersion = 1;
 // Control lines (text, one per line):
 //   program → weft at start:  "HELLO <version> <load base, hex>"
 //   weft → program:           "RUN <directive in wire form>"  |  "QUIT"
-//   program → weft:           "EXIT <raw wait status>[ timeout| memory]" when the child has ended
-//                             (killed by the server for its time or memory limit)
+//   program → weft:           "EXIT <raw wait status>[ timeout| memory]" when the execution has
+//                             ended (the status of a worker that runs on is 0; the server kills
+//                             a child or worker for its time or memory limit)
 
 /// The shared-memory trace log a child writes while it runs, so that weft keeps the events of a
 /// child that crashes or is killed. After the header come text records, each ending in '\n':

@@ -22,8 +22,17 @@ struct RunLimits {
   /// Stack size of each program thread's fiber.
   std::size_t stack_bytes = 256 * 1024;
   /// If not 0: place each thread's stack at an address derived from its name (its creation
-  /// path), in a region starting here, so that stack addresses repeat across executions.
+  /// path), in a region starting here, so that stack addresses repeat across executions. The
+  /// region holds `kStackSlots` stacks, each `stack_bytes` plus 1 MiB apart.
   std::uintptr_t stack_region = 0;
+  static constexpr std::uintptr_t kStackSlots = 4096;
+  /// Take over a stack an earlier execution of this process left at a thread's place (a worker
+  /// process that runs many executions), clearing it, instead of mapping a new one.
+  bool adopt_placed_stacks = false;
+  /// Bytes of the stack region for stacks of `stack_bytes`.
+  static constexpr std::uintptr_t stack_region_bytes(std::size_t stack_bytes) {
+    return kStackSlots * (stack_bytes + (std::uintptr_t{1} << 20));
+  }
 };
 
 /// Thrown through a program thread's stack to unwind it when its execution is cut short (a bug

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <string>
 
+#include "execution_worker.hpp"
 #include "native_runtime.hpp"
 #include "real_functions.hpp"
 #include "weft/trace/wire.hpp"
@@ -124,10 +125,12 @@ void install_crash_handlers() {
 // One controlled execution in this process; its trace goes to `log`. The process ends right
 // after it, so the runtime is never destroyed: tearing down stacks would only cost time.
 void run_execution(const std::string& directive_text, TraceLog& log, bool break_on_bug, int argc,
-                   char** argv, char** envp) {
+                   char** argv, char** envp, bool in_worker = false) {
   log.reset();
   g_log = &log;
-  NativeRuntime& rt = *new NativeRuntime(options_from_env(), &log);
+  NativeOptions options = options_from_env();
+  options.in_worker = in_worker;
+  NativeRuntime& rt = *new NativeRuntime(options, &log);
   rt.break_on_bug = break_on_bug;
   TestDirective directive;
   try {
@@ -145,65 +148,23 @@ void run_execution(const std::string& directive_text, TraceLog& log, bool break_
   log.append('T', encode_trace(trace, rt.registry()));
 }
 
-// Resident memory of process `pid` in bytes (0 if unknown).
-std::uint64_t resident_bytes(pid_t pid) {
-  char path[64];
-  std::snprintf(path, sizeof path, "/proc/%d/statm", static_cast<int>(pid));
-  const int fd = open(path, O_RDONLY);
-  if (fd < 0) return 0;
-  char buf[128] = {};
-  const ssize_t n = read(fd, buf, sizeof buf - 1);
-  close(fd);
-  unsigned long long size = 0, resident = 0;
-  if (n <= 0 || std::sscanf(buf, "%llu %llu", &size, &resident) != 2) return 0;
-  return resident * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
-}
-
-enum class ChildEnd { kExited, kTimedOut, kOutOfMemory };
-
-// Waits for child `pid` to end (without reaping it), at most `ms` milliseconds (0: no limit),
-// checking every 20 ms that its resident memory stays within `memory` bytes (0: no limit). The
-// limits are measured, not set with setrlimit: the address space a run reserves (thread stacks,
-// per-thread heaps) is much larger than what it uses. A pidfd lets poll wait for the child;
-// kernels before 5.3 have none, and then it is polled every millisecond.
-ChildEnd wait_for_child(pid_t pid, std::uint64_t ms, std::uint64_t memory) {
-  const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
-  const auto ended = [&](int slice_ms) {
-    if (pidfd >= 0) {
-      pollfd p{pidfd, POLLIN, 0};
-      int r;
-      while ((r = poll(&p, 1, slice_ms)) < 0 && errno == EINTR) {
-      }
-      return r != 0;
-    }
-    for (int waited = 0; waited < slice_ms; ++waited) {
-      siginfo_t info{};
-      if (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-          info.si_pid == pid)
-        return true;
-      usleep(1000);
-    }
-    return false;
-  };
-  ChildEnd result = ChildEnd::kTimedOut;
-  for (std::uint64_t waited = 0; ms == 0 || waited < ms; waited += 20) {
-    if (ended(20)) {
-      result = ChildEnd::kExited;
-      break;
-    }
-    if (memory && resident_bytes(pid) > memory) {
-      result = ChildEnd::kOutOfMemory;
-      break;
-    }
-  }
-  if (pidfd >= 0) close(pidfd);
-  return result;
-}
-
 void limit(int resource, std::uint64_t value) {
   if (value == 0) return;
   rlimit r{value, value};
   setrlimit(resource, &r);
+}
+
+// What a worker's executions need besides the directive.
+struct ExecutionContext {
+  TraceLog* log;
+  int argc;
+  char** argv;
+  char** envp;
+};
+
+void run_in_worker(const char* directive, void* context) {
+  auto& c = *static_cast<ExecutionContext*>(context);
+  run_execution(directive, *c.log, false, c.argc, c.argv, c.envp, true);
 }
 
 [[noreturn]] void serve(const char* control, int argc, char** argv, char** envp) {
@@ -232,6 +193,15 @@ void limit(int resource, std::uint64_t value) {
     dup2(null, 1);
     dup2(null, 2);
     close(null);
+  }
+  // Executions run in one worker process that restores its memory after each, unless asked
+  // otherwise or the worker cannot snapshot itself; then each runs in a freshly forked child.
+  const char* fresh = std::getenv(weft::native::kFreshProcessEnv);
+  if (!(fresh && *fresh == '1')) {
+    ExecutionContext context{&log, argc, argv, envp};
+    ExecutionWorker worker(&run_in_worker, &context, {cpu_seconds, timeout_ms, memory_mb << 20},
+                           ctl, status);
+    if (worker.start()) worker.serve();
   }
   LineReader commands(ctl);
   std::string line;

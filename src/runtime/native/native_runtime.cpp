@@ -3,10 +3,13 @@
 #include <csignal>
 #include <cstdlib>
 #include <functional>
+#include <new>
 
 #include "weft/trace/wire.hpp"
 
 extern "C" int __weft_main(int argc, char** argv, char** envp);
+extern "C" void* __libc_malloc(std::size_t);
+extern "C" void __libc_free(void*);
 
 namespace weft::runtime::native {
 namespace {
@@ -22,10 +25,14 @@ constexpr std::uintptr_t kStackRegion = 0x100000000000ULL;
 
 NativeRuntime::NativeRuntime(const NativeOptions& options, TraceLog* log)
     : options_(options), log_(log), scheduler_(registry_) {
-  // Never reallocated: references to entries stay valid, and creating an entry never calls
-  // malloc (which would ask for the running thread's entry).
-  threads_.reserve(options.max_threads + 2);
-  threads_.resize(1);
+  thread_chunks_.resize((options.max_threads + 2 + kThreadChunk - 1) / kThreadChunk);
+}
+
+std::uintptr_t NativeRuntime::stack_region_begin() {
+  return kStackRegion;
+}
+std::uintptr_t NativeRuntime::stack_region_end() {
+  return kStackRegion + RunLimits::stack_region_bytes(kStackBytes);
 }
 
 ThreadHeap* NativeRuntime::program_heap(std::uint32_t& slot) {
@@ -48,14 +55,28 @@ ThreadHeap* NativeRuntime::program_heap(std::uint32_t& slot) {
 
 NativeRuntime::~NativeRuntime() {
   if (active_ == this) active_ = nullptr;
+  for (NativeThread* chunk : thread_chunks_) {
+    if (!chunk) continue;
+    for (std::size_t i = 0; i < kThreadChunk; ++i) chunk[i].~NativeThread();
+    __libc_free(chunk);
+  }
 }
 
 NativeThread& NativeRuntime::thread(ThreadId id) {
-  if (id >= threads_.size()) {
-    if (id >= threads_.capacity()) std::abort();  // the thread bound keeps ids below it
-    threads_.resize(id + 1);
+  const std::size_t c = id / kThreadChunk;
+  if (c >= thread_chunks_.size()) std::abort();  // the thread bound keeps ids below it
+  if (!thread_chunks_[c]) {
+    // Entries in chunks that never move, so that references stay valid; from the C library,
+    // since the interposed malloc would ask for the running thread's entry and might take the
+    // memory from the program's heap. Chunks rather than one block for the thread bound: the
+    // block would be large enough for glibc to map it, once per execution.
+    void* m = __libc_malloc(sizeof(NativeThread) * kThreadChunk);
+    if (!m) std::abort();
+    auto* chunk = static_cast<NativeThread*>(m);
+    for (std::size_t i = 0; i < kThreadChunk; ++i) new (&chunk[i]) NativeThread();
+    thread_chunks_[c] = chunk;
   }
-  return threads_[id];
+  return thread_chunks_[c][id % kThreadChunk];
 }
 
 std::unordered_map<pthread_key_t, void (*)(void*)>& NativeRuntime::key_destructors() {
@@ -103,6 +124,7 @@ Trace NativeRuntime::run(const TestDirective& directive, int argc, char** argv, 
   limits.unwind_at_end = false;  // the child exits right after; destructors must not run
   limits.stack_bytes = kStackBytes;
   limits.stack_region = kStackRegion;
+  limits.adopt_placed_stacks = options_.in_worker;
   Trace trace = scheduler_.run(
       directive,
       [&] {

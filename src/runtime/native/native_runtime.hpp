@@ -29,6 +29,9 @@ struct NativeOptions {
   std::uint32_t max_steps_per_thread = 10000;
   std::uint32_t max_threads = 1000;
   std::int64_t nondet_value = 0;
+  /// Running in a worker process, which runs execution after execution: thread stacks left by
+  /// the last execution are taken over (see RunLimits::adopt_placed_stacks).
+  bool in_worker = false;
 };
 
 /// A program thread as the pthread layer sees it.
@@ -65,6 +68,8 @@ class NativeRuntime {
  public:
   NativeRuntime(const NativeOptions& options, TraceLog* log);
   ~NativeRuntime();
+  NativeRuntime(const NativeRuntime&) = delete;
+  NativeRuntime& operator=(const NativeRuntime&) = delete;
 
   /// The execution in progress, or nullptr (before main, in the fork server, in an uncontrolled
   /// run): then every interposed function behaves as the real one.
@@ -103,6 +108,9 @@ class NativeRuntime {
   /// The heap of the program thread running now, and its region slot; nullptr when the
   /// allocation is not the program's (the scheduler itself, or weft's code on a program thread).
   ThreadHeap* program_heap(std::uint32_t& slot);
+  /// The region thread stacks are placed in: a worker process keeps them between executions.
+  static std::uintptr_t stack_region_begin();
+  static std::uintptr_t stack_region_end();
   /// Destructors of thread-specific data keys (process-wide: keys outlive executions).
   static std::unordered_map<pthread_key_t, void (*)(void*)>& key_destructors();
   std::uint32_t threads_created() const { return threads_created_; }
@@ -114,7 +122,8 @@ class NativeRuntime {
   TraceLog* log_;
   ThreadRegistry registry_;
   Scheduler scheduler_;
-  std::vector<NativeThread> threads_;
+  static constexpr std::size_t kThreadChunk = 16;
+  std::vector<NativeThread*> thread_chunks_;  // entries by id, kThreadChunk to a chunk
   std::unordered_map<ObjectKey, std::uint32_t> recursion_;
   std::unordered_map<ObjectKey, RwLockState> rwlocks_;
   std::unordered_map<ObjectKey, BarrierState> barriers_;

@@ -61,6 +61,10 @@ std::size_t ThreadHeap::usable_size(const void* p) {
   return class_size(h->size_class) - sizeof(Header) - (h->offset - sizeof(Header));
 }
 
+void ThreadHeap::unmap_all() {
+  munmap(reinterpret_cast<void*>(kHeapRegion), kSlots * kRegionBytes);
+}
+
 void* ThreadHeap::allocate(std::size_t bytes, std::size_t alignment, std::uint32_t slot) {
   if (alignment < 16) alignment = 16;
   const std::size_t need = bytes + sizeof(Header) + (alignment > 16 ? alignment : 0);

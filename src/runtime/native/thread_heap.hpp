@@ -22,6 +22,8 @@ class ThreadHeap {
   static std::size_t usable_size(const void* p);
   /// Whether `p` came from some thread's heap (not from the C library's malloc).
   static bool owns(const void* p);
+  /// Unmaps every thread's region (a worker process, after an execution).
+  static void unmap_all();
 
  private:
   char* next_ = nullptr;

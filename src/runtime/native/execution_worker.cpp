@@ -1,0 +1,334 @@
+#include "execution_worker.hpp"
+
+#include <fcntl.h>
+#include <malloc.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <new>
+#include <string>
+
+#include "memory_snapshot.hpp"
+#include "native_runtime.hpp"
+#include "real_functions.hpp"
+
+namespace weft::runtime::native {
+namespace {
+
+// Resident memory of process `pid` in bytes (0 if unknown).
+std::uint64_t resident_bytes(pid_t pid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/statm", static_cast<int>(pid));
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char buf[128] = {};
+  const ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  unsigned long long size = 0, resident = 0;
+  if (n <= 0 || std::sscanf(buf, "%llu %llu", &size, &resident) != 2) return 0;
+  return resident * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+}
+
+// ---- the worker's side ----------------------------------------------------------------------
+
+// The directive being run, in a shared mapping of its own: the snapshot neither holds nor
+// restores it.
+class CommandBuffer {
+ public:
+  CommandBuffer() {
+    void* m = mmap(nullptr, kCapacity, PROT_READ | PROT_WRITE,
+                   MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m != MAP_FAILED) text_ = static_cast<char*>(m);
+  }
+  bool ok() const { return text_ != nullptr; }
+  /// Reads the next line from `fd` (without its newline); false at end of file.
+  bool next(int fd) {
+    if (have_ > line_end_) std::memmove(text_, text_ + line_end_, have_ - line_end_);
+    have_ -= line_end_;
+    line_end_ = 0;
+    while (true) {
+      if (void* nl = std::memchr(text_, '\n', have_)) {
+        line_end_ = static_cast<std::size_t>(static_cast<char*>(nl) - text_) + 1;
+        text_[line_end_ - 1] = '\0';
+        return true;
+      }
+      if (have_ == kCapacity) return false;  // a directive of 64 MiB: not one weft sends
+      const ssize_t n = read(fd, text_ + have_, kCapacity - have_);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      have_ += static_cast<std::size_t>(n);
+    }
+  }
+  const char* line() const { return text_; }
+
+ private:
+  static constexpr std::size_t kCapacity = std::size_t{64} << 20;
+  char* text_ = nullptr;
+  std::size_t have_ = 0;
+  std::size_t line_end_ = 0;
+};
+
+// Each execution gets `seconds` of CPU time from now (RLIMIT_CPU counts the whole process).
+void limit_cpu(std::uint64_t seconds) {
+  if (seconds == 0) return;
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  rlimit r{};
+  getrlimit(RLIMIT_CPU, &r);
+  rlim_t soft = static_cast<rlim_t>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec + 1 + seconds);
+  if (r.rlim_max != RLIM_INFINITY && soft > r.rlim_max) soft = r.rlim_max;
+  r.rlim_cur = soft;
+  setrlimit(RLIMIT_CPU, &r);
+}
+
+// The file descriptors open when the worker started; the ones an execution opens are closed
+// after it (weft's pipes may sit at high numbers, so the free ranges are kept, not a maximum).
+class OpenDescriptors {
+ public:
+  OpenDescriptors() {
+    constexpr int kScan = 4096;
+    int start = -1;  // of the free range being scanned
+    for (int fd = 0; fd <= kScan; ++fd) {
+      const bool open = fd < kScan && fcntl(fd, F_GETFD) != -1;
+      if (!open && start < 0) start = fd;
+      if ((open || fd == kScan) && start >= 0) {
+        if (count_ == kMaxRanges) {  // too fragmented to track: close nothing below
+          count_ = 0;
+        }
+        free_[count_++] = {start, fd == kScan ? -1 : fd - 1};
+        start = -1;
+      }
+    }
+  }
+  void close_new() const {
+    for (int i = 0; i < count_; ++i)
+      syscall(SYS_close_range, static_cast<unsigned>(free_[i].first),
+              free_[i].last < 0 ? ~0U : static_cast<unsigned>(free_[i].last), 0U);
+  }
+
+ private:
+  static constexpr int kMaxRanges = 32;
+  struct Range {
+    int first, last;  // last -1: to the end
+  };
+  Range free_[kMaxRanges];
+  int count_ = 0;
+};
+
+// How often a worker checks that its address space has not drifted: reading /proc/self/maps
+// costs about as much as an execution.
+constexpr std::uint64_t kDriftCheckEvery = 64;
+
+std::int64_t monotonic_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+void write_line(int fd, const std::string& line) {
+  std::size_t done = 0;
+  while (done < line.size()) {
+    const ssize_t n = write(fd, line.data() + done, line.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) _exit(2);  // weft is gone
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+// Who ends the execution in progress: the worker (kRunning -> kIdle, then it answers) or the
+// server (kRunning -> kClaimed, then it kills the worker if alive and answers).
+enum State : std::uint32_t { kStarting, kIdle, kRunning, kClaimed, kQuit, kUnavailable };
+
+}  // namespace
+
+struct ExecutionWorker::Shared {
+  std::atomic<std::uint32_t> state;
+  std::atomic<std::int64_t> started_ns;
+};
+
+namespace {
+
+[[noreturn]] void worker_main(ExecutionWorker::Shared& shared, int commands, int status,
+                              RunExecution run, void* context, std::uint64_t cpu_seconds) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  rlimit no_core{0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);
+  // Blocks glibc would map on their own would outlive the restore, forgotten by malloc; from the
+  // brk heap they are taken back with it. (Beyond 32 MiB glibc maps them anyway; the drift
+  // check below then retires the worker.)
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  // Everything the loop keeps lives on this OS stack or in mappings of its own, which restore()
+  // leaves alone.
+  CommandBuffer command;
+  MemorySnapshot snapshot;
+  const OpenDescriptors descriptors;
+  const bool ok = command.ok() && snapshot.capture();
+  shared.state.store(ok ? kIdle : kUnavailable);
+  if (!ok) _exit(0);
+  for (std::uint64_t runs = 1;; ++runs) {
+    if (!command.next(commands) || std::strcmp(command.line(), "QUIT") == 0) {
+      shared.state.store(kQuit);
+      _exit(0);
+    }
+    if (std::strncmp(command.line(), "RUN ", 4) != 0) {
+      std::fprintf(stderr, "weft runtime: unknown command from weft\n");
+      shared.state.store(kQuit);
+      _exit(2);
+    }
+    shared.started_ns.store(monotonic_ns());
+    shared.state.store(kRunning);
+    limit_cpu(cpu_seconds);
+    run(command.line() + 4, context);
+    ThreadHeap::unmap_all();  // stacks stay, for the next execution to take over
+    descriptors.close_new();
+    const bool retire =
+        runs % kDriftCheckEvery == 0 && snapshot.mappings_grew(NativeRuntime::stack_region_begin(),
+                                                               NativeRuntime::stack_region_end());
+    std::uint32_t expected = kRunning;
+    if (!shared.state.compare_exchange_strong(expected, kIdle))
+      for (;;) pause();  // the server has claimed this execution (a limit) and kills us
+    write_line(status, "EXIT 0\n");
+    if (retire) _exit(0);
+    // Restored while weft reads the trace and picks the next directive.
+    snapshot.restore();
+  }
+}
+
+}  // namespace
+
+ChildEnd wait_for_child(pid_t pid, std::uint64_t ms, std::uint64_t memory) {
+  // Kernels before 5.3 have no pidfd: the child is then polled every millisecond.
+  const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  const auto ended = [&](int slice_ms) {
+    if (pidfd >= 0) {
+      pollfd p{pidfd, POLLIN, 0};
+      int r;
+      while ((r = poll(&p, 1, slice_ms)) < 0 && errno == EINTR) {
+      }
+      return r > 0;
+    }
+    for (int waited = 0; waited < slice_ms; ++waited) {
+      siginfo_t info{};
+      if (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+          info.si_pid == pid)
+        return true;
+      usleep(1000);
+    }
+    return false;
+  };
+  ChildEnd result = ChildEnd::kTimedOut;
+  for (std::uint64_t waited = 0; ms == 0 || waited < ms; waited += 20) {
+    if (ended(20)) {
+      result = ChildEnd::kExited;
+      break;
+    }
+    if (memory && resident_bytes(pid) > memory) {
+      result = ChildEnd::kOutOfMemory;
+      break;
+    }
+  }
+  if (pidfd >= 0) close(pidfd);
+  return result;
+}
+
+ExecutionWorker::ExecutionWorker(RunExecution run, void* context, const ExecutionLimits& limits,
+                                 int commands, int status)
+    : run_(run), context_(context), limits_(limits), commands_(commands), status_(status) {
+  void* m =
+      mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (m != MAP_FAILED) shared_ = new (m) Shared{};
+}
+
+ExecutionWorker::~ExecutionWorker() {
+  if (pid_ > 0) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+  if (pidfd_ >= 0) close(pidfd_);
+  if (shared_) munmap(shared_, sizeof(Shared));
+}
+
+bool ExecutionWorker::start() {
+  if (!shared_) return false;
+  shared_->state.store(kStarting);
+  std::fflush(nullptr);
+  const pid_t pid = WEFT_REAL(fork);
+  if (pid < 0) return false;
+  if (pid == 0) worker_main(*shared_, commands_, status_, run_, context_, limits_.cpu_seconds);
+  pid_ = pid;
+  pidfd_ = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  // Until it has captured its memory (or found it cannot).
+  while (shared_->state.load() == kStarting) {
+    siginfo_t info{};
+    if (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+        info.si_pid == pid)
+      break;
+    usleep(100);
+  }
+  // Ready; it may already be running weft's next command.
+  const std::uint32_t state = shared_->state.load();
+  if (state != kStarting && state != kUnavailable) return true;
+  kill(pid_, SIGKILL);
+  waitpid(pid_, nullptr, 0);
+  if (pidfd_ >= 0) close(pidfd_);
+  pidfd_ = -1;
+  pid_ = -1;
+  return false;
+}
+
+void ExecutionWorker::serve() {
+  while (true) {
+    if (pid_ < 0 && !start()) {
+      // It worked before; a worker that cannot start now is out of resources.
+      std::fprintf(stderr, "weft runtime: cannot start a worker process\n");
+      _exit(2);
+    }
+    bool died = false;
+    if (pidfd_ >= 0) {
+      pollfd p{pidfd_, POLLIN, 0};
+      died = poll(&p, 1, 20) > 0;
+    } else {
+      usleep(1000);
+      siginfo_t info{};
+      died = waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+             info.si_pid == pid_;
+    }
+    const char* why = nullptr;
+    if (!died && shared_->state.load() == kRunning) {
+      const std::int64_t elapsed_ms = (monotonic_ns() - shared_->started_ns.load()) / 1000000;
+      if (limits_.wall_ms && static_cast<std::uint64_t>(elapsed_ms) > limits_.wall_ms)
+        why = " timeout";
+      else if (limits_.memory_bytes && resident_bytes(pid_) > limits_.memory_bytes)
+        why = " memory";
+    }
+    if (!died && !why) continue;
+    std::uint32_t expected = kRunning;
+    const bool claimed = shared_->state.compare_exchange_strong(expected, kClaimed);
+    if (!died && !claimed) continue;  // it finished just now
+    if (!died) kill(pid_, SIGKILL);
+    int status = 0;
+    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (pidfd_ >= 0) close(pidfd_);
+    pidfd_ = -1;
+    pid_ = -1;
+    if (claimed)
+      write_line(status_, "EXIT " + std::to_string(status) + (why ? why : "") + "\n");
+    else if (expected == kQuit)
+      _exit(0);
+    // Otherwise it retired (or died while idle): the next one takes over.
+  }
+}
+
+}  // namespace weft::runtime::native

@@ -1,0 +1,53 @@
+// A copy of the process's private writable memory, taken once and written back after every
+// execution, so that one worker process runs many executions, each from the same state, as a
+// freshly forked child would. Forking costs far more on the machines we measured than copying
+// the few hundred KiB a program and its libraries write (docs/architecture.md, fork server).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace weft::runtime::native {
+
+/// The private writable mappings of this process (data and bss of the program and its libraries,
+/// the brk heap, anonymous mappings such as the main thread's TLS), without the OS stack, which
+/// the caller runs on. Nothing of it lives in the memory it restores: the object sits on the OS
+/// stack and the copies in a mapping of their own.
+class MemorySnapshot {
+ public:
+  MemorySnapshot() = default;
+  MemorySnapshot(const MemorySnapshot&) = delete;
+  MemorySnapshot& operator=(const MemorySnapshot&) = delete;
+  ~MemorySnapshot();
+
+  /// Copies the memory; false (and nothing kept) if /proc/self/maps cannot be read or lists more
+  /// mappings than a snapshot holds.
+  bool capture();
+  /// Writes the copies back and returns the brk heap to its captured end. Mappings made since
+  /// the capture stay: the caller removes the ones it knows of, and `mappings_grew` tells it of
+  /// the others.
+  void restore() const;
+  /// Whether /proc/self/maps now lists more mappings than at the capture, not counting those in
+  /// [`ignore_begin`, `ignore_end`) (something was mapped and not removed; a worker should then
+  /// be replaced, or addresses would drift).
+  bool mappings_grew(std::uintptr_t ignore_begin, std::uintptr_t ignore_end) const;
+  /// Bytes copied by `restore()`.
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  static constexpr int kMaxRegions = 256;
+  struct Region {
+    char* start;
+    std::size_t size;
+    char* copy;
+  };
+  Region regions_[kMaxRegions];
+  int count_ = 0;
+  int mappings_ = 0;  // lines of /proc/self/maps at the capture
+  char* storage_ = nullptr;
+  std::size_t storage_bytes_ = 0;
+  std::size_t bytes_ = 0;
+  std::uintptr_t brk_ = 0;
+};
+
+}  // namespace weft::runtime::native
