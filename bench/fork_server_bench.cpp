@@ -1,6 +1,8 @@
 // Out-of-process speed (issue 3's benchmark): executions per second of programs built by
-// weft-cc and run through the fork server, against the same programs through the in-process
-// API, and the fork server's fixed cost per execution (a program with no threads).
+// weft-cc, run in the persistent worker (the default) and with a fresh process per execution
+// (--fresh-process), against the same programs through the in-process API; and the fixed cost
+// per execution of both (a program with no threads). Each row is one run, so its ratios are
+// taken on equal terms.
 // Run: ./build/bench/bench_fork_server [repetitions]
 #include <sys/wait.h>
 #include <unistd.h>
@@ -8,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <vector>
 
 #include "weft/driver/native_runner.hpp"
@@ -27,10 +30,11 @@ struct Measured {
   double seconds = 0;
 };
 
-Measured explore_native(const std::string& program, const char* points) {
+Measured explore_native(const std::string& program, const char* points, bool fresh) {
   weft::driver::Program p;
   p.path = program;
   p.options.points = points;
+  p.options.fresh_process = fresh;
   weft::ThreadRegistry threads;
   weft::driver::ForkServer server(p, threads);
   weft::explorer::StrategyConfig config;
@@ -73,13 +77,30 @@ void readers_writer(int readers) {
   for (auto& t : threads) t.join();
 }
 
-void row(const char* name, Measured native, Measured in_process) {
-  const double out_rate = native.executions / native.seconds;
-  const double in_rate = in_process.executions / in_process.seconds;
-  std::printf(
-      "%-28s %8llu %12.0f %12.0f %9.1fx %10.1f\n", name,
-      static_cast<unsigned long long>(native.executions), out_rate, in_rate, in_rate / out_rate,
-      1e6 * (native.seconds / native.executions - in_process.seconds / in_process.executions));
+double rate(const Measured& m) {
+  return m.executions / m.seconds;
+}
+
+void row(const char* name, const std::string& program, const char* points,
+         const std::function<void()>& in_process_program) {
+  const Measured worker = explore_native(program, points, false);
+  const Measured fresh = explore_native(program, points, true);
+  const Measured in_process = explore_in_process(in_process_program);
+  std::printf("%-28s %8llu %10.0f %10.0f %10.0f %11.1fx %11.1fx\n", name,
+              static_cast<unsigned long long>(worker.executions), rate(worker), rate(fresh),
+              rate(in_process), rate(worker) / rate(fresh), rate(in_process) / rate(worker));
+}
+
+// Microseconds per execution of the empty program through a fork server.
+double empty_program(const std::string& dir, bool fresh, int n) {
+  weft::driver::Program p;
+  p.path = dir + "/empty";
+  p.options.fresh_process = fresh;
+  weft::ThreadRegistry threads;
+  weft::driver::ForkServer server(p, threads);
+  const auto start = Clock::now();
+  for (int i = 0; i < n; ++i) server.run(weft::TestDirective{});
+  return seconds_since(start) / n * 1e6;
 }
 
 }  // namespace
@@ -90,14 +111,9 @@ int main(int argc, char** argv) {
   for (int rep = 0; rep < repetitions; ++rep) {
     // The fixed cost: one execution of a program without threads, many times.
     {
-      weft::driver::Program p;
-      p.path = dir + "/empty";
-      weft::ThreadRegistry threads;
-      weft::driver::ForkServer server(p, threads);
       const int n = 2000;
-      const auto start = Clock::now();
-      for (int i = 0; i < n; ++i) server.run(weft::TestDirective{});
-      const double per = seconds_since(start) / n;
+      const double worker = empty_program(dir, false, n);
+      const double fresh = empty_program(dir, true, n);
       const auto in_start = Clock::now();
       for (int i = 0; i < n; ++i) weft::explore(weft::Options{}, [] {});
       const double in_per = seconds_since(in_start) / n;
@@ -111,15 +127,13 @@ int main(int argc, char** argv) {
       }
       const double fork_per = seconds_since(fork_start) / n;
       std::printf(
-          "fork server: %.1f us per execution of an empty program; in-process %.1f us; "
-          "overhead %.1f us, of which a bare fork+exit+wait is %.1f us\n",
-          per * 1e6, in_per * 1e6, (per - in_per) * 1e6, fork_per * 1e6);
+          "empty program, us per execution: worker %.1f, fresh process %.1f, in-process %.1f "
+          "(a bare fork+exit+wait: %.1f)\n",
+          worker, fresh, in_per * 1e6, fork_per * 1e6);
     }
-    std::printf("%-28s %8s %12s %12s %10s %10s\n", "program (optimal DPOR)", "execs",
-                "out-of-proc/s", "in-proc/s", "ratio", "extra us");
-    row("locked counter, 5 threads", explore_native(dir + "/locked_counter", "sync"),
-        explore_in_process([] { locked_counter(5); }));
-    row("8 readers + writer (all)", explore_native(dir + "/readers_writer", "all"),
-        explore_in_process([] { readers_writer(8); }));
+    std::printf("%-28s %8s %10s %10s %10s %12s %12s\n", "program (optimal DPOR)", "execs",
+                "worker/s", "fresh/s", "in-proc/s", "worker/fresh", "in-proc/wkr");
+    row("locked counter, 5 threads", dir + "/locked_counter", "sync", [] { locked_counter(5); });
+    row("8 readers + writer (all)", dir + "/readers_writer", "all", [] { readers_writer(8); });
   }
 }
