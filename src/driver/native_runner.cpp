@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "weft/runtime/native_protocol.hpp"
+#include "weft/runtime/pipe_wait.hpp"
 #include "weft/trace/wire.hpp"
 
 namespace weft::driver {
@@ -205,8 +206,7 @@ std::string ForkServer::read_line(double timeout_seconds) {
       if (left.count() <= 0) return "TIMEOUT";
       wait_ms = static_cast<int>(left.count());
     }
-    pollfd p{status_, POLLIN, 0};
-    const int r = poll(&p, 1, wait_ms);
+    const int r = native::wait_readable(status_, wait_ms);
     if (r < 0 && errno == EINTR) continue;
     if (r == 0) return "TIMEOUT";
     char buf[256];

@@ -22,6 +22,7 @@
 #include "memory_snapshot.hpp"
 #include "native_runtime.hpp"
 #include "real_functions.hpp"
+#include "weft/runtime/pipe_wait.hpp"
 
 namespace weft::runtime::native {
 namespace {
@@ -64,6 +65,7 @@ class CommandBuffer {
         return true;
       }
       if (have_ == kCapacity) return false;  // a directive of 64 MiB: not one weft sends
+      if (weft::native::wait_readable(fd, -1) < 0 && errno != EINTR) return false;
       const ssize_t n = read(fd, text_ + have_, kCapacity - have_);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) return false;
