@@ -258,6 +258,44 @@ TEST(NativeEndToEnd, SvCompConventions) {
   EXPECT_EQ(all_found.exit_code, 1) << all_found.out;
 }
 
+// ---- busy-wait loops -------------------------------------------------------------------------
+
+// A thread that goes once around a busy-wait loop without leaving it is stopped (spin-assume):
+// the correct programs are then explored completely, where letting threads spin only reaches
+// the step bound; and the same bugs are found either way.
+TEST(NativeSpinLoops, BusyWaitsAreExploredCompletelyAndFindTheSameBugs) {
+  for (const char* program : {"spin_message_passing.c", "spin_peterson.c"}) {
+    const CliRun correct = check(program, "--points=all");
+    EXPECT_EQ(correct.exit_code, 0) << program << correct.out;
+    EXPECT_GT(stat(correct, "spin_blocked"), 0u) << program;
+    EXPECT_EQ(stat(correct, "bound_reached"), 0u) << program;
+    const CliRun spinning = check(program, "--points=all --keep-spinning --max-steps 60");
+    EXPECT_EQ(spinning.exit_code, 3) << program << spinning.out;  // only within the bound
+    EXPECT_GT(stat(spinning, "bound_reached"), 0u) << program;
+
+    const CliRun buggy = check(program, "--points=all -- -DBUG");
+    const CliRun buggy_spinning =
+        check(program, "--points=all --keep-spinning --max-steps 60 -- -DBUG");
+    ASSERT_EQ(buggy.exit_code, 1) << program << buggy.out;
+    ASSERT_EQ(buggy_spinning.exit_code, 1) << program << buggy_spinning.out;
+    // The same assertion (the two consumers are alike: either may be the one that fails).
+    const auto what = [](const std::string& m) { return m.substr(m.find(':')); };
+    EXPECT_EQ(what(first_bug_message(buggy)), what(first_bug_message(buggy_spinning))) << program;
+    EXPECT_EQ(first_bug_kind(buggy), "assertion failure") << program;
+  }
+  // Peterson: 178 traces in which every busy-wait is left at its first test.
+  EXPECT_EQ(stat(check("spin_peterson.c", "--points=all"), "traces"), 178u);
+}
+
+TEST(NativeSpinLoops, WaitingForAFlagNobodySetsIsALivelock) {
+  const CliRun r = check("spin_forever.c", "--points=all");
+  ASSERT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_EQ(first_bug_kind(r), "livelock");
+  EXPECT_NE(first_bug_message(r).find("thread 0.0 spins forever"), std::string::npos) << r.out;
+  const CliRun replay = weft_cli("replay --json " + replay_file("spin_forever.c"));
+  EXPECT_EQ(replay.exit_code, 1) << replay.out;
+}
+
 // ---- robustness ------------------------------------------------------------------------------
 
 TEST(NativeRobustness, SegfaultIsACrashWithItsLocation) {
@@ -274,9 +312,15 @@ TEST(NativeRobustness, EndlessLoopHitsTheTimeLimitAndAllPointsEndIt) {
   EXPECT_EQ(sync.exit_code, 3) << sync.out;
   EXPECT_NE(sync.result["incomplete_because"].get<std::string>().find("time limit"),
             std::string::npos);
+  // With every access visible the loop is a busy-wait: stopped after one fruitless iteration,
+  // so the exploration is complete.
   const CliRun all = check("endless_loop.c", "--points=all --max-steps 100");
-  EXPECT_EQ(all.exit_code, 3) << all.out;  // the spin is unbounded: the step bound cuts it
-  EXPECT_GT(stat(all, "complete"), 0u);    // but some executions finish
+  EXPECT_EQ(all.exit_code, 0) << all.out;
+  EXPECT_EQ(stat(all, "spin_blocked"), 1u) << all.out;
+  // Left to spin, it is cut by the step bound, but some executions finish.
+  const CliRun spinning = check("endless_loop.c", "--points=all --max-steps 100 --keep-spinning");
+  EXPECT_EQ(spinning.exit_code, 3) << spinning.out;
+  EXPECT_GT(stat(spinning, "complete"), 0u);
 }
 
 TEST(NativeRobustness, MemoryHogHitsTheMemoryLimit) {

@@ -79,6 +79,7 @@ void write_replay_file(const std::string& path, const Program& program,
                       {"max_steps_per_thread", program.options.max_steps_per_thread},
                       {"max_threads", program.options.max_threads},
                       {"nondet", program.options.nondet_value},
+                      {"keep_spinning", program.options.keep_spinning},
                       {"schedule", encode_schedule(bug.schedule, threads)},
                       {"bug", {{"kind", outcome_name(bug.outcome)}, {"message", message}}}};
   std::ofstream out(path);
@@ -249,6 +250,7 @@ int replay_command(const std::string& replay_file, const std::string& program_pa
   program.options.max_steps_per_thread = j.value("max_steps_per_thread", 10000u);
   program.options.max_threads = j.value("max_threads", 1000u);
   program.options.nondet_value = j.value("nondet", std::int64_t{0});
+  program.options.keep_spinning = j.value("keep_spinning", false);
   ThreadRegistry threads;
   TestDirective directive;
   try {
@@ -267,7 +269,8 @@ int replay_command(const std::string& replay_file, const std::string& program_pa
   std::vector<explorer::FoundBug> bugs;
   for (const auto& f : trace.failures)
     if (is_bug(f.outcome)) bugs.push_back(explorer::found_bug(trace, &f));
-  if (trace.outcome == Outcome::kDeadlock) bugs.push_back(explorer::found_bug(trace, nullptr));
+  if (trace.outcome == Outcome::kDeadlock || trace.outcome == Outcome::kLivelock)
+    bugs.push_back(explorer::found_bug(trace, nullptr));
   std::optional<explorer::FoundBug> found;
   bool reproduced = false;
   for (const auto& b : bugs)

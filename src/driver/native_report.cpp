@@ -127,6 +127,7 @@ nlohmann::json statistics_json(const explorer::Statistics& s) {
   return {{"executions", s.executions},
           {"complete", s.complete},
           {"sleep_blocked", s.sleep_blocked},
+          {"spin_blocked", s.spin_blocked},
           {"bound_reached", s.bound_reached},
           {"timeouts", s.timeouts},
           {"bugs", s.bugs},

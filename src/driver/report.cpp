@@ -62,13 +62,17 @@ std::string format_bug(const explorer::FoundBug& bug, const ThreadRegistry& thre
 }
 
 std::string format_statistics(const explorer::Statistics& s) {
+  char spin[64] = "";
+  if (s.spin_blocked)  // only programs with busy-wait loops have them
+    std::snprintf(spin, sizeof spin, ", %llu spin blocked",
+                  static_cast<unsigned long long>(s.spin_blocked));
   char buf[512];
   std::snprintf(
       buf, sizeof buf,
-      "%llu executions (%llu complete, %llu sleep-set blocked, %llu bound reached), "
+      "%llu executions (%llu complete, %llu sleep-set blocked%s, %llu bound reached), "
       "%llu distinct traces, %llu events, %.3f s, %.0f executions/s",
       static_cast<unsigned long long>(s.executions), static_cast<unsigned long long>(s.complete),
-      static_cast<unsigned long long>(s.sleep_blocked),
+      static_cast<unsigned long long>(s.sleep_blocked), spin,
       static_cast<unsigned long long>(s.bound_reached), static_cast<unsigned long long>(s.traces),
       static_cast<unsigned long long>(s.events), s.seconds, s.executions_per_second());
   return buf;

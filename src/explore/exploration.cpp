@@ -56,6 +56,9 @@ ExplorationResult run_exploration(Strategy& strategy, ReadPolicy policy,
       case Outcome::kSleepBlocked:
         ++s.sleep_blocked;
         break;
+      case Outcome::kSpinBlocked:
+        ++s.spin_blocked;
+        break;
       case Outcome::kBoundReached:
         ++s.bound_reached;
         if (!result.hit_bound) result.first_bound_message = trace.message;
@@ -84,7 +87,7 @@ ExplorationResult run_exploration(Strategy& strategy, ReadPolicy policy,
     const std::size_t known_bugs = result.bugs.size();
     if (bug) {
       ++s.bugs;
-      if (trace.outcome == Outcome::kDeadlock) {
+      if (trace.outcome == Outcome::kDeadlock || trace.outcome == Outcome::kLivelock) {
         if (messages.insert(trace.message).second) result.bugs.push_back(found_bug(trace, nullptr));
       }
       for (const auto& f : trace.failures)
@@ -97,8 +100,8 @@ ExplorationResult run_exploration(Strategy& strategy, ReadPolicy policy,
       limits.on_execution(s);
     }
     if (bug && limits.stop_on_first_bug) break;
-    if (limits.stop_at && std::any_of(result.bugs.begin() + known_bugs, result.bugs.end(),
-                                      limits.stop_at))
+    if (limits.stop_at &&
+        std::any_of(result.bugs.begin() + known_bugs, result.bugs.end(), limits.stop_at))
       break;
     if (!result.unsupported.empty()) break;
   }

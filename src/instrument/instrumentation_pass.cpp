@@ -24,6 +24,8 @@ std::vector<std::unique_ptr<Instrumenter>> make_instrumenters(Stage stage) {
       instrumenters.push_back(make_reach_error_instrumenter());
       break;
     case Stage::kAfterOptimization:
+      // First: it recognises busy-wait loops by their lack of calls, hooks included.
+      instrumenters.push_back(make_spin_loop_instrumenter());
       instrumenters.push_back(make_shared_access_instrumenter());
       instrumenters.push_back(make_atomic_access_instrumenter());
       // Last: it gives main a runtime name (__weft_*), and instrumenters skip such functions.

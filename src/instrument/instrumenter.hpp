@@ -30,6 +30,9 @@ std::unique_ptr<Instrumenter> make_atomic_access_instrumenter();
 // Brackets the bodies of __VERIFIER_atomic_* functions (SV-COMP) with atomic begin/end hooks.
 std::unique_ptr<Instrumenter> make_atomic_region_instrumenter();
 
+// Marks busy-wait loops (loops that only read) on entry and on each back edge.
+std::unique_ptr<Instrumenter> make_spin_loop_instrumenter();
+
 // Reports entry to reach_error (SV-COMP's error location).
 std::unique_ptr<Instrumenter> make_reach_error_instrumenter();
 

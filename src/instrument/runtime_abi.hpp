@@ -16,9 +16,11 @@ inline constexpr const char* kWriteHook = "__weft_write";             // (void* 
 inline constexpr const char* kReadRangeHook = "__weft_read_range";    // (void* addr, u64 size)
 inline constexpr const char* kWriteRangeHook = "__weft_write_range";  // (void* addr, u64 size)
 inline constexpr const char* kAtomicHook = "__weft_atomic";  // (void*, u64 size, u32 kind, u32 ord)
-inline constexpr const char* kAtomicBeginHook = "__weft_atomic_begin";  // (void)
-inline constexpr const char* kAtomicEndHook = "__weft_atomic_end";      // (void)
-inline constexpr const char* kReachErrorHook = "__weft_reach_error";    // (void)
+inline constexpr const char* kAtomicBeginHook = "__weft_atomic_begin";     // (void)
+inline constexpr const char* kAtomicEndHook = "__weft_atomic_end";         // (void)
+inline constexpr const char* kReachErrorHook = "__weft_reach_error";       // (void)
+inline constexpr const char* kSpinEnterHook = "__weft_spin_enter";         // (void)
+inline constexpr const char* kSpinBackEdgeHook = "__weft_spin_back_edge";  // (void)
 
 // The program's main is renamed to this; the runtime's main calls it as (argc, argv, envp).
 inline constexpr const char* kProgramMainName = "__weft_main";

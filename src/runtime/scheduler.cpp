@@ -60,6 +60,8 @@ struct ThreadRec {
   std::uint32_t steps = 0;
   std::uint32_t objects = 0;
   std::uint32_t releases_while_aborting = 0;
+  std::function<bool()> spin_released;  // set when stopped at a busy-wait loop
+  std::string spin_where;
   std::uint64_t wait_epoch = 0;
   std::function<void()> spawn_body;  // handed over by spawn() to the create step
   Scheduler::Impl* impl = nullptr;
@@ -76,6 +78,7 @@ struct Scheduler::Impl {
   std::vector<ThreadRec*> by_id;  // this execution's threads, indexed by id
   ThreadSet waiting;              // started, not finished: has a pending operation
   ThreadSet dead;                 // stopped for good by a bug of their own
+  ThreadSet spinning;             // stopped for good at a busy-wait loop (stop_spinning)
   ThreadRec* running = nullptr;
   std::unordered_map<ObjectKey, MutexState> mutexes;
   std::unordered_map<ObjectKey, CondState> conds;
@@ -310,6 +313,30 @@ struct Scheduler::Impl {
     }
   }
 
+  // No thread can run and some stopped at a busy-wait loop (stop_spinning). If what one of them
+  // read has changed since, it would have gone on: this execution is redundant. Otherwise every
+  // one of them spins forever, whatever the blocked threads wait for.
+  void end_with_spinners() {
+    for (ThreadId id = spinning.first(); id != kNoThread; id = spinning.next_from(id + 1))
+      if (by_id[id]->spin_released()) {
+        trace.outcome = Outcome::kSpinBlocked;
+        return;
+      }
+    std::string s = "livelock:";
+    bool first = true;
+    for (ThreadId id = spinning.first(); id != kNoThread; id = spinning.next_from(id + 1)) {
+      s += first ? " " : "; ";
+      first = false;
+      s += "thread " + registry.name(id) + " spins forever in " + by_id[id]->spin_where +
+           " (no thread changes what it reads)";
+    }
+    const std::string blocked = deadlock_message();  // "deadlock: thread ... blocked in ..."
+    if (!waiting.empty()) s += ";" + blocked.substr(blocked.find(':') + 1);
+    trace.outcome = Outcome::kLivelock;
+    trace.message = std::move(s);
+    trace.failing_thread = spinning.first();
+  }
+
   std::string deadlock_message() {
     std::string s = "deadlock:";
     bool first = true;
@@ -340,6 +367,7 @@ struct Scheduler::Impl {
     by_id.clear();
     waiting.clear();
     dead.clear();
+    spinning.clear();
     mutexes.clear();
     conds.clear();
     sems.clear();
@@ -357,7 +385,10 @@ struct Scheduler::Impl {
     aborting = true;
     for (ThreadId id = dead.first(); id != kNoThread; id = dead.next_from(id + 1))
       waiting.insert(id);
+    for (ThreadId id = spinning.first(); id != kNoThread; id = spinning.next_from(id + 1))
+      waiting.insert(id);
     dead.clear();
+    spinning.clear();
     const auto victims = waiting.members();
     for (auto it = victims.rbegin(); it != victims.rend(); ++it) {
       if (!waiting.contains(*it)) continue;
@@ -387,7 +418,9 @@ Trace Scheduler::Impl::run(const TestDirective& d, const std::function<void()>& 
     for (ThreadId id = waiting.first(); id != kNoThread; id = waiting.next_from(id + 1))
       if (is_enabled(*by_id[id])) enabled.insert(id);
     if (enabled.empty()) {
-      if (!waiting.empty() && !failed) {
+      if (!spinning.empty() && !failed)
+        end_with_spinners();
+      else if (!waiting.empty() && !failed) {
         trace.outcome = Outcome::kDeadlock;
         trace.message = deadlock_message();
       }
@@ -566,6 +599,19 @@ void Scheduler::fail(Outcome outcome, std::string message) {
   s.record_failure(t, outcome, std::move(message));
   if (!s.aborting) {
     s.stop(t);
+    s.switch_to_scheduler(t);  // resumed only to be unwound
+  }
+  throw ExecutionAborted{};
+}
+
+void Scheduler::stop_spinning(std::function<bool()> released, std::string where) {
+  Impl& s = *impl_;
+  ThreadRec& t = *s.running;
+  if (!s.aborting) {
+    t.spin_released = std::move(released);
+    t.spin_where = std::move(where);
+    s.waiting.erase(t.id);
+    s.spinning.insert(t.id);
     s.switch_to_scheduler(t);  // resumed only to be unwound
   }
   throw ExecutionAborted{};

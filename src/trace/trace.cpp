@@ -5,11 +5,12 @@ namespace weft {
 bool is_bug(Outcome o) {
   return o == Outcome::kDeadlock || o == Outcome::kAssertionFailure ||
          o == Outcome::kUncaughtException || o == Outcome::kMisuse || o == Outcome::kDataRace ||
-         o == Outcome::kCrash;
+         o == Outcome::kCrash || o == Outcome::kLivelock;
 }
 
 bool is_maximal(Outcome o) {
-  return o == Outcome::kComplete || o == Outcome::kDeadlock || o == Outcome::kDiscarded;
+  return o == Outcome::kComplete || o == Outcome::kDeadlock || o == Outcome::kDiscarded ||
+         o == Outcome::kLivelock;
 }
 
 const char* outcome_name(Outcome o) {
@@ -38,6 +39,10 @@ const char* outcome_name(Outcome o) {
       return "discarded";
     case Outcome::kTimeout:
       return "time limit";
+    case Outcome::kSpinBlocked:
+      return "spin blocked";
+    case Outcome::kLivelock:
+      return "livelock";
   }
   return "unknown";
 }

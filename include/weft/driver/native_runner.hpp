@@ -34,6 +34,8 @@ struct ProgramOptions {
   /// that restores its memory after each (slower; for programs that change process state beyond
   /// memory and file descriptors, such as signal handlers or the working directory).
   bool fresh_process = false;
+  /// Let threads go around busy-wait loops up to the step bound (see kKeepSpinningEnv).
+  bool keep_spinning = false;
 };
 
 /// The program and how to run it.

@@ -29,6 +29,9 @@ inline constexpr const char* kTimeoutEnv = "WEFT_TIMEOUT_MS";
 /// memory after each execution (for programs that change process state the snapshot does not
 /// cover: files, signal handlers, the working directory).
 inline constexpr const char* kFreshProcessEnv = "WEFT_FRESH_PROCESS";
+/// "1": let threads go around busy-wait loops (up to the step bound) instead of stopping them
+/// after one iteration that did not leave the loop.
+inline constexpr const char* kKeepSpinningEnv = "WEFT_KEEP_SPINNING";
 /// "1": stop in the debugger (raise SIGTRAP) when a replayed execution reaches its bug.
 inline constexpr const char* kBreakOnBugEnv = "WEFT_BREAK_ON_BUG";
 

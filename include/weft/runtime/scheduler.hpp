@@ -90,6 +90,15 @@ class Scheduler {
   [[noreturn]] void fail(Outcome outcome, std::string message);
   /// Records a bug without throwing (for destructors); the thread unwinds at its next operation.
   void note_failure(Outcome outcome, std::string message) noexcept;
+  /// The calling thread has gone once around a busy-wait loop without leaving it: the loop has
+  /// no effect but its reads (visible events), so going around again changes nothing until
+  /// another thread writes what it read. The thread stops here for good and the others run on;
+  /// the races of its reads with their later writes make the strategies run the write first, in
+  /// another execution, where the loop is left (the spin-assume idea: the executions that spin
+  /// are redundant). At the end, `released()` says whether what it read has changed since: if
+  /// so for some stopped thread, the execution is kSpinBlocked (redundant); if not for any, no
+  /// thread will ever change it and the execution is a kLivelock bug. Does not return.
+  [[noreturn]] void stop_spinning(std::function<bool()> released, std::string where);
   /// The calling thread.
   ThreadId self() const;
   /// True while the execution is being cut short and its threads unwound.

@@ -25,10 +25,16 @@ enum class Outcome : std::uint8_t {
   kUnsupported,        ///< the program used something weft does not model: no bug, incomplete
   kDiscarded,          ///< abort() or a failed assume ended the execution: not a bug
   kTimeout,            ///< the execution exceeded its time limit (a loop with no visible step)
+  /// A thread was stopped at a spin loop whose values another thread then changed: it would have
+  /// left the loop, which another execution (the write before the read) covers. Redundant.
+  kSpinBlocked,
+  /// A thread spins forever: its busy-wait loop reads only values that no thread changes again.
+  kLivelock,
 };
 
 bool is_bug(Outcome o);
-/// Complete or deadlocked: the execution is maximal, so it stands for a Mazurkiewicz trace.
+/// Complete, deadlocked, livelocked or discarded: the execution is maximal, so it stands for a
+/// Mazurkiewicz trace.
 bool is_maximal(Outcome o);
 const char* outcome_name(Outcome o);
 

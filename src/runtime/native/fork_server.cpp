@@ -50,6 +50,8 @@ NativeOptions options_from_env() {
       static_cast<std::uint32_t>(env_number(weft::native::kMaxThreadsEnv, o.max_threads));
   if (const char* v = std::getenv(weft::native::kNondetEnv))
     o.nondet_value = std::strtoll(v, nullptr, 10);
+  const char* keep = std::getenv(weft::native::kKeepSpinningEnv);
+  o.stop_spinning = !(keep && *keep == '1');
   return o;
 }
 

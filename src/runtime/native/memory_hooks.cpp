@@ -23,25 +23,39 @@ std::uint32_t clamp_size(std::uint64_t size) {
 
 void plain_access(void* addr, std::uint64_t size, bool write, std::uint64_t site) {
   NativeRuntime* rt = NativeRuntime::active();
+  if (!rt || size == 0) return;
   // While the main thread is the only thread there has been, no access can race or be
   // reordered with another thread's: everything it does happens before every later thread.
-  if (!rt || size == 0 || rt->threads_created() == 1) return;
+  if (rt->threads_created() == 1) {
+    // No other thread can change what a busy-wait loop of main's reads: as good as visible.
+    if (!write && rt->self().spin.active) {
+      RuntimeScope scope(*rt);
+      rt->self().spin.note(addr, size, true);
+    }
+    return;
+  }
   RuntimeScope scope(*rt);
   auto& sched = rt->scheduler();
   const bool in_section = rt->self().atomic_depth > 0;
-  if (rt->options().points == Points::kAll) {
-    if (in_section) return;  // part of the section's one visible operation
+  if (rt->options().points == Points::kAll && !in_section) {
     sched.perform(Operation{write ? OpKind::kWrite : OpKind::kRead, 0, clamp_size(size),
                             reinterpret_cast<weft::ObjectKey>(addr), 0},
                   site);
+    // What the load right after this hook sees: no other thread runs in between.
+    if (!write && rt->self().spin.active) rt->self().spin.note(addr, size, true);
     return;
   }
+  // Inside an atomic section (with every access visible) no other thread runs: as good as
+  // visible. With --points=sync a plain read is not an event the strategies could reorder.
+  if (!write && rt->self().spin.active)
+    rt->self().spin.note(addr, size, rt->options().points == Points::kAll);
+  if (rt->options().points == Points::kAll) return;  // part of the section's visible operation
   // Accesses in atomic sections are atomic accesses for the race property (SV-COMP's
   // convention): they race only with plain accesses.
-  const auto report = rt->races().access(
-      RaceDetector::Access{sched.self(), reinterpret_cast<std::uintptr_t>(addr), size, write,
-                           in_section, site},
-      rt->registry());
+  const auto report =
+      rt->races().access(RaceDetector::Access{sched.self(), reinterpret_cast<std::uintptr_t>(addr),
+                                              size, write, in_section, site},
+                         rt->registry());
   if (report) {
     if (rt->break_on_bug) asm volatile("int3");  // weft replay --gdb
     sched.note_failure(weft::Outcome::kDataRace, *report);
@@ -81,6 +95,7 @@ void __weft_atomic(void* addr, std::uint64_t size, std::uint32_t kind, std::uint
   sched.perform(
       Operation{kOps[kind & 3], 0, clamp_size(size), reinterpret_cast<weft::ObjectKey>(addr), 0},
       site);
+  if (rt->self().spin.active) rt->self().spin.note(addr, size, kind == kLoad);
   if (rt->options().points == Points::kSync) {
     const auto report = rt->races().access(
         RaceDetector::Access{sched.self(), reinterpret_cast<std::uintptr_t>(addr), size,

@@ -32,6 +32,24 @@ struct NativeOptions {
   /// Running in a worker process, which runs execution after execution: thread stacks left by
   /// the last execution are taken over (see RunLimits::adopt_placed_stacks).
   bool in_worker = false;
+  /// Stop a thread after one iteration of a busy-wait loop that did not leave it (spin_loops.cpp).
+  bool stop_spinning = true;
+};
+
+/// A read in the current iteration of a busy-wait loop, with the bytes it saw.
+struct SpinRead {
+  std::uintptr_t address;
+  std::uint32_t size;
+  std::uint64_t bytes;
+};
+
+/// What a thread read in the current iteration of the busy-wait loop it is in (spin_loops.cpp).
+struct SpinIteration {
+  bool active = false;    ///< between __weft_spin_enter and leaving the loop
+  bool trackable = true;  ///< every read was a visible event of at most 8 bytes
+  std::vector<SpinRead> reads;
+  /// Notes a read (while active); `visible` says whether it was a visible event.
+  void note(const void* address, std::uint64_t size, bool visible);
 };
 
 /// A program thread as the pthread layer sees it.
@@ -44,6 +62,7 @@ struct NativeThread {
   ThreadHeap heap;
   std::uint32_t heap_slot = 0;
   bool has_heap_slot = false;
+  SpinIteration spin;
 };
 
 /// Reader-writer locks and barriers are built from the scheduler's mutexes and condition
