@@ -269,8 +269,7 @@ int replay_command(const std::string& replay_file, const std::string& program_pa
   std::vector<explorer::FoundBug> bugs;
   for (const auto& f : trace.failures)
     if (is_bug(f.outcome)) bugs.push_back(explorer::found_bug(trace, &f));
-  if (trace.outcome == Outcome::kDeadlock || trace.outcome == Outcome::kLivelock)
-    bugs.push_back(explorer::found_bug(trace, nullptr));
+  if (is_whole_execution_bug(trace.outcome)) bugs.push_back(explorer::found_bug(trace, nullptr));
   std::optional<explorer::FoundBug> found;
   bool reproduced = false;
   for (const auto& b : bugs)

@@ -87,7 +87,7 @@ ExplorationResult run_exploration(Strategy& strategy, ReadPolicy policy,
     const std::size_t known_bugs = result.bugs.size();
     if (bug) {
       ++s.bugs;
-      if (trace.outcome == Outcome::kDeadlock || trace.outcome == Outcome::kLivelock) {
+      if (is_whole_execution_bug(trace.outcome)) {
         if (messages.insert(trace.message).second) result.bugs.push_back(found_bug(trace, nullptr));
       }
       for (const auto& f : trace.failures)

@@ -61,7 +61,6 @@ struct ThreadRec {
   std::uint32_t objects = 0;
   std::uint32_t releases_while_aborting = 0;
   std::function<bool()> spin_released;  // set when stopped at a busy-wait loop
-  std::string spin_where;
   std::uint64_t wait_epoch = 0;
   std::function<void()> spawn_body;  // handed over by spawn() to the create step
   Scheduler::Impl* impl = nullptr;
@@ -327,8 +326,8 @@ struct Scheduler::Impl {
     for (ThreadId id = spinning.first(); id != kNoThread; id = spinning.next_from(id + 1)) {
       s += first ? " " : "; ";
       first = false;
-      s += "thread " + registry.name(id) + " spins forever in " + by_id[id]->spin_where +
-           " (no thread changes what it reads)";
+      s += "thread " + registry.name(id) +
+           " spins forever in a busy-wait loop (no thread changes what it reads)";
     }
     const std::string blocked = deadlock_message();  // "deadlock: thread ... blocked in ..."
     if (!waiting.empty()) s += ";" + blocked.substr(blocked.find(':') + 1);
@@ -604,12 +603,11 @@ void Scheduler::fail(Outcome outcome, std::string message) {
   throw ExecutionAborted{};
 }
 
-void Scheduler::stop_spinning(std::function<bool()> released, std::string where) {
+void Scheduler::stop_spinning(std::function<bool()> released) {
   Impl& s = *impl_;
   ThreadRec& t = *s.running;
   if (!s.aborting) {
     t.spin_released = std::move(released);
-    t.spin_where = std::move(where);
     s.waiting.erase(t.id);
     s.spinning.insert(t.id);
     s.switch_to_scheduler(t);  // resumed only to be unwound

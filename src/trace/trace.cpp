@@ -8,6 +8,10 @@ bool is_bug(Outcome o) {
          o == Outcome::kCrash || o == Outcome::kLivelock;
 }
 
+bool is_whole_execution_bug(Outcome o) {
+  return o == Outcome::kDeadlock || o == Outcome::kLivelock;
+}
+
 bool is_maximal(Outcome o) {
   return o == Outcome::kComplete || o == Outcome::kDeadlock || o == Outcome::kDiscarded ||
          o == Outcome::kLivelock;

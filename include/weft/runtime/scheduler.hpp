@@ -98,7 +98,7 @@ class Scheduler {
   /// are redundant). At the end, `released()` says whether what it read has changed since: if
   /// so for some stopped thread, the execution is kSpinBlocked (redundant); if not for any, no
   /// thread will ever change it and the execution is a kLivelock bug. Does not return.
-  [[noreturn]] void stop_spinning(std::function<bool()> released, std::string where);
+  [[noreturn]] void stop_spinning(std::function<bool()> released);
   /// The calling thread.
   ThreadId self() const;
   /// True while the execution is being cut short and its threads unwound.

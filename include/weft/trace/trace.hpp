@@ -33,6 +33,9 @@ enum class Outcome : std::uint8_t {
 };
 
 bool is_bug(Outcome o);
+/// Deadlock or livelock: a bug of the execution as a whole, which no thread's entry in
+/// Trace::failures records (only the trace's outcome and message say it).
+bool is_whole_execution_bug(Outcome o);
 /// Complete, deadlocked, livelocked or discarded: the execution is maximal, so it stands for a
 /// Mazurkiewicz trace.
 bool is_maximal(Outcome o);

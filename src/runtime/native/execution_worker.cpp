@@ -41,6 +41,30 @@ std::uint64_t resident_bytes(pid_t pid) {
   return resident * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
 }
 
+// Whether process `pid` has ended (it is not reaped).
+bool has_ended(pid_t pid) {
+  siginfo_t info{};
+  return waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+         info.si_pid == pid;
+}
+
+// Waits up to `ms` milliseconds for process `pid` to end: on its pidfd, or (kernels before 5.3
+// have none: `pidfd` is -1) by looking every millisecond.
+bool ends_within(pid_t pid, int pidfd, int ms) {
+  if (pidfd >= 0) {
+    pollfd p{pidfd, POLLIN, 0};
+    int r;
+    while ((r = poll(&p, 1, ms)) < 0 && errno == EINTR) {
+    }
+    return r > 0;
+  }
+  for (int waited = 0; waited < ms; ++waited) {
+    if (has_ended(pid)) return true;
+    usleep(1000);
+  }
+  return false;
+}
+
 // ---- the worker's side ----------------------------------------------------------------------
 
 // The directive being run, in a shared mapping of its own: the snapshot neither holds nor
@@ -210,28 +234,10 @@ namespace {
 }  // namespace
 
 ChildEnd wait_for_child(pid_t pid, std::uint64_t ms, std::uint64_t memory) {
-  // Kernels before 5.3 have no pidfd: the child is then polled every millisecond.
   const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
-  const auto ended = [&](int slice_ms) {
-    if (pidfd >= 0) {
-      pollfd p{pidfd, POLLIN, 0};
-      int r;
-      while ((r = poll(&p, 1, slice_ms)) < 0 && errno == EINTR) {
-      }
-      return r > 0;
-    }
-    for (int waited = 0; waited < slice_ms; ++waited) {
-      siginfo_t info{};
-      if (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-          info.si_pid == pid)
-        return true;
-      usleep(1000);
-    }
-    return false;
-  };
   ChildEnd result = ChildEnd::kTimedOut;
   for (std::uint64_t waited = 0; ms == 0 || waited < ms; waited += 20) {
-    if (ended(20)) {
+    if (ends_within(pid, pidfd, 20)) {
       result = ChildEnd::kExited;
       break;
     }
@@ -271,13 +277,7 @@ bool ExecutionWorker::start() {
   pid_ = pid;
   pidfd_ = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
   // Until it has captured its memory (or found it cannot).
-  while (shared_->state.load() == kStarting) {
-    siginfo_t info{};
-    if (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-        info.si_pid == pid)
-      break;
-    usleep(100);
-  }
+  while (shared_->state.load() == kStarting && !has_ended(pid)) usleep(100);
   // Ready; it may already be running weft's next command.
   const std::uint32_t state = shared_->state.load();
   if (state != kStarting && state != kUnavailable) return true;
@@ -296,16 +296,7 @@ void ExecutionWorker::serve() {
       std::fprintf(stderr, "weft runtime: cannot start a worker process\n");
       _exit(2);
     }
-    bool died = false;
-    if (pidfd_ >= 0) {
-      pollfd p{pidfd_, POLLIN, 0};
-      died = poll(&p, 1, 20) > 0;
-    } else {
-      usleep(1000);
-      siginfo_t info{};
-      died = waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-             info.si_pid == pid_;
-    }
+    const bool died = ends_within(pid_, pidfd_, 20);
     const char* why = nullptr;
     if (!died && shared_->state.load() == kRunning) {
       const std::int64_t elapsed_ms = (monotonic_ns() - shared_->started_ns.load()) / 1000000;

@@ -124,8 +124,9 @@ void install_crash_handlers() {
     sigaction(sig, &sa, nullptr);
 }
 
-// One controlled execution in this process; its trace goes to `log`. The process ends right
-// after it, so the runtime is never destroyed: tearing down stacks would only cost time.
+// One controlled execution in this process; its trace goes to `log`. The runtime is never
+// destroyed: right after it the process exits, or the worker writes its memory snapshot back,
+// and tearing down stacks would only cost time.
 void run_execution(const std::string& directive_text, TraceLog& log, bool break_on_bug, int argc,
                    char** argv, char** envp, bool in_worker = false) {
   log.reset();

@@ -122,7 +122,8 @@ Trace NativeRuntime::run(const TestDirective& directive, int argc, char** argv, 
   });
   RunLimits limits;
   limits.max_steps_per_thread = options_.max_steps_per_thread;
-  limits.unwind_at_end = false;  // the child exits right after; destructors must not run
+  // The process exits or restores its memory right after: destructors must not run.
+  limits.unwind_at_end = false;
   limits.stack_bytes = kStackBytes;
   limits.stack_region = kStackRegion;
   limits.adopt_placed_stacks = options_.in_worker;

@@ -59,7 +59,7 @@ void __weft_spin_back_edge() {
   };
   spin.reads.clear();
   // Its last events are the loop's reads, each with its source line in the report.
-  rt->scheduler().stop_spinning(std::move(released), "a busy-wait loop");
+  rt->scheduler().stop_spinning(std::move(released));
 }
 
 }  // extern "C"
