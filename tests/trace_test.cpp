@@ -39,6 +39,64 @@ TEST(Dependence, SynchronisationObjects) {
   EXPECT_FALSE(dependent(ev(3, OpKind::kRead, 50), ev(1, OpKind::kThreadJoin, 2), p));
 }
 
+// An atomic section that read `reads` and wrote `writes` (addresses of 4-byte ints).
+Event section(ThreadId t, std::initializer_list<ObjectKey> reads,
+              std::initializer_list<ObjectKey> writes) {
+  Event e{t, Operation{OpKind::kAtomicSection, 0, 0, 0, 0}};
+  e.op.footprint.known = true;
+  for (ObjectKey a : reads) EXPECT_TRUE(e.op.footprint.add(a, 4, false));
+  for (ObjectKey a : writes) EXPECT_TRUE(e.op.footprint.add(a, 4, true));
+  return e;
+}
+
+TEST(Dependence, AtomicSectionsDependOnWhatTheirFootprintTouches) {
+  const auto p = ReadPolicy::kReadsCommute;
+  // Pending (footprint not known yet): dependent with everything, even a yield.
+  const Event pending{1, Operation{OpKind::kAtomicSection, 0, 0, 0, 0}};
+  EXPECT_TRUE(dependent(pending, ev(2, OpKind::kYield, 0), p));
+  EXPECT_TRUE(dependent(pending, section(2, {800}, {}), p));
+  // Known: sections that only read commute with each other and with reads.
+  const Event reads_100 = section(1, {100, 200}, {});
+  EXPECT_FALSE(dependent(reads_100, section(2, {100}, {}), p));
+  EXPECT_FALSE(dependent(reads_100, ev(2, OpKind::kRead, 100), p));
+  EXPECT_TRUE(dependent(reads_100, section(2, {100}, {}), ReadPolicy::kReadsConflict));
+  // A write to anything the section read, or anything it wrote, is dependent.
+  EXPECT_TRUE(dependent(reads_100, ev(2, OpKind::kWrite, 204), p));  // same granule as 200
+  EXPECT_FALSE(dependent(reads_100, ev(2, OpKind::kWrite, 208), p));
+  const Event writes_300 = section(1, {100}, {300});
+  EXPECT_TRUE(dependent(writes_300, ev(2, OpKind::kRead, 300), p));
+  EXPECT_TRUE(dependent(writes_300, section(2, {300}, {}), p));
+  EXPECT_TRUE(dependent(section(2, {}, {100}), writes_300, p));
+  EXPECT_FALSE(dependent(writes_300, section(2, {100, 400}, {400}), p));
+  // A section touches no mutex, semaphore or condition variable.
+  EXPECT_FALSE(dependent(writes_300, ev(2, OpKind::kMutexLock, 300), p));
+  EXPECT_FALSE(dependent(writes_300, ev(2, OpKind::kSemPost, 300), p));
+  // ...but an exit is still dependent with it, and thread creation still precedes it.
+  EXPECT_TRUE(dependent(writes_300, ev(2, OpKind::kProcessExit, 0), p));
+  EXPECT_TRUE(dependent(ev(2, OpKind::kThreadCreate, 1), writes_300, p));
+}
+
+TEST(Footprint, KeepsEachGranuleOnceAndForgetsEverythingWhenFull) {
+  Footprint f;
+  f.known = true;
+  EXPECT_TRUE(f.add(8, 4, false));
+  EXPECT_TRUE(f.add(12, 4, true));  // the same granule, now written
+  ASSERT_EQ(f.count, 1u);
+  EXPECT_EQ(f.granule(0), 1u);
+  EXPECT_TRUE(f.written(0));
+  EXPECT_TRUE(f.add(14, 4, false));  // spans granules 1 and 2
+  EXPECT_EQ(f.count, 2u);
+  EXPECT_FALSE(f.written(1));
+  EXPECT_TRUE(f.add(100, 1, false));
+  EXPECT_TRUE(f.add(200, 1, false));
+  EXPECT_EQ(f.count, Footprint::kCapacity);
+  // A fifth granule does not fit: the footprint becomes unknown (dependent with everything).
+  EXPECT_FALSE(f.add(300, 1, true));
+  EXPECT_FALSE(f.known);
+  EXPECT_EQ(f.count, 0u);
+  EXPECT_FALSE(f.add(8, 1, false));
+}
+
 TEST(Dependence, NeverCoenabledPairs) {
   EXPECT_FALSE(may_be_coenabled(ev(1, OpKind::kMutexUnlock, 7), ev(2, OpKind::kMutexLock, 7)));
   EXPECT_TRUE(may_be_coenabled(ev(1, OpKind::kMutexLock, 7), ev(2, OpKind::kMutexLock, 7)));
@@ -65,6 +123,20 @@ TEST(ClockTracker, CreateAndJoinCarryClocks) {
   c.add(ev(1, OpKind::kWrite, 30));
   const VectorClock joined = c.add(ev(0, OpKind::kThreadJoin, 1));
   EXPECT_TRUE(joined.covers(1, 2));
+}
+
+TEST(ClockTracker, AtomicSectionsAreOrderedByTheirFootprint) {
+  ClockTracker c(ReadPolicy::kReadsCommute);
+  c.add(section(1, {10}, {20}));
+  // Another thread's section on other memory is concurrent with it; a read of what it wrote
+  // and a section that writes what it read are ordered after it.
+  EXPECT_FALSE(c.add(section(2, {30}, {40})).covers(1, 1));
+  EXPECT_TRUE(c.add(ev(3, OpKind::kRead, 20)).covers(1, 1));
+  EXPECT_TRUE(c.add(section(4, {}, {10})).covers(1, 1));
+  // A section whose footprint is not known is ordered after everything before it.
+  const VectorClock all = c.add(Event{5, Operation{OpKind::kAtomicSection, 0, 0, 0, 0}});
+  EXPECT_TRUE(all.covers(2, 1));
+  EXPECT_TRUE(all.covers(3, 1));
 }
 
 TEST(Foata, EquivalentInterleavingsShareAFingerprint) {

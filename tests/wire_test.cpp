@@ -1,7 +1,7 @@
 // Compact serialized forms round-trip, and bad input is a clear error.
-#include <gtest/gtest.h>
-
 #include "weft/trace/wire.hpp"
+
+#include <gtest/gtest.h>
 
 namespace weft {
 namespace {
@@ -23,6 +23,14 @@ TEST(Wire, DirectiveRoundTrips) {
   d.prefix = {0, r.child(0, 0), r.child(0, 1)};
   d.sleep_from = 2;
   d.sleep = {{r.child(0, 0), Operation{OpKind::kWrite, 0, 4, 123456, 0}}};
+  // Atomic sections with a footprint (empty or not) and without one.
+  Operation section{OpKind::kAtomicSection, 0, 0, 0, 0};
+  d.sleep.push_back({r.child(0, 1), section});
+  section.footprint.known = true;
+  d.sleep.push_back({r.child(0, 1), section});
+  section.footprint.add(0x7fff1234, 8, true);
+  section.footprint.add(0x10, 4, false);
+  d.sleep.push_back({r.child(0, 1), section});
   d.read_policy = ReadPolicy::kReadsConflict;
   d.policy = SchedulePolicy::kRandom;
   d.seed = 99;
@@ -80,6 +88,10 @@ TEST(Wire, MalformedInputIsAClearError) {
   EXPECT_THROW(decode_schedule("w1:0*z", r), WireError);
   EXPECT_THROW(decode_directive("D|nonsense=1", r), WireError);
   EXPECT_THROW(decode_trace("T|events=0@1.2", r), WireError);
+  // Footprints: hex entries, at most Footprint::kCapacity of them.
+  EXPECT_THROW(decode_trace("T|events=0@24.0.0.0.0.fzz//", r), WireError);
+  EXPECT_THROW(decode_trace("T|events=0@24.0.0.0.0.f1-2-3-4-5//", r), WireError);
+  EXPECT_NO_THROW(decode_trace("T|events=0@24.0.0.0.0.f1-2-3-4//", r));
 }
 
 }  // namespace

@@ -26,27 +26,30 @@ class RaceCandidates {
   std::vector<std::size_t> of(const Event& e) const {
     std::vector<std::size_t> out;
     const Operation& op = e.op;
-    // Every event races with the last exit or atomic section of another thread.
+    // Every event races with the last exit or footprint-less atomic section of another thread.
     if (last_global_ != kNone && last_global_thread_ != e.thread) out.push_back(last_global_);
     const auto push = [&](const auto& map, ObjectKey key) {
       if (auto it = map.find(key); it != map.end()) out.push_back(it->second);
     };
-    switch (domain_of(op.kind)) {
-      case Domain::kMemory: {
-        const auto [first, last] = granules_of(op);
-        for (ObjectKey g = first; g <= last; ++g) {
-          auto it = memory_.find(g);
-          if (it == memory_.end()) continue;
-          const Access& a = it->second;
-          if (!is_read(op.kind) && !a.reads_since.empty()) {
-            out.insert(out.end(), a.reads_since.begin(), a.reads_since.end());
-          } else if (a.last_write != kNone) {
-            out.push_back(a.last_write);
-          }
+    // A memory operation, or each access of an atomic section with a known footprint.
+    for_each_access(op, [&](ObjectKey first, ObjectKey last, bool writes) {
+      for (ObjectKey g = first; g <= last; ++g) {
+        auto it = memory_.find(g);
+        if (it == memory_.end()) continue;
+        const Access& a = it->second;
+        if (writes && !a.reads_since.empty()) {
+          out.insert(out.end(), a.reads_since.begin(), a.reads_since.end());
+        } else if (a.last_write != kNone) {
+          out.push_back(a.last_write);
         }
-
-        break;
       }
+    });
+    if (touches_everything(op)) {
+      // An exit or footprint-less section races with the last event of every other thread.
+      for (ThreadId t = 0; t < last_of_thread_.size(); ++t)
+        if (t != e.thread && last_of_thread_[t] != kNone) out.push_back(last_of_thread_[t]);
+    }
+    switch (domain_of(op.kind)) {
       case Domain::kMutex:
         if (op.kind == OpKind::kMutexUnlock) {
           if (auto it = failed_trylocks_.find(op.object); it != failed_trylocks_.end())
@@ -73,11 +76,6 @@ class RaceCandidates {
         // A post races with a trywait that found the count zero (it would succeed after it).
         if (op.kind == OpKind::kSemPost) push(last_failed_trywait_, op.object);
         break;
-      case Domain::kProcess:
-        // An exit or atomic section races with the last event of every other thread.
-        for (ThreadId t = 0; t < last_of_thread_.size(); ++t)
-          if (t != e.thread && last_of_thread_[t] != kNone) out.push_back(last_of_thread_[t]);
-        break;
       default:
         break;
     }
@@ -92,24 +90,22 @@ class RaceCandidates {
     const Operation& op = e.op;
     if (e.thread >= last_of_thread_.size()) last_of_thread_.resize(e.thread + 1, kNone);
     last_of_thread_[e.thread] = index;
-    if (domain_of(op.kind) == Domain::kProcess) {
+    if (touches_everything(op)) {
       last_global_ = index;
       last_global_thread_ = e.thread;
     }
-    switch (domain_of(op.kind)) {
-      case Domain::kMemory: {
-        const auto [first, last] = granules_of(op);
-        for (ObjectKey g = first; g <= last; ++g) {
-          Access& a = memory_[g];
-          if (is_read(op.kind)) {
-            a.reads_since.push_back(index);
-          } else {
-            a.last_write = index;
-            a.reads_since.clear();
-          }
+    for_each_access(op, [&](ObjectKey first, ObjectKey last, bool writes) {
+      for (ObjectKey g = first; g <= last; ++g) {
+        Access& a = memory_[g];
+        if (!writes) {
+          a.reads_since.push_back(index);
+        } else {
+          a.last_write = index;
+          a.reads_since.clear();
         }
-        break;
       }
+    });
+    switch (domain_of(op.kind)) {
       case Domain::kMutex:
         if (acquires_mutex(op)) {
           last_acquire_[op.object] = index;

@@ -412,6 +412,14 @@ Trace Scheduler::Impl::run(const TestDirective& d, const std::function<void()>& 
   start(new_thread(kMainThread, [&root] { root(); }));
 
   for (std::size_t step = 0;; ++step) {
+    // The previous event wakes the sleepers it depends on. This waits until its thread has run
+    // on to its next operation: an atomic section's footprint is known only when it has ended.
+    if (step > d.sleep_from && !sleep.empty()) {
+      const Event& done = trace.events.back();
+      std::erase_if(sleep, [&](const SleepEntry& s) {
+        return dependent(done, Event{s.thread, s.op}, d.read_policy);
+      });
+    }
     if (step == d.sleep_from) sleep = d.sleep;
     ThreadSet enabled;
     for (ThreadId id = waiting.first(); id != kNoThread; id = waiting.next_from(id + 1))
@@ -483,12 +491,6 @@ Trace Scheduler::Impl::run(const TestDirective& d, const std::function<void()>& 
     const bool resume = apply(t, op);
     trace.events.back().op = op;  // with its result
     if (!creates && on_event) on_event(trace);
-    if (step >= d.sleep_from && !sleep.empty()) {
-      const Event done{chosen, op};
-      std::erase_if(sleep, [&](const SleepEntry& s) {
-        return dependent(done, Event{s.thread, s.op}, d.read_policy);
-      });
-    }
     if (exited) break;
     if (resume) switch_to_thread(t);
     if (t.finished) trace.finished_thread.back() = true;
@@ -568,6 +570,14 @@ ThreadId Scheduler::spawn(std::function<void()> body, std::uint64_t site) {
   t.spawn_body = std::move(body);
   perform(Operation{OpKind::kThreadCreate, 0, 0, child, 0}, site);
   return child;
+}
+
+void Scheduler::record_footprint(const Footprint& footprint) {
+  Impl& s = *impl_;
+  if (s.trace.events.empty()) return;
+  Event& last = s.trace.events.back();
+  if (last.thread != s.running->id || last.op.kind != OpKind::kAtomicSection) return;
+  last.op.footprint = footprint;
 }
 
 void Scheduler::end_process(int status, Outcome outcome, std::uint64_t site) {

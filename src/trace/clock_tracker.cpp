@@ -33,13 +33,12 @@ const VectorClock& ClockTracker::add(const Event& e) {
     reads.push_back(read);
   };
   const Operation& op = e.op;
+  for_each_access(op, [&](ObjectKey first, ObjectKey last, bool writes) {
+    const bool read = policy_ == ReadPolicy::kReadsCommute && !writes;
+    for (ObjectKey g = first; g <= last; ++g) touch(memory_[g], read);
+  });
+  const bool global = touches_everything(op);
   switch (domain_of(op.kind)) {
-    case Domain::kMemory: {
-      const bool read = policy_ == ReadPolicy::kReadsCommute && is_read(op.kind);
-      const auto [first, last] = granules_of(op);
-      for (ObjectKey g = first; g <= last; ++g) touch(memory_[g], read);
-      break;
-    }
     case Domain::kMutex:
       // A failed trylock only observes the mutex; failed trylocks commute with each other.
       touch(mutexes_[op.object], op.kind == OpKind::kMutexTryLock && op.result == 0);
@@ -62,12 +61,12 @@ const VectorClock& ClockTracker::add(const Event& e) {
         if (join_covers_end_) clock.set(joined, std::max(clock[joined], target.count + 1));
       }
       break;
-    case Domain::kProcess:
-      clock.join(all_);
-      level = std::max(level, all_level_);
-      break;
     default:
       break;
+  }
+  if (global) {
+    clock.join(all_);
+    level = std::max(level, all_level_);
   }
   for (std::size_t i = 0; i < touched.size(); ++i) {
     clock.join(reads[i] ? touched[i]->write : touched[i]->access);
@@ -78,7 +77,7 @@ const VectorClock& ClockTracker::add(const Event& e) {
   ++level;
   all_.join(clock);
   all_level_ = std::max(all_level_, level);
-  if (domain_of(op.kind) == Domain::kProcess) {
+  if (global) {
     last_global_ = clock;
     last_global_level_ = level;
   }

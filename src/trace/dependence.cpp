@@ -18,11 +18,17 @@ bool needs_free(const Operation& op) {
 
 // Memory is compared in granules of kMemoryGranule bytes, as the clock tracker keys it: accesses
 // to neighbouring bytes of one granule count as dependent (conservative, and consistent with the
-// happens-before the tracker computes).
-bool overlaps(const Operation& a, const Operation& b) {
-  const auto [a_first, a_last] = granules_of(a);
-  const auto [b_first, b_last] = granules_of(b);
-  return a_first <= b_last && b_first <= a_last;
+// happens-before the tracker computes). An atomic section conflicts where one of its accesses does.
+bool memory_conflict(const Operation& x, const Operation& y, ReadPolicy policy) {
+  bool conflict = false;
+  for_each_access(x, [&](ObjectKey x_first, ObjectKey x_last, bool x_writes) {
+    for_each_access(y, [&](ObjectKey y_first, ObjectKey y_last, bool y_writes) {
+      if (x_first <= y_last && y_first <= x_last &&
+          (x_writes || y_writes || policy == ReadPolicy::kReadsConflict))
+        conflict = true;
+    });
+  });
+  return conflict;
 }
 
 bool causally_linked(const Event& a, const Event& b) {
@@ -41,16 +47,14 @@ bool dependent(const Event& a, const Event& b, ReadPolicy policy) {
   if (causally_linked(a, b)) return true;
   const Operation& x = a.op;
   const Operation& y = b.op;
-  // The end of the process cuts off every other thread, and an atomic section may touch
-  // anything: whether an operation ran before one matters, whatever the operation.
-  if (domain_of(x.kind) == Domain::kProcess || domain_of(y.kind) == Domain::kProcess) return true;
+  // The end of the process cuts off every other thread, and an atomic section whose footprint
+  // is not known may touch anything: whether an operation ran before one matters, whatever it is.
+  if (touches_everything(x) || touches_everything(y)) return true;
   if (touches_mutex(x) && touches_mutex(y) && mutex_of(x) == mutex_of(y)) return true;
+  if (accesses_memory(x) && accesses_memory(y)) return memory_conflict(x, y, policy);
   const Domain dx = domain_of(x.kind);
   if (dx != domain_of(y.kind)) return false;
   switch (dx) {
-    case Domain::kMemory:
-      if (!overlaps(x, y)) return false;
-      return policy == ReadPolicy::kReadsConflict || !(is_read(x.kind) && is_read(y.kind));
     case Domain::kCond:
       return x.object == y.object;
     case Domain::kSemaphore:

@@ -35,6 +35,35 @@ Domain domain_of(OpKind kind) {
   }
 }
 
+bool Footprint::add(ObjectKey address, std::uint64_t size, bool write) {
+  if (!known) return false;
+  const ObjectKey first = address / kMemoryGranule;
+  const ObjectKey last = (address + (size ? size - 1 : 0)) / kMemoryGranule;
+  for (ObjectKey g = first; g <= last; ++g) {
+    std::size_t i = 0;
+    while (i < count && granule(i) != g) ++i;
+    if (i == count) {
+      if (count == kCapacity) {
+        *this = Footprint{};  // too much to list: unknown, so dependent with everything
+        return false;
+      }
+      entries[count++] = g << 1;
+    }
+    if (write) entries[i] |= 1;
+  }
+  return true;
+}
+
+bool touches_everything(const Operation& op) {
+  return op.kind == OpKind::kProcessExit ||
+         (op.kind == OpKind::kAtomicSection && !op.footprint.known);
+}
+
+bool accesses_memory(const Operation& op) {
+  return domain_of(op.kind) == Domain::kMemory ||
+         (op.kind == OpKind::kAtomicSection && op.footprint.known);
+}
+
 bool is_read(OpKind kind) {
   return kind == OpKind::kRead || kind == OpKind::kAtomicLoad;
 }
@@ -150,6 +179,15 @@ std::string describe(const Operation& op, const ThreadRegistry* threads) {
       break;
     case Domain::kProcess:
       if (op.kind == OpKind::kProcessExit) s += " (status " + std::to_string(op.object) + ")";
+      if (op.kind == OpKind::kAtomicSection && op.footprint.known) {
+        s += " (";
+        for (std::size_t i = 0; i < op.footprint.count; ++i) {
+          if (i) s += ", ";
+          s += (op.footprint.written(i) ? "write " : "read ") +
+               object_name(op.footprint.granule(i) * kMemoryGranule);
+        }
+        s += ")";
+      }
       break;
     case Domain::kThread:
       s += " thread " +

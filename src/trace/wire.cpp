@@ -93,16 +93,44 @@ std::string encode_op(const Operation& op, const ThreadRegistry& threads) {
     object = threads.name(static_cast<ThreadId>(op.object));
     std::replace(object.begin(), object.end(), '.', '_');  // '.' separates the fields
   }
-  return std::to_string(static_cast<unsigned>(op.kind)) + "." + std::to_string(op.result) + "." +
-         std::to_string(op.size) + "." + object + "." + std::to_string(op.partner) +
-         (op.timed ? ".t" : "");
+  std::string out = std::to_string(static_cast<unsigned>(op.kind)) + "." +
+                    std::to_string(op.result) + "." + std::to_string(op.size) + "." + object + "." +
+                    std::to_string(op.partner) + (op.timed ? ".t" : "");
+  // An atomic section's footprint: "f" and its entries in hex, '-'-separated.
+  if (op.footprint.known) {
+    out += ".f";
+    for (std::size_t i = 0; i < op.footprint.count; ++i) {
+      char buf[24];
+      std::snprintf(buf, sizeof buf, "%s%llx", i ? "-" : "",
+                    static_cast<unsigned long long>(op.footprint.entries[i]));
+      out += buf;
+    }
+  }
+  return out;
+}
+
+Footprint decode_footprint(std::string_view s) {
+  Footprint f;
+  f.known = true;
+  for (auto entry : split(s, '-')) {
+    if (f.count == Footprint::kCapacity)
+      throw WireError("a footprint has at most " + std::to_string(Footprint::kCapacity) +
+                      " entries");
+    f.entries[f.count++] = parse_hex(entry, "footprint entry");
+  }
+  return f;
 }
 
 Operation decode_op(std::string_view s, ThreadRegistry& threads) {
-  const auto f = split(s, '.');
-  if (f.size() != 5 && !(f.size() == 6 && f[5] == "t"))
-    throw WireError("an operation has 5 fields (and 't' if timed), got '" + std::string(s) + "'");
+  auto f = split(s, '.');
   Operation op;
+  if (f.size() > 5 && !f.back().empty() && f.back()[0] == 'f') {
+    op.footprint = decode_footprint(f.back().substr(1));
+    f.pop_back();
+  }
+  if (f.size() != 5 && !(f.size() == 6 && f[5] == "t"))
+    throw WireError("an operation has 5 fields (and 't' if timed, 'f...' with a footprint), got '" +
+                    std::string(s) + "'");
   const auto kind = parse_number(f[0], "operation kind");
   if (kind > static_cast<unsigned>(OpKind::kAtomicSection))
     throw WireError("unknown operation kind " + std::to_string(kind));

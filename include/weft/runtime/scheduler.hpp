@@ -80,6 +80,11 @@ class Scheduler {
   /// here with `outcome` (kComplete for exit, kDiscarded for abort) and every other thread is cut
   /// off. Does not return.
   [[noreturn]] void end_process(int status, Outcome outcome, std::uint64_t site = 0);
+  /// The calling thread's last event was a kAtomicSection, and the section has ended having read
+  /// and written `footprint`: the event records it, so that it depends only on what touches the
+  /// same memory. Ignored (the section keeps depending on everything) when the thread performed
+  /// other events inside the section.
+  void record_footprint(const Footprint& footprint);
   /// The thread holding mutex `key`, or kNoThread.
   ThreadId mutex_owner(ObjectKey key) const;
   /// The current count of semaphore `key`.

@@ -56,8 +56,8 @@ class ClockTracker {
   bool join_covers_end_ = false;
   std::vector<PerThread> threads_;
   std::unordered_map<ObjectKey, Access> memory_, mutexes_, conds_, sems_;
-  // Exits and atomic sections (Domain::kProcess) depend on every event: they are ordered after
-  // every event before them, and every later event after them.
+  // Exits and atomic sections without a known footprint depend on every event: they are ordered
+  // after every event before them, and every later event after them.
   VectorClock all_;
   std::uint32_t all_level_ = 0;
   VectorClock last_global_;

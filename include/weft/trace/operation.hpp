@@ -1,6 +1,8 @@
 // Visible operations: the actions of a thread that another thread can observe or be affected by.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -44,12 +46,37 @@ enum class OpKind : std::uint8_t {
   kProcessExit,  ///< the process ends (exit, return from main, abort): cuts off every thread
   kSemTryWait,   ///< never blocks; `result` says whether it took a unit
   /// A block no other thread may interleave with (__VERIFIER_atomic_* with every access a
-  /// scheduling point): its accesses are not scheduling points, so it depends on everything.
+  /// scheduling point): its accesses are not scheduling points. Once it has run, its Footprint
+  /// says what it read and wrote; until then (or if it touched too much) it depends on everything.
   kAtomicSection,
 };
 
 /// What kind of object an operation acts on; operations on different domains never interact.
 enum class Domain : std::uint8_t { kNone, kMemory, kMutex, kCond, kSemaphore, kThread, kProcess };
+
+/// Memory is tracked in aligned granules of this many bytes (dependence and happens-before alike).
+inline constexpr ObjectKey kMemoryGranule = 8;
+
+/// What an atomic section read and wrote, recorded when it ends: a few granules, each read or
+/// written. A section is one event made of several accesses; it depends on what they depend on
+/// (a section's accesses are fixed by the values it reads, so an event independent of them
+/// cannot change them). A section that is still pending, touched more granules than fit, or
+/// performed other visible operations inside has no known footprint and depends on everything.
+struct Footprint {
+  static constexpr std::size_t kCapacity = 4;
+  /// Granule index times two, plus one if the granule was written.
+  std::array<ObjectKey, kCapacity> entries{};
+  std::uint8_t count = 0;
+  bool known = false;
+
+  /// Notes an access to [address, address+size); false (and the footprint unknown) when the
+  /// granules it touches no longer fit.
+  bool add(ObjectKey address, std::uint64_t size, bool write);
+  ObjectKey granule(std::size_t i) const { return entries[i] >> 1; }
+  bool written(std::size_t i) const { return (entries[i] & 1) != 0; }
+
+  friend bool operator==(const Footprint&, const Footprint&) = default;
+};
 
 struct Operation {
   OpKind kind = OpKind::kYield;
@@ -64,6 +91,8 @@ struct Operation {
   /// kCondWake of a timed wait: it may also run without a signal (a timeout is a scheduling
   /// choice); `result` then says whether it was signalled (1) or timed out (0).
   bool timed = false;
+  /// kAtomicSection: what it touched (known once it has run).
+  Footprint footprint{};
 
   friend bool operator==(const Operation&, const Operation&) = default;
 };
@@ -75,8 +104,6 @@ struct Event {
   friend bool operator==(const Event&, const Event&) = default;
 };
 
-/// Memory is tracked in aligned granules of this many bytes (dependence and happens-before alike).
-inline constexpr ObjectKey kMemoryGranule = 8;
 /// First and last granule index a memory operation touches.
 inline std::pair<ObjectKey, ObjectKey> granules_of(const Operation& op) {
   const ObjectKey last_byte = op.object + (op.size ? op.size - 1 : 0);
@@ -86,6 +113,23 @@ inline std::pair<ObjectKey, ObjectKey> granules_of(const Operation& op) {
 Domain domain_of(OpKind kind);
 /// Memory operations that only read (for the commutative-reads relation).
 bool is_read(OpKind kind);
+/// An exit, or an atomic section whose footprint is not known: dependent with every event of
+/// every other thread.
+bool touches_everything(const Operation& op);
+/// A memory operation, or an atomic section with a known footprint.
+bool accesses_memory(const Operation& op);
+/// Calls `f(first_granule, last_granule, writes)` for each granule range `op` accesses (nothing
+/// unless accesses_memory(op)).
+template <class F>
+void for_each_access(const Operation& op, F&& f) {
+  if (domain_of(op.kind) == Domain::kMemory) {
+    const auto [first, last] = granules_of(op);
+    f(first, last, !is_read(op.kind));
+  } else if (op.kind == OpKind::kAtomicSection && op.footprint.known) {
+    for (std::size_t i = 0; i < op.footprint.count; ++i)
+      f(op.footprint.granule(i), op.footprint.granule(i), op.footprint.written(i));
+  }
+}
 /// Operations that may block (enabledness depends on other threads).
 bool may_block(OpKind kind);
 /// Operations that take a mutex: lock, successful trylock, and the reacquire of a condition wait.

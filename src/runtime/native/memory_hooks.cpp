@@ -24,6 +24,9 @@ std::uint32_t clamp_size(std::uint64_t size) {
 void plain_access(void* addr, std::uint64_t size, bool write, std::uint64_t site) {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt || size == 0) return;
+  // Inside an atomic section with every access visible, the access is part of the section.
+  if (rt->self().atomic_depth > 0 && rt->options().points == Points::kAll)
+    rt->self().section.add(reinterpret_cast<weft::ObjectKey>(addr), size, write);
   // While the main thread is the only thread there has been, no access can race or be
   // reordered with another thread's: everything it does happens before every later thread.
   if (rt->threads_created() == 1) {
@@ -91,7 +94,10 @@ void __weft_atomic(void* addr, std::uint64_t size, std::uint32_t kind, std::uint
                                     OpKind::kAtomicCas};
   auto& sched = rt->scheduler();
   // Inside an atomic section with every access visible, the section is the visible operation.
-  if (rt->options().points == Points::kAll && rt->self().atomic_depth > 0) return;
+  if (rt->options().points == Points::kAll && rt->self().atomic_depth > 0) {
+    rt->self().section.add(reinterpret_cast<weft::ObjectKey>(addr), size, kind != kLoad);
+    return;
+  }
   sched.perform(
       Operation{kOps[kind & 3], 0, clamp_size(size), reinterpret_cast<weft::ObjectKey>(addr), 0},
       site);

@@ -58,7 +58,9 @@ struct NativeThread {
   bool detached = false;
   std::unordered_map<pthread_key_t, void*> specific;
   int atomic_depth = 0;  ///< inside __VERIFIER_atomic_* / atomic_begin blocks
-  int in_runtime = 0;    ///< inside weft's own code: its allocations are not the program's
+  /// What the atomic section being run read and wrote (with every access visible).
+  weft::Footprint section;
+  int in_runtime = 0;  ///< inside weft's own code: its allocations are not the program's
   ThreadHeap heap;
   std::uint32_t heap_slot = 0;
   bool has_heap_slot = false;

@@ -107,9 +107,10 @@ void __VERIFIER_assume(int condition) {
 
 // ---- atomic sections: __VERIFIER_atomic_* functions and begin/end blocks ---------------------
 
-// With every access a scheduling point, a section is one visible operation that depends on
-// everything, and the accesses inside it are not scheduling points: no other thread can run in
-// between, and every order of the section against other threads' operations is explored. With
+// With every access a scheduling point, a section is one visible operation, and the accesses
+// inside it are not scheduling points: no other thread can run in between. They are collected
+// into the section's footprint, recorded when it ends, so that it depends on what touches the
+// same memory; a section that fails or ends the process inside keeps depending on everything. With
 // synchronisation points only, it is a global lock: sections exclude each other, and order the
 // race detector's happens-before like a mutex.
 void __weft_atomic_begin(void) {
@@ -122,6 +123,8 @@ void __weft_atomic_begin(void) {
       weft::Operation{every_access ? weft::OpKind::kAtomicSection : weft::OpKind::kMutexLock, 0, 0,
                       every_access ? 0 : weft::runtime::native::kAtomicSectionKey, 0},
       WEFT_CALLER_SITE());
+  rt->self().section = weft::Footprint{};
+  rt->self().section.known = every_access;
 }
 
 void __weft_atomic_end(void) {
@@ -129,7 +132,10 @@ void __weft_atomic_end(void) {
   if (!rt) return;
   RuntimeScope scope(*rt);
   if (--rt->self().atomic_depth > 0) return;
-  if (rt->options().points == weft::runtime::native::Points::kAll) return;
+  if (rt->options().points == weft::runtime::native::Points::kAll) {
+    if (rt->self().section.known) rt->scheduler().record_footprint(rt->self().section);
+    return;
+  }
   rt->scheduler().perform(weft::Operation{weft::OpKind::kMutexUnlock, 0, 0,
                                           weft::runtime::native::kAtomicSectionKey, 0},
                           WEFT_CALLER_SITE());
