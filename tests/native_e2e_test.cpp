@@ -363,6 +363,20 @@ TEST(NativeRobustness, ExitFromAThreadEndsTheExecution) {
   EXPECT_GE(stat(r, "complete"), 2u);
 }
 
+// The end of the process runs once no other thread can run: ending earlier only cuts threads
+// short, and whatever goes wrong before an exit also goes wrong in the same prefix of an
+// execution where the exit comes later. A worker main does not join is explored to its end.
+TEST(NativeEndToEnd, TheProcessEndsOnlyWhenNoOtherThreadCanRun) {
+  const CliRun clean = check("exit_without_join.c", "--points=all");
+  EXPECT_EQ(clean.exit_code, 0) << clean.out;
+  EXPECT_EQ(stat(clean, "complete"), 2u);  // the read before and after the write; no cut-offs
+  const CliRun buggy = check("exit_without_join.c", "--points=all -- -DBUG");
+  ASSERT_EQ(buggy.exit_code, 1) << buggy.out;
+  EXPECT_NE(first_bug_message(buggy).find("seen == 0"), std::string::npos);
+  const CliRun sync = check("exit_without_join.c", "-- -DBUG");  // a data race, then the bug
+  EXPECT_EQ(sync.exit_code, 1) << sync.out;
+}
+
 TEST(NativeRobustness, TenThousandThreadsHitTheThreadBound) {
   const CliRun r = check("many_threads.c");
   EXPECT_EQ(r.exit_code, 3) << r.out;

@@ -26,7 +26,13 @@ class RaceCandidates {
   std::vector<std::size_t> of(const Event& e) const {
     std::vector<std::size_t> out;
     const Operation& op = e.op;
-    // Every event races with the last exit or footprint-less atomic section of another thread.
+    // An exit runs only when no other thread can (the scheduler holds it back), so it races
+    // only with another thread's exit: with both pending at the end, either may end the process.
+    if (op.kind == OpKind::kProcessExit) {
+      if (last_exit_ != kNone && last_exit_thread_ != e.thread) out.push_back(last_exit_);
+      return out;
+    }
+    // Every event races with the last footprint-less atomic section of another thread.
     if (last_global_ != kNone && last_global_thread_ != e.thread) out.push_back(last_global_);
     const auto push = [&](const auto& map, ObjectKey key) {
       if (auto it = map.find(key); it != map.end()) out.push_back(it->second);
@@ -45,7 +51,7 @@ class RaceCandidates {
       }
     });
     if (touches_everything(op)) {
-      // An exit or footprint-less section races with the last event of every other thread.
+      // A footprint-less section races with the last event of every other thread.
       for (ThreadId t = 0; t < last_of_thread_.size(); ++t)
         if (t != e.thread && last_of_thread_[t] != kNone) out.push_back(last_of_thread_[t]);
     }
@@ -90,7 +96,10 @@ class RaceCandidates {
     const Operation& op = e.op;
     if (e.thread >= last_of_thread_.size()) last_of_thread_.resize(e.thread + 1, kNone);
     last_of_thread_[e.thread] = index;
-    if (touches_everything(op)) {
+    if (op.kind == OpKind::kProcessExit) {
+      last_exit_ = index;
+      last_exit_thread_ = e.thread;
+    } else if (touches_everything(op)) {
       last_global_ = index;
       last_global_thread_ = e.thread;
     }
@@ -143,8 +152,10 @@ class RaceCandidates {
   std::unordered_map<ObjectKey, std::size_t> last_acquire_, last_wake_, last_cond_, last_sem_wait_,
       last_failed_trywait_;
   std::vector<std::size_t> last_of_thread_;
-  std::size_t last_global_ = kNone;
+  std::size_t last_global_ = kNone;  // the last footprint-less atomic section
   ThreadId last_global_thread_ = kNoThread;
+  std::size_t last_exit_ = kNone;
+  ThreadId last_exit_thread_ = kNoThread;
   std::unordered_map<ObjectKey, std::vector<std::size_t>> failed_trylocks_;
 };
 

@@ -421,9 +421,15 @@ Trace Scheduler::Impl::run(const TestDirective& d, const std::function<void()>& 
       });
     }
     if (step == d.sleep_from) sleep = d.sleep;
-    ThreadSet enabled;
+    // The end of the process (exit, return from main, abort, a failed assume) waits until no
+    // other thread can run. Ending earlier would only cut the others short: whatever goes wrong
+    // before an exit goes wrong in the same prefix of an execution where it comes later, so the
+    // executions that end early show no bug that these do not.
+    ThreadSet enabled, exiting;
     for (ThreadId id = waiting.first(); id != kNoThread; id = waiting.next_from(id + 1))
-      if (is_enabled(*by_id[id])) enabled.insert(id);
+      if (is_enabled(*by_id[id]))
+        (by_id[id]->pending.kind == OpKind::kProcessExit ? exiting : enabled).insert(id);
+    if (enabled.empty()) enabled = std::move(exiting);
     if (enabled.empty()) {
       if (!spinning.empty() && !failed)
         end_with_spinners();

@@ -73,6 +73,8 @@ bool may_be_coenabled(const Event& earlier, const Event& later) {
   if (causally_linked(earlier, later)) return false;
   const Operation& x = earlier.op;
   const Operation& y = later.op;
+  // An exit runs only when no other thread can: it is co-enabled with other exits only.
+  if ((x.kind == OpKind::kProcessExit) != (y.kind == OpKind::kProcessExit)) return false;
   if (touches_mutex(x) && touches_mutex(y) && mutex_of(x) == mutex_of(y)) {
     if (needs_held(x) && (needs_free(y) || needs_held(y))) return false;
     if (needs_free(x) && needs_held(y)) return false;

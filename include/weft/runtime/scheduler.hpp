@@ -78,7 +78,8 @@ class Scheduler {
   ThreadId spawn(std::function<void()> body, std::uint64_t site = 0);
   /// Ends the process (a visible kProcessExit, dependent with everything): the execution stops
   /// here with `outcome` (kComplete for exit, kDiscarded for abort) and every other thread is cut
-  /// off. Does not return.
+  /// off. The exit runs only once no other thread can run (whatever goes wrong before an exit
+  /// also goes wrong when it comes later, so ending earlier shows nothing new). Does not return.
   [[noreturn]] void end_process(int status, Outcome outcome, std::uint64_t site = 0);
   /// The calling thread's last event was a kAtomicSection, and the section has ended having read
   /// and written `footprint`: the event records it, so that it depends only on what touches the

@@ -17,7 +17,9 @@ bool dependent(const Event& a, const Event& b, ReadPolicy policy);
 
 /// False when `earlier` and `later` (of different threads) can never be enabled in the same state,
 /// so that reordering them is pointless: an unlock and a lock of one mutex, a thread's creation and
-/// its events, a thread's events and a join of it (Flanagan–Godefroid's "may be co-enabled").
+/// its events, a thread's events and a join of it, an exit and anything but another exit (the
+/// scheduler runs an exit only when no other thread can run) (Flanagan–Godefroid's "may be
+/// co-enabled").
 bool may_be_coenabled(const Event& earlier, const Event& later);
 
 }  // namespace weft

@@ -24,18 +24,27 @@ std::string thread_name(NativeRuntime& rt) {
   return "thread " + rt.registry().name(rt.scheduler().self());
 }
 
+// Ends the process. Inside an atomic section (a failed assume in a __VERIFIER_atomic_*
+// function, say) the section's event first records what it read to decide so.
+[[noreturn]] void end_process(NativeRuntime& rt, int status, Outcome outcome, std::uint64_t site) {
+  const auto& self = rt.self();
+  if (self.atomic_depth > 0 && self.section.known) rt.scheduler().record_footprint(self.section);
+  rt.scheduler().end_process(status, outcome, site);
+}
+
 }  // namespace
 
 extern "C" {
 
-// exit() from any thread ends the process: a visible operation that cuts off every thread.
+// exit() from any thread ends the process: a visible operation that cuts off every thread (the
+// scheduler runs it once no other thread can run).
 void exit(int status) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) {
     WEFT_REAL(exit, status);
     __builtin_unreachable();
   }
-  rt->scheduler().end_process(status, Outcome::kComplete, WEFT_CALLER_SITE());
+  end_process(*rt, status, Outcome::kComplete, WEFT_CALLER_SITE());
 }
 
 void _exit(int status) {
@@ -44,7 +53,7 @@ void _exit(int status) {
     WEFT_REAL(_exit, status);
     __builtin_unreachable();
   }
-  rt->scheduler().end_process(status, Outcome::kComplete, WEFT_CALLER_SITE());
+  end_process(*rt, status, Outcome::kComplete, WEFT_CALLER_SITE());
 }
 
 void _Exit(int status) __THROW {
@@ -53,7 +62,7 @@ void _Exit(int status) __THROW {
     WEFT_REAL(_Exit, status);
     __builtin_unreachable();
   }
-  rt->scheduler().end_process(status, Outcome::kComplete, WEFT_CALLER_SITE());
+  end_process(*rt, status, Outcome::kComplete, WEFT_CALLER_SITE());
 }
 
 // abort() on its own discards the execution (SV-COMP: a path the program rules out); a failed
@@ -64,7 +73,7 @@ void abort(void) __THROW {
     WEFT_REAL(abort);
     __builtin_unreachable();
   }
-  rt->scheduler().end_process(134, Outcome::kDiscarded, WEFT_CALLER_SITE());
+  end_process(*rt, 134, Outcome::kDiscarded, WEFT_CALLER_SITE());
 }
 
 void __assert_fail(const char* assertion, const char* file, unsigned int line,
@@ -102,7 +111,7 @@ void __VERIFIER_assume(int condition) {
   if (condition) return;
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) WEFT_REAL(exit, 0);
-  rt->scheduler().end_process(0, Outcome::kDiscarded, WEFT_CALLER_SITE());
+  end_process(*rt, 0, Outcome::kDiscarded, WEFT_CALLER_SITE());
 }
 
 // ---- atomic sections: __VERIFIER_atomic_* functions and begin/end blocks ---------------------
