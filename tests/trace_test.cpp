@@ -60,9 +60,9 @@ TEST(Dependence, AtomicSectionsDependOnWhatTheirFootprintTouches) {
   EXPECT_FALSE(dependent(reads_100, section(2, {100}, {}), p));
   EXPECT_FALSE(dependent(reads_100, ev(2, OpKind::kRead, 100), p));
   EXPECT_TRUE(dependent(reads_100, section(2, {100}, {}), ReadPolicy::kReadsConflict));
-  // A write to anything the section read, or anything it wrote, is dependent.
-  EXPECT_TRUE(dependent(reads_100, ev(2, OpKind::kWrite, 204), p));  // same granule as 200
-  EXPECT_FALSE(dependent(reads_100, ev(2, OpKind::kWrite, 208), p));
+  // A write to anything the section read, or anything it wrote, is dependent, to the byte.
+  EXPECT_TRUE(dependent(reads_100, ev(2, OpKind::kWrite, 203, 1), p));
+  EXPECT_FALSE(dependent(reads_100, ev(2, OpKind::kWrite, 204), p));  // the next int
   const Event writes_300 = section(1, {100}, {300});
   EXPECT_TRUE(dependent(writes_300, ev(2, OpKind::kRead, 300), p));
   EXPECT_TRUE(dependent(writes_300, section(2, {300}, {}), p));
@@ -76,17 +76,20 @@ TEST(Dependence, AtomicSectionsDependOnWhatTheirFootprintTouches) {
   EXPECT_TRUE(dependent(ev(2, OpKind::kThreadCreate, 1), writes_300, p));
 }
 
-TEST(Footprint, KeepsEachGranuleOnceAndForgetsEverythingWhenFull) {
+TEST(Footprint, KeepsTheBytesOfEachGranuleAndForgetsEverythingWhenFull) {
   Footprint f;
   f.known = true;
   EXPECT_TRUE(f.add(8, 4, false));
-  EXPECT_TRUE(f.add(12, 4, true));  // the same granule, now written
+  EXPECT_TRUE(f.add(12, 4, true));  // the same granule, other bytes, written
   ASSERT_EQ(f.count, 1u);
   EXPECT_EQ(f.granule(0), 1u);
-  EXPECT_TRUE(f.written(0));
+  EXPECT_EQ(f.read_bytes(0), 0x0f);
+  EXPECT_EQ(f.written_bytes(0), 0xf0);
   EXPECT_TRUE(f.add(14, 4, false));  // spans granules 1 and 2
   EXPECT_EQ(f.count, 2u);
-  EXPECT_FALSE(f.written(1));
+  EXPECT_EQ(f.read_bytes(0), 0xcf);
+  EXPECT_EQ(f.read_bytes(1), 0x03);
+  EXPECT_EQ(f.written_bytes(1), 0x00);
   EXPECT_TRUE(f.add(100, 1, false));
   EXPECT_TRUE(f.add(200, 1, false));
   EXPECT_EQ(f.count, Footprint::kCapacity);
@@ -95,6 +98,24 @@ TEST(Footprint, KeepsEachGranuleOnceAndForgetsEverythingWhenFull) {
   EXPECT_FALSE(f.known);
   EXPECT_EQ(f.count, 0u);
   EXPECT_FALSE(f.add(8, 1, false));
+}
+
+TEST(Dependence, NeighbouringBytesAreIndependent) {
+  const auto p = ReadPolicy::kReadsCommute;
+  // Two ints of one 8-byte granule, and single bytes of a bool array.
+  EXPECT_FALSE(dependent(ev(1, OpKind::kWrite, 16), ev(2, OpKind::kWrite, 20), p));
+  EXPECT_FALSE(dependent(ev(1, OpKind::kWrite, 16, 1), ev(2, OpKind::kRead, 17, 1), p));
+  EXPECT_TRUE(dependent(ev(1, OpKind::kWrite, 16, 8), ev(2, OpKind::kRead, 23, 1), p));
+  EXPECT_TRUE(dependent(ev(1, OpKind::kWrite, 22, 4), ev(2, OpKind::kRead, 24, 1), p));
+  // A section that wrote one byte of a granule and read another.
+  Event s{1, Operation{OpKind::kAtomicSection, 0, 0, 0, 0}};
+  s.op.footprint.known = true;
+  s.op.footprint.add(32, 1, true);
+  s.op.footprint.add(33, 1, false);
+  EXPECT_TRUE(dependent(s, ev(2, OpKind::kRead, 32, 1), p));
+  EXPECT_FALSE(dependent(s, ev(2, OpKind::kRead, 33, 1), p));
+  EXPECT_TRUE(dependent(s, ev(2, OpKind::kWrite, 33, 1), p));
+  EXPECT_FALSE(dependent(s, ev(2, OpKind::kWrite, 34, 2), p));
 }
 
 TEST(Dependence, NeverCoenabledPairs) {
@@ -137,6 +158,19 @@ TEST(ClockTracker, AtomicSectionsAreOrderedByTheirFootprint) {
   const VectorClock all = c.add(Event{5, Operation{OpKind::kAtomicSection, 0, 0, 0, 0}});
   EXPECT_TRUE(all.covers(2, 1));
   EXPECT_TRUE(all.covers(3, 1));
+}
+
+TEST(ClockTracker, NeighbouringBytesHaveTheirOwnHistory) {
+  ClockTracker c(ReadPolicy::kReadsCommute);
+  c.add(ev(1, OpKind::kWrite, 40, 8));  // the whole granule
+  c.add(ev(2, OpKind::kWrite, 40, 4));  // its first half
+  const VectorClock second_half = c.add(ev(3, OpKind::kRead, 44));
+  EXPECT_TRUE(second_half.covers(1, 1));                        // read from thread 1's write
+  EXPECT_FALSE(second_half.covers(2, 1));                       // thread 2 wrote other bytes
+  const VectorClock both = c.add(ev(4, OpKind::kRead, 42, 4));  // spans the two halves
+  EXPECT_TRUE(both.covers(2, 1));
+  EXPECT_TRUE(both.covers(1, 1));
+  EXPECT_FALSE(both.covers(3, 1));  // reads commute
 }
 
 TEST(Foata, EquivalentInterleavingsShareAFingerprint) {

@@ -12,6 +12,7 @@
 
 #include "strategies.hpp"
 #include "wakeup_tree.hpp"
+#include "weft/trace/byte_classes.hpp"
 #include "weft/trace/clock_tracker.hpp"
 
 namespace weft::explorer {
@@ -38,17 +39,19 @@ class RaceCandidates {
       if (auto it = map.find(key); it != map.end()) out.push_back(it->second);
     };
     // A memory operation, or each access of an atomic section with a known footprint.
-    for_each_access(op, [&](ObjectKey first, ObjectKey last, bool writes) {
-      for (ObjectKey g = first; g <= last; ++g) {
-        auto it = memory_.find(g);
-        if (it == memory_.end()) continue;
-        const Access& a = it->second;
-        if (writes && !a.reads_since.empty()) {
+    for_each_access(op, [&](ObjectKey g, ByteMask read, ByteMask written) {
+      auto it = memory_.find(g);
+      if (it == memory_.end()) return;
+      it->second.for_each(written, [&](const Access& a) {
+        if (!a.reads_since.empty()) {
           out.insert(out.end(), a.reads_since.begin(), a.reads_since.end());
         } else if (a.last_write != kNone) {
           out.push_back(a.last_write);
         }
-      }
+      });
+      it->second.for_each(static_cast<ByteMask>(read & ~written), [&](const Access& a) {
+        if (a.last_write != kNone) out.push_back(a.last_write);
+      });
     });
     if (touches_everything(op)) {
       // A footprint-less section races with the last event of every other thread.
@@ -103,16 +106,16 @@ class RaceCandidates {
       last_global_ = index;
       last_global_thread_ = e.thread;
     }
-    for_each_access(op, [&](ObjectKey first, ObjectKey last, bool writes) {
-      for (ObjectKey g = first; g <= last; ++g) {
-        Access& a = memory_[g];
-        if (!writes) {
-          a.reads_since.push_back(index);
-        } else {
-          a.last_write = index;
-          a.reads_since.clear();
-        }
-      }
+    for_each_access(op, [&](ObjectKey g, ByteMask read, ByteMask written) {
+      auto& classes = memory_[g];
+      const auto only_read = static_cast<ByteMask>(read & ~written);
+      if (written) classes.split(written);
+      if (only_read) classes.split(only_read);
+      classes.for_each(written, [&](Access& a) {
+        a.last_write = index;
+        a.reads_since.clear();
+      });
+      classes.for_each(only_read, [&](Access& a) { a.reads_since.push_back(index); });
     });
     switch (domain_of(op.kind)) {
       case Domain::kMutex:
@@ -148,7 +151,7 @@ class RaceCandidates {
     std::size_t last_write = kNone;
     std::vector<std::size_t> reads_since;
   };
-  std::unordered_map<ObjectKey, Access> memory_;
+  std::unordered_map<ObjectKey, ByteClasses<Access>> memory_;  // by granule, exact to the byte
   std::unordered_map<ObjectKey, std::size_t> last_acquire_, last_wake_, last_cond_, last_sem_wait_,
       last_failed_trywait_;
   std::vector<std::size_t> last_of_thread_;

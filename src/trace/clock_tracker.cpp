@@ -33,9 +33,18 @@ const VectorClock& ClockTracker::add(const Event& e) {
     reads.push_back(read);
   };
   const Operation& op = e.op;
-  for_each_access(op, [&](ObjectKey first, ObjectKey last, bool writes) {
-    const bool read = policy_ == ReadPolicy::kReadsCommute && !writes;
-    for (ObjectKey g = first; g <= last; ++g) touch(memory_[g], read);
+  // Memory: first split the byte classes the access covers in part, then touch those inside it
+  // (the splits may move classes, so no pointer is taken before they are all done).
+  for_each_access(op, [&](ObjectKey g, ByteMask read, ByteMask written) {
+    auto& classes = memory_[g];
+    if (written) classes.split(written);
+    if (read & ~written) classes.split(static_cast<ByteMask>(read & ~written));
+  });
+  for_each_access(op, [&](ObjectKey g, ByteMask read, ByteMask written) {
+    auto& classes = memory_[g];
+    classes.for_each(written, [&](Access& a) { touch(a, false); });
+    classes.for_each(static_cast<ByteMask>(read & ~written),
+                     [&](Access& a) { touch(a, policy_ == ReadPolicy::kReadsCommute); });
   });
   const bool global = touches_everything(op);
   switch (domain_of(op.kind)) {

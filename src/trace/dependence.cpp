@@ -16,15 +16,22 @@ bool needs_free(const Operation& op) {
   return op.kind == OpKind::kMutexLock || op.kind == OpKind::kCondWake;
 }
 
-// Memory is compared in granules of kMemoryGranule bytes, as the clock tracker keys it: accesses
-// to neighbouring bytes of one granule count as dependent (conservative, and consistent with the
-// happens-before the tracker computes). An atomic section conflicts where one of its accesses does.
+// Memory is compared byte by byte: accesses to neighbouring variables are independent, as in the
+// clock tracker. An atomic section conflicts where one of its accesses does.
 bool memory_conflict(const Operation& x, const Operation& y, ReadPolicy policy) {
+  const bool reads_conflict = policy == ReadPolicy::kReadsConflict;
+  if (domain_of(x.kind) == Domain::kMemory && domain_of(y.kind) == Domain::kMemory) {
+    const ObjectKey x_end = x.object + (x.size ? x.size : 1);
+    const ObjectKey y_end = y.object + (y.size ? y.size : 1);
+    if (x.object >= y_end || y.object >= x_end) return false;
+    return reads_conflict || !(is_read(x.kind) && is_read(y.kind));
+  }
   bool conflict = false;
-  for_each_access(x, [&](ObjectKey x_first, ObjectKey x_last, bool x_writes) {
-    for_each_access(y, [&](ObjectKey y_first, ObjectKey y_last, bool y_writes) {
-      if (x_first <= y_last && y_first <= x_last &&
-          (x_writes || y_writes || policy == ReadPolicy::kReadsConflict))
+  for_each_access(x, [&](ObjectKey xg, ByteMask x_read, ByteMask x_written) {
+    for_each_access(y, [&](ObjectKey yg, ByteMask y_read, ByteMask y_written) {
+      if (xg != yg) return;
+      const unsigned x_all = x_read | x_written, y_all = y_read | y_written;
+      if ((x_written & y_all) || (y_written & x_all) || (reads_conflict && (x_all & y_all)))
         conflict = true;
     });
   });

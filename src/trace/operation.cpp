@@ -42,14 +42,14 @@ bool Footprint::add(ObjectKey address, std::uint64_t size, bool write) {
   for (ObjectKey g = first; g <= last; ++g) {
     std::size_t i = 0;
     while (i < count && granule(i) != g) ++i;
-    if (i == count) {
-      if (count == kCapacity) {
-        *this = Footprint{};  // too much to list: unknown, so dependent with everything
-        return false;
-      }
-      entries[count++] = g << 1;
+    // A granule index needs 48 bits (user-space addresses have 47).
+    if (i == count && (count == kCapacity || g >> 48 != 0)) {
+      *this = Footprint{};  // too much to list: unknown, so dependent with everything
+      return false;
     }
-    if (write) entries[i] |= 1;
+    if (i == count) entries[count++] = g << 16;
+    const ObjectKey bytes = bytes_in_granule(address, size, g);
+    entries[i] |= write ? bytes : bytes << 8;
   }
   return true;
 }
@@ -183,7 +183,7 @@ std::string describe(const Operation& op, const ThreadRegistry* threads) {
         s += " (";
         for (std::size_t i = 0; i < op.footprint.count; ++i) {
           if (i) s += ", ";
-          s += (op.footprint.written(i) ? "write " : "read ") +
+          s += (op.footprint.written_bytes(i) ? "write " : "read ") +
                object_name(op.footprint.granule(i) * kMemoryGranule);
         }
         s += ")";

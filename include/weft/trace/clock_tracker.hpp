@@ -4,6 +4,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "weft/trace/byte_classes.hpp"
 #include "weft/trace/dependence.hpp"
 #include "weft/trace/operation.hpp"
 #include "weft/trace/vector_clock.hpp"
@@ -14,9 +15,10 @@ namespace weft {
 /// thread's previous clock and the clocks of all earlier dependent events, maintained per object
 /// with a write clock and an access clock so that reads commute (Saarikivi et al. §II-D, Fig. 3).
 /// Thread creation passes the creator's clock to the child; a join receives the joined thread's
-/// final clock. Memory is keyed by granule (kMemoryGranule bytes); an access spanning several
-/// granules touches each. It also computes the Foata level of each event (thesis Def. 29): one more
-/// than the highest level among its immediate predecessors.
+/// final clock. Memory is keyed by granule (kMemoryGranule bytes) and within one by the bytes
+/// accessed (ByteClasses); an access spanning several granules touches each. It also computes the
+/// Foata level of each event (thesis Def. 29): one more than the highest level among its immediate
+/// predecessors.
 class ClockTracker {
  public:
   explicit ClockTracker(ReadPolicy policy) : policy_(policy) {}
@@ -55,7 +57,8 @@ class ClockTracker {
   ReadPolicy policy_;
   bool join_covers_end_ = false;
   std::vector<PerThread> threads_;
-  std::unordered_map<ObjectKey, Access> memory_, mutexes_, conds_, sems_;
+  std::unordered_map<ObjectKey, ByteClasses<Access>> memory_;  // by granule, exact to the byte
+  std::unordered_map<ObjectKey, Access> mutexes_, conds_, sems_;
   // Exits and atomic sections without a known footprint depend on every event: they are ordered
   // after every event before them, and every later event after them.
   VectorClock all_;

@@ -54,17 +54,21 @@ enum class OpKind : std::uint8_t {
 /// What kind of object an operation acts on; operations on different domains never interact.
 enum class Domain : std::uint8_t { kNone, kMemory, kMutex, kCond, kSemaphore, kThread, kProcess };
 
-/// Memory is tracked in aligned granules of this many bytes (dependence and happens-before alike).
+/// Memory is indexed in aligned granules of this many bytes; within a granule, accesses are told
+/// apart by the bytes they touch (a ByteMask), so dependence and happens-before are exact to the
+/// byte.
 inline constexpr ObjectKey kMemoryGranule = 8;
+/// Bytes of one granule: bit i stands for byte i.
+using ByteMask = std::uint8_t;
 
-/// What an atomic section read and wrote, recorded when it ends: a few granules, each read or
-/// written. A section is one event made of several accesses; it depends on what they depend on
-/// (a section's accesses are fixed by the values it reads, so an event independent of them
-/// cannot change them). A section that is still pending, touched more granules than fit, or
-/// performed other visible operations inside has no known footprint and depends on everything.
+/// What an atomic section read and wrote, recorded when it ends: the bytes of a few granules. A
+/// section is one event made of several accesses; it depends on what they depend on (a section's
+/// accesses are fixed by the values it reads, so an event independent of them cannot change
+/// them). A section that is still pending, touched more granules than fit, or performed other
+/// visible operations inside has no known footprint and depends on everything.
 struct Footprint {
   static constexpr std::size_t kCapacity = 4;
-  /// Granule index times two, plus one if the granule was written.
+  /// Granule index << 16 | bytes read << 8 | bytes written.
   std::array<ObjectKey, kCapacity> entries{};
   std::uint8_t count = 0;
   bool known = false;
@@ -72,8 +76,9 @@ struct Footprint {
   /// Notes an access to [address, address+size); false (and the footprint unknown) when the
   /// granules it touches no longer fit.
   bool add(ObjectKey address, std::uint64_t size, bool write);
-  ObjectKey granule(std::size_t i) const { return entries[i] >> 1; }
-  bool written(std::size_t i) const { return (entries[i] & 1) != 0; }
+  ObjectKey granule(std::size_t i) const { return entries[i] >> 16; }
+  ByteMask read_bytes(std::size_t i) const { return static_cast<ByteMask>(entries[i] >> 8); }
+  ByteMask written_bytes(std::size_t i) const { return static_cast<ByteMask>(entries[i]); }
 
   friend bool operator==(const Footprint&, const Footprint&) = default;
 };
@@ -104,10 +109,19 @@ struct Event {
   friend bool operator==(const Event&, const Event&) = default;
 };
 
-/// First and last granule index a memory operation touches.
+/// First and last granule index a memory operation touches (a size of 0 counts as 1 byte).
 inline std::pair<ObjectKey, ObjectKey> granules_of(const Operation& op) {
   const ObjectKey last_byte = op.object + (op.size ? op.size - 1 : 0);
   return {op.object / kMemoryGranule, last_byte / kMemoryGranule};
+}
+
+/// The bytes of granule `g` that [address, address+size) covers.
+inline ByteMask bytes_in_granule(ObjectKey address, std::uint64_t size, ObjectKey g) {
+  const ObjectKey start = g * kMemoryGranule;
+  const ObjectKey from = address > start ? address - start : 0;
+  const ObjectKey end = address + (size ? size : 1);
+  const ObjectKey to = end - start < kMemoryGranule ? end - start : kMemoryGranule;
+  return static_cast<ByteMask>(((1u << to) - 1) & ~((1u << from) - 1));
 }
 
 Domain domain_of(OpKind kind);
@@ -118,16 +132,20 @@ bool is_read(OpKind kind);
 bool touches_everything(const Operation& op);
 /// A memory operation, or an atomic section with a known footprint.
 bool accesses_memory(const Operation& op);
-/// Calls `f(first_granule, last_granule, writes)` for each granule range `op` accesses (nothing
-/// unless accesses_memory(op)).
+/// Calls `f(granule, read_bytes, written_bytes)` for each granule `op` accesses (nothing unless
+/// accesses_memory(op)).
 template <class F>
 void for_each_access(const Operation& op, F&& f) {
   if (domain_of(op.kind) == Domain::kMemory) {
     const auto [first, last] = granules_of(op);
-    f(first, last, !is_read(op.kind));
+    const bool writes = !is_read(op.kind);
+    for (ObjectKey g = first; g <= last; ++g) {
+      const ByteMask bytes = bytes_in_granule(op.object, op.size, g);
+      f(g, writes ? ByteMask{0} : bytes, writes ? bytes : ByteMask{0});
+    }
   } else if (op.kind == OpKind::kAtomicSection && op.footprint.known) {
     for (std::size_t i = 0; i < op.footprint.count; ++i)
-      f(op.footprint.granule(i), op.footprint.granule(i), op.footprint.written(i));
+      f(op.footprint.granule(i), op.footprint.read_bytes(i), op.footprint.written_bytes(i));
   }
 }
 /// Operations that may block (enabledness depends on other threads).
