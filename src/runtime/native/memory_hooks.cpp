@@ -25,7 +25,7 @@ void plain_access(void* addr, std::uint64_t size, bool write, std::uint64_t site
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt || size == 0) return;
   // Inside an atomic section with every access visible, the access is part of the section.
-  if (rt->self().atomic_depth > 0 && rt->options().points == Points::kAll)
+  if (rt->options().points == Points::kAll && rt->self().atomic_depth > 0)
     rt->self().section.add(reinterpret_cast<weft::ObjectKey>(addr), size, write);
   // While the main thread is the only thread there has been, no access can race or be
   // reordered with another thread's: everything it does happens before every later thread.
