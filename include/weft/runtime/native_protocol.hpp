@@ -41,7 +41,9 @@ inline constexpr std::uint64_t kAtomicSectionKey = 8;
 
 /// A marker string every instrumented binary contains; weft refuses binaries without it.
 inline constexpr const char* kRuntimeMarker = "weft-runtime-v1";
-inline constexpr int kProtocolVersion = 1;
+/// Bumped whenever what the runtime in the program and weft must agree on changes (version 2:
+/// atomic sections carry footprints, and exits wait until no other thread can run).
+inline constexpr int kProtocolVersion = 2;
 
 // Control lines (text, one per line):
 //   program → weft at start:  "HELLO <version> <load base, hex>"
