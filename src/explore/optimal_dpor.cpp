@@ -39,7 +39,7 @@ class RaceCandidates {
       if (auto it = map.find(key); it != map.end()) out.push_back(it->second);
     };
     // A memory operation, or each access of an atomic section with a known footprint.
-    for_each_access(op, [&](ObjectKey g, ByteMask read, ByteMask written) {
+    for_each_access(op, [&](ObjectKey g, ByteMask read_only, ByteMask written) {
       auto it = memory_.find(g);
       if (it == memory_.end()) return;
       it->second.for_each(written, [&](const Access& a) {
@@ -49,7 +49,7 @@ class RaceCandidates {
           out.push_back(a.last_write);
         }
       });
-      it->second.for_each(static_cast<ByteMask>(read & ~written), [&](const Access& a) {
+      it->second.for_each(read_only, [&](const Access& a) {
         if (a.last_write != kNone) out.push_back(a.last_write);
       });
     });
@@ -106,16 +106,15 @@ class RaceCandidates {
       last_global_ = index;
       last_global_thread_ = e.thread;
     }
-    for_each_access(op, [&](ObjectKey g, ByteMask read, ByteMask written) {
+    for_each_access(op, [&](ObjectKey g, ByteMask read_only, ByteMask written) {
       auto& classes = memory_[g];
-      const auto only_read = static_cast<ByteMask>(read & ~written);
-      if (written) classes.split(written);
-      if (only_read) classes.split(only_read);
+      classes.split(written);
+      classes.split(read_only);
       classes.for_each(written, [&](Access& a) {
         a.last_write = index;
         a.reads_since.clear();
       });
-      classes.for_each(only_read, [&](Access& a) { a.reads_since.push_back(index); });
+      classes.for_each(read_only, [&](Access& a) { a.reads_since.push_back(index); });
     });
     switch (domain_of(op.kind)) {
       case Domain::kMutex:

@@ -34,18 +34,20 @@ const VectorClock& ClockTracker::add(const Event& e) {
   };
   const Operation& op = e.op;
   // Memory: first split the byte classes the access covers in part, then touch those inside it
-  // (the splits may move classes, so no pointer is taken before they are all done).
-  for_each_access(op, [&](ObjectKey g, ByteMask read, ByteMask written) {
+  // (the splits may move classes, so no pointer into them is taken before they are all done).
+  auto& granules = scratch_granules_;
+  granules.clear();
+  for_each_access(op, [&](ObjectKey g, ByteMask read_only, ByteMask written) {
     auto& classes = memory_[g];
-    if (written) classes.split(written);
-    if (read & ~written) classes.split(static_cast<ByteMask>(read & ~written));
+    classes.split(written);
+    classes.split(read_only);
+    granules.push_back({&classes, read_only, written});
   });
-  for_each_access(op, [&](ObjectKey g, ByteMask read, ByteMask written) {
-    auto& classes = memory_[g];
-    classes.for_each(written, [&](Access& a) { touch(a, false); });
-    classes.for_each(static_cast<ByteMask>(read & ~written),
-                     [&](Access& a) { touch(a, policy_ == ReadPolicy::kReadsCommute); });
-  });
+  for (const GranuleAccess& g : granules) {
+    g.classes->for_each(g.written, [&](Access& a) { touch(a, false); });
+    g.classes->for_each(g.read_only,
+                        [&](Access& a) { touch(a, policy_ == ReadPolicy::kReadsCommute); });
+  }
   const bool global = touches_everything(op);
   switch (domain_of(op.kind)) {
     case Domain::kMutex:

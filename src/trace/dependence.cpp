@@ -21,9 +21,8 @@ bool needs_free(const Operation& op) {
 bool memory_conflict(const Operation& x, const Operation& y, ReadPolicy policy) {
   const bool reads_conflict = policy == ReadPolicy::kReadsConflict;
   if (domain_of(x.kind) == Domain::kMemory && domain_of(y.kind) == Domain::kMemory) {
-    const ObjectKey x_end = x.object + (x.size ? x.size : 1);
-    const ObjectKey y_end = y.object + (y.size ? y.size : 1);
-    if (x.object >= y_end || y.object >= x_end) return false;
+    if (x.object >= byte_end(y.object, y.size) || y.object >= byte_end(x.object, x.size))
+      return false;
     return reads_conflict || !(is_read(x.kind) && is_read(y.kind));
   }
   bool conflict = false;

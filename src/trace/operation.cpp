@@ -37,8 +37,7 @@ Domain domain_of(OpKind kind) {
 
 bool Footprint::add(ObjectKey address, std::uint64_t size, bool write) {
   if (!known) return false;
-  const ObjectKey first = address / kMemoryGranule;
-  const ObjectKey last = (address + (size ? size - 1 : 0)) / kMemoryGranule;
+  const auto [first, last] = granule_span(address, size);
   for (ObjectKey g = first; g <= last; ++g) {
     std::size_t i = 0;
     while (i < count && granule(i) != g) ++i;

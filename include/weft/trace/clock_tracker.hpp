@@ -67,6 +67,11 @@ class ClockTracker {
   std::uint32_t last_global_level_ = 0;
   // Reused by add() to avoid an allocation per event.
   std::vector<Access*> scratch_touched_;
+  struct GranuleAccess {
+    ByteClasses<Access>* classes;
+    ByteMask read_only, written;
+  };
+  std::vector<GranuleAccess> scratch_granules_;
   std::vector<bool> scratch_reads_;
   std::uint32_t last_level_ = 0;
 };

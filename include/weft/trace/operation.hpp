@@ -109,17 +109,21 @@ struct Event {
   friend bool operator==(const Event&, const Event&) = default;
 };
 
-/// First and last granule index a memory operation touches (a size of 0 counts as 1 byte).
-inline std::pair<ObjectKey, ObjectKey> granules_of(const Operation& op) {
-  const ObjectKey last_byte = op.object + (op.size ? op.size - 1 : 0);
-  return {op.object / kMemoryGranule, last_byte / kMemoryGranule};
+/// One past the last byte of [address, address+size); a size of 0 counts as 1 byte.
+inline ObjectKey byte_end(ObjectKey address, std::uint64_t size) {
+  return address + (size ? size : 1);
+}
+
+/// First and last granule index that [address, address+size) touches.
+inline std::pair<ObjectKey, ObjectKey> granule_span(ObjectKey address, std::uint64_t size) {
+  return {address / kMemoryGranule, (byte_end(address, size) - 1) / kMemoryGranule};
 }
 
 /// The bytes of granule `g` that [address, address+size) covers.
 inline ByteMask bytes_in_granule(ObjectKey address, std::uint64_t size, ObjectKey g) {
   const ObjectKey start = g * kMemoryGranule;
   const ObjectKey from = address > start ? address - start : 0;
-  const ObjectKey end = address + (size ? size : 1);
+  const ObjectKey end = byte_end(address, size);
   const ObjectKey to = end - start < kMemoryGranule ? end - start : kMemoryGranule;
   return static_cast<ByteMask>(((1u << to) - 1) & ~((1u << from) - 1));
 }
@@ -132,20 +136,23 @@ bool is_read(OpKind kind);
 bool touches_everything(const Operation& op);
 /// A memory operation, or an atomic section with a known footprint.
 bool accesses_memory(const Operation& op);
-/// Calls `f(granule, read_bytes, written_bytes)` for each granule `op` accesses (nothing unless
-/// accesses_memory(op)).
+/// Calls `f(granule, read_only_bytes, written_bytes)` for each granule `op` accesses (nothing
+/// unless accesses_memory(op)). A byte an atomic section both read and wrote counts as written.
 template <class F>
 void for_each_access(const Operation& op, F&& f) {
   if (domain_of(op.kind) == Domain::kMemory) {
-    const auto [first, last] = granules_of(op);
+    const auto [first, last] = granule_span(op.object, op.size);
     const bool writes = !is_read(op.kind);
     for (ObjectKey g = first; g <= last; ++g) {
       const ByteMask bytes = bytes_in_granule(op.object, op.size, g);
       f(g, writes ? ByteMask{0} : bytes, writes ? bytes : ByteMask{0});
     }
   } else if (op.kind == OpKind::kAtomicSection && op.footprint.known) {
-    for (std::size_t i = 0; i < op.footprint.count; ++i)
-      f(op.footprint.granule(i), op.footprint.read_bytes(i), op.footprint.written_bytes(i));
+    for (std::size_t i = 0; i < op.footprint.count; ++i) {
+      const ByteMask written = op.footprint.written_bytes(i);
+      f(op.footprint.granule(i), static_cast<ByteMask>(op.footprint.read_bytes(i) & ~written),
+        written);
+    }
   }
 }
 /// Operations that may block (enabledness depends on other threads).

@@ -24,11 +24,16 @@ std::string thread_name(NativeRuntime& rt) {
   return "thread " + rt.registry().name(rt.scheduler().self());
 }
 
+// The atomic section the calling thread is in (with every access visible) has ended, or ends
+// the process: its event records what it read and wrote.
+void record_section_footprint(NativeRuntime& rt) {
+  if (rt.self().section.known) rt.scheduler().record_footprint(rt.self().section);
+}
+
 // Ends the process. Inside an atomic section (a failed assume in a __VERIFIER_atomic_*
 // function, say) the section's event first records what it read to decide so.
 [[noreturn]] void end_process(NativeRuntime& rt, int status, Outcome outcome, std::uint64_t site) {
-  const auto& self = rt.self();
-  if (self.atomic_depth > 0 && self.section.known) rt.scheduler().record_footprint(self.section);
+  if (rt.self().atomic_depth > 0) record_section_footprint(rt);
   rt.scheduler().end_process(status, outcome, site);
 }
 
@@ -142,7 +147,7 @@ void __weft_atomic_end(void) {
   RuntimeScope scope(*rt);
   if (--rt->self().atomic_depth > 0) return;
   if (rt->options().points == weft::runtime::native::Points::kAll) {
-    if (rt->self().section.known) rt->scheduler().record_footprint(rt->self().section);
+    record_section_footprint(*rt);
     return;
   }
   rt->scheduler().perform(weft::Operation{weft::OpKind::kMutexUnlock, 0, 0,
