@@ -25,6 +25,35 @@ TEST(Robustness, SpinningThreadReachesTheBoundWithItsSchedule) {
   EXPECT_NE(r.incomplete_reason.find("bound"), std::string::npos);
 }
 
+// A thread stopped by the step bound must not end the execution: the others run on, within the
+// bound. Here the waiter's write comes after its first read, and the checker sees it only if it
+// runs after that write while the waiter still spins. When the first thread to reach the bound
+// ended the whole execution, no DPOR found this: the checker's read never ran after the write in
+// any execution, so no race brought it there (only the oracle, dfs, did).
+TEST(Robustness, OtherThreadsRunOnWhenOneReachesTheStepBound) {
+  for (const StrategyKind kind : testing::kExhaustive) {
+    Options o = testing::with(kind);
+    o.max_steps_per_thread = 8;
+    const Result r = explore(o, [] {
+      atomic<int> flag{0}, written{0};
+      thread checker([&] {
+        WEFT_ASSERT(written.load() == 0);
+        flag.store(1);
+      });
+      thread waiter([&] {
+        int rounds = 0;
+        while (flag.load() == 0)
+          if (++rounds == 1) written.store(1);
+      });
+      checker.join();
+      waiter.join();
+    });
+    ASSERT_EQ(r.bugs.size(), 1u) << static_cast<int>(kind);
+    EXPECT_EQ(r.bugs[0].kind, Outcome::kAssertionFailure);
+    EXPECT_GT(r.stats.bound_reached, 0u);
+  }
+}
+
 TEST(Robustness, ThrowingThreadIsAReportedBug) {
   const Result r = explore([] {
     thread t([] { throw std::runtime_error("boom"); });

@@ -145,7 +145,7 @@ def bound_hit(result):
 # Bounds tried, smallest first, for a program that creates threads endlessly (threads, main
 # included) or whose threads spin (visible operations per thread).
 THREAD_BOUNDS = [2, 3, 4, 5, 6, 8, 10, 12, 16, 24, 32, 48, 64]
-STEP_BOUNDS = [50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000]
+STEP_BOUNDS = [20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000]
 
 
 def classify(expected, verdict):

@@ -405,6 +405,7 @@ Trace Scheduler::Impl::run(const TestDirective& d, const std::function<void()>& 
   this->limits = &limits;
   used_stack_slots.clear();
   std::vector<SleepEntry> sleep;
+  std::vector<ThreadId> bounded;
   std::uint64_t rng = d.seed;
   ThreadId last = kMainThread;
   bool following = true;
@@ -427,8 +428,21 @@ Trace Scheduler::Impl::run(const TestDirective& d, const std::function<void()>& 
     // executions that end early show no bug that these do not.
     ThreadSet enabled, exiting;
     for (ThreadId id = waiting.first(); id != kNoThread; id = waiting.next_from(id + 1))
-      if (is_enabled(*by_id[id]))
+      if (by_id[id]->steps >= limits.max_steps_per_thread)
+        bounded.push_back(id);
+      else if (is_enabled(*by_id[id]))
         (by_id[id]->pending.kind == OpKind::kProcessExit ? exiting : enabled).insert(id);
+    // A thread at the step bound stops there and the others run on, as after a bug: ending the
+    // whole execution would leave out every interleaving in which the others run on within the
+    // bound, and no race would bring them back (their events never ran). Like a blocked thread,
+    // it is not enabled: its pending operation never runs.
+    for (ThreadId id : bounded) {
+      record_failure(*by_id[id], Outcome::kBoundReached,
+                     "thread " + registry.name(id) + " reached the bound of " +
+                         std::to_string(limits.max_steps_per_thread) + " visible operations");
+      stop(*by_id[id]);
+    }
+    bounded.clear();
     if (enabled.empty()) enabled = std::move(exiting);
     if (enabled.empty()) {
       if (!spinning.empty() && !failed)
@@ -475,14 +489,6 @@ Trace Scheduler::Impl::run(const TestDirective& d, const std::function<void()>& 
     }
 
     ThreadRec& t = *by_id[chosen];
-    if (t.steps >= limits.max_steps_per_thread) {
-      if (failed) break;
-      trace.outcome = Outcome::kBoundReached;
-      trace.message = "thread " + registry.name(chosen) + " reached the bound of " +
-                      std::to_string(limits.max_steps_per_thread) + " visible operations";
-      trace.failing_thread = chosen;
-      break;
-    }
     ++t.steps;
     last = chosen;
     Operation op = t.pending;
