@@ -311,13 +311,15 @@ TEST(NativeSpinLoops, BusyWaitsAreExploredCompletelyAndFindTheSameBugs) {
     EXPECT_EQ(correct.exit_code, 0) << program << correct.out;
     EXPECT_GT(stat(correct, "spin_blocked"), 0u) << program;
     EXPECT_EQ(stat(correct, "bound_reached"), 0u) << program;
-    const CliRun spinning = check(program, "--points=all --keep-spinning --max-steps 60");
+    // Left to spin, every thread runs on to the step bound (20: each interleaving of two spinning
+    // threads within it is explored).
+    const CliRun spinning = check(program, "--points=all --keep-spinning --max-steps 20");
     EXPECT_EQ(spinning.exit_code, 3) << program << spinning.out;  // only within the bound
     EXPECT_GT(stat(spinning, "bound_reached"), 0u) << program;
 
     const CliRun buggy = check(program, "--points=all -- -DBUG");
     const CliRun buggy_spinning =
-        check(program, "--points=all --keep-spinning --max-steps 60 -- -DBUG");
+        check(program, "--points=all --keep-spinning --max-steps 20 -- -DBUG");
     ASSERT_EQ(buggy.exit_code, 1) << program << buggy.out;
     ASSERT_EQ(buggy_spinning.exit_code, 1) << program << buggy_spinning.out;
     // The same assertion (the two consumers are alike: either may be the one that fails).
@@ -330,6 +332,41 @@ TEST(NativeSpinLoops, BusyWaitsAreExploredCompletelyAndFindTheSameBugs) {
   // (Flanagan-Godefroid) and every interleaving without sleep sets find the same 48.
   EXPECT_EQ(stat(check("spin_peterson.c", "--points=all"), "traces"), 48u);
   EXPECT_EQ(stat(check("spin_peterson.c", "--points=all --strategy dpor"), "traces"), 48u);
+}
+
+// A test-and-set lock taken by calling try_lock() until it succeeds: the loop calls a function,
+// stores to a local, and the exchange on a held lock stores the 1 that was there. An iteration
+// that leaves everything as it was is still a busy wait: explored completely, the same bug found.
+TEST(NativeSpinLoops, IterationsThatChangeNothingThroughCallsAndWritesAreBusyWaits) {
+  const CliRun correct = check("spin_lock_through_call.c", "--points=all");
+  EXPECT_EQ(correct.exit_code, 0) << correct.out;
+  EXPECT_GT(stat(correct, "spin_blocked"), 0u);
+  EXPECT_EQ(stat(correct, "bound_reached"), 0u);
+  // Each thread takes the lock once, so the two orders of the critical sections are the traces.
+  EXPECT_EQ(stat(correct, "traces"), 2u);
+  const CliRun spinning =
+      check("spin_lock_through_call.c", "--points=all --keep-spinning --max-steps 20");
+  EXPECT_EQ(spinning.exit_code, 3) << spinning.out;
+  EXPECT_GT(stat(spinning, "bound_reached"), 0u);
+
+  const CliRun buggy = check("spin_lock_through_call.c", "--points=all -- -DBUG");
+  const CliRun buggy_spinning =
+      check("spin_lock_through_call.c", "--points=all --keep-spinning --max-steps 20 -- -DBUG");
+  ASSERT_EQ(buggy.exit_code, 1) << buggy.out;
+  ASSERT_EQ(buggy_spinning.exit_code, 1) << buggy_spinning.out;
+  EXPECT_EQ(first_bug_message(buggy), first_bug_message(buggy_spinning));
+}
+
+// An iteration that changes memory (a shared counter, or with -DLOCAL a local one) is not a busy
+// wait: stopping the waiter after it would hide the checker's failure, which needs three rounds.
+TEST(NativeSpinLoops, IterationsThatChangeMemoryAreNotStopped) {
+  for (const char* flags : {"", " -- -DLOCAL"}) {
+    const CliRun r =
+        check("spin_with_effects.c", std::string("--points=all --max-steps 20") + flags);
+    ASSERT_EQ(r.exit_code, 1) << flags << r.out;
+    EXPECT_NE(first_bug_message(r).find("reach_error"), std::string::npos) << flags;
+    EXPECT_EQ(stat(r, "spin_blocked"), 0u) << flags;
+  }
 }
 
 TEST(NativeSpinLoops, WaitingForAFlagNobodySetsIsALivelock) {

@@ -1,82 +1,231 @@
-// Busy-wait loops, such as `while (flag == 0) {}` or `while (y != 0 && turn == 1);`: loops whose
-// only effect is to read memory. An iteration that does not leave such a loop starts the next
-// one in exactly the same state, so it can only leave once another thread has written something
-// it read. The runtime therefore stops a thread that goes around once (spin-assume, as in GenMC;
-// see Scheduler::stop_spinning) instead of letting it spin up to the step bound.
+// Busy-wait loops: loops an iteration of which may leave memory exactly as it found it, such as
+// `while (flag == 0) {}`, `while (y != 0 && turn == 1);`, `while (test_and_set(&lock)) {}` or
+// `for (;;) { elem = pop(); if (elem >= 0) break; }` where pop() finds the stack empty. An
+// iteration that does not leave the loop and changes nothing (its writes store what was there,
+// its locals end as they began) starts the next one in the same state, so the loop can only be
+// left once another thread has written something it read. The runtime therefore stops a thread
+// after such an iteration (spin-assume, as in GenMC, widened to iterations with no net effect;
+// see Scheduler::stop_spinning and src/runtime/native/spin_loops.cpp) instead of letting it spin
+// up to the step bound.
 //
-// The loop is marked by two hooks: __weft_spin_enter() on entry (its preheader) and
-// __weft_spin_back_edge() on each back edge. A loop qualifies if it is innermost, has a preheader,
-// carries no value from one iteration to the next (no phi in its header), and its instructions
-// read but never write: no stores, atomic read-modify-writes, calls (other than debug
-// intrinsics) or anything else with side effects. Runs before the access instrumenters, which
-// then hook the loop's loads.
+// The pass only marks loops where the runtime can check this. A loop qualifies if it is innermost,
+// has a preheader, carries no value from one iteration to the next in registers (no phi in its
+// header: what it carries is then in memory, whose stores the runtime sees), may read memory
+// another thread writes, and if nothing it runs has an effect the runtime cannot see: it may load,
+// store (except to thread-local variables, whose stores are not hooked) and use atomics, and call
+// only functions defined in the module that qualify in the same way, SV-COMP's atomic-section and
+// assume functions, and functions that do not return. Each loop gets three hooks, with its number
+// within its function: __weft_spin_enter(n) on entry (its preheader), __weft_spin_back_edge(n) on
+// each back edge and __weft_spin_exit(n) on each exit edge; its stores to the function's own
+// locals, which the access instrumenters leave alone, get __weft_spin_local_write(p, size). A
+// callee's locals die when it returns, so a callee's stores to them need no hook. Runs before the
+// access instrumenters, which then hook the loop's other loads and stores.
 #include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/Dominators.h>
+#include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/Transforms/Utils/BasicBlockUtils.h>
 
+#include <unordered_map>
 #include <vector>
 
 #include "function_filter.hpp"
 #include "hook_calls.hpp"
 #include "instrumenter.hpp"
 #include "runtime_abi.hpp"
+#include "shared_memory.hpp"
 
 namespace weft::instrument {
 namespace {
 
-bool only_reads(const llvm::Instruction& inst) {
-  if (llvm::isa<llvm::DbgInfoIntrinsic>(inst)) return true;
-  if (llvm::isa<llvm::PHINode>(inst)) return true;  // within an iteration (header ones excluded)
-  if (llvm::isa<llvm::LoadInst>(inst)) return true;
-  if (llvm::isa<llvm::CallBase>(inst) || llvm::isa<llvm::AllocaInst>(inst)) return false;
-  return !inst.mayWriteToMemory() && !inst.mayThrow() && !inst.isEHPad();
+bool stores_thread_local(const llvm::Value* pointer) {
+  const auto* global = llvm::dyn_cast<llvm::GlobalVariable>(llvm::getUnderlyingObject(pointer));
+  return global != nullptr && global->isThreadLocal();
 }
 
-bool is_busy_wait(const llvm::Loop& loop) {
+// Declared functions a busy-wait iteration may call: what they do, the runtime sees.
+bool is_known_declaration(llvm::StringRef name) {
+  return name == kAtomicBeginHook || name == kAtomicEndHook || name == kReachErrorHook ||
+         name == "__VERIFIER_atomic_begin" || name == "__VERIFIER_atomic_end" ||
+         name == "__VERIFIER_assume";
+}
+
+// Which instructions a busy-wait iteration may run, and which functions it may call (memoised;
+// a function being decided counts as allowed, so recursion is judged by its other instructions).
+class IterationEffects {
+ public:
+  explicit IterationEffects(SharedMemoryFilter& filter) : filter_(filter) {}
+
+  bool allowed(const llvm::Instruction& inst, bool in_loop) {
+    if (llvm::isa<llvm::DbgInfoIntrinsic>(inst)) return true;
+    if (const auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst))
+      return !stores_thread_local(store->getPointerOperand());
+    // An atomic on the loop's own local would not be hooked as a local write: rare enough.
+    if (const auto* rmw = llvm::dyn_cast<llvm::AtomicRMWInst>(&inst))
+      return !stores_thread_local(rmw->getPointerOperand()) &&
+             (!in_loop || filter_.may_be_shared(rmw->getPointerOperand()));
+    if (const auto* cas = llvm::dyn_cast<llvm::AtomicCmpXchgInst>(&inst))
+      return !stores_thread_local(cas->getPointerOperand()) &&
+             (!in_loop || filter_.may_be_shared(cas->getPointerOperand()));
+    // A local allocated in each iteration is new memory each time; a callee's die with it.
+    if (llvm::isa<llvm::AllocaInst>(inst)) return !in_loop;
+    if (const auto* call = llvm::dyn_cast<llvm::CallBase>(&inst))
+      return allowed_call(*call, in_loop);
+    if (llvm::isa<llvm::LoadInst>(inst) || llvm::isa<llvm::FenceInst>(inst) ||
+        llvm::isa<llvm::PHINode>(inst))
+      return true;
+    return !inst.mayWriteToMemory() && !inst.isEHPad();
+  }
+
+ private:
+  bool allowed_call(const llvm::CallBase& call, bool in_loop) {
+    if (call.isInlineAsm()) return false;
+    if (const auto* intrinsic = llvm::dyn_cast<llvm::IntrinsicInst>(&call)) {
+      switch (intrinsic->getIntrinsicID()) {
+        case llvm::Intrinsic::lifetime_start:
+        case llvm::Intrinsic::lifetime_end:
+        case llvm::Intrinsic::assume:
+        case llvm::Intrinsic::expect:
+        case llvm::Intrinsic::memcpy:  // hooked as ranges, or a callee's dying locals
+        case llvm::Intrinsic::memmove:
+        case llvm::Intrinsic::memset:
+          return !in_loop || writes_shared_memory(*llvm::cast<llvm::MemIntrinsic>(intrinsic));
+        default:
+          return !intrinsic->mayWriteToMemory();
+      }
+    }
+    const llvm::Function* callee = call.getCalledFunction();
+    if (callee == nullptr) return false;  // an indirect call could go anywhere
+    // It never comes back to the back edge: whatever it does ends the iteration.
+    if (callee->doesNotReturn()) return true;
+    if (callee->isDeclaration()) return is_known_declaration(callee->getName());
+    if (!is_instrumentable(*callee)) return false;
+    auto [it, inserted] = functions_.try_emplace(callee, true);
+    if (!inserted) return it->second;
+    bool ok = true;
+    for (const llvm::BasicBlock& block : *callee)
+      for (const llvm::Instruction& inst : block) ok = ok && allowed(inst, false);
+    functions_[callee] = ok;  // `it` may have moved
+    return ok;
+  }
+
+  bool writes_shared_memory(const llvm::MemIntrinsic& intrinsic) {
+    return filter_.may_be_shared(intrinsic.getRawDest());
+  }
+
+  SharedMemoryFilter& filter_;
+  std::unordered_map<const llvm::Function*, bool> functions_;
+};
+
+// Whether an iteration may read what another thread writes: otherwise no other thread can ever
+// let the loop go, and hooks would only slow a computation down. Calls are assumed to.
+bool may_read_shared_memory(const llvm::Loop& loop, SharedMemoryFilter& filter) {
+  for (const llvm::BasicBlock* block : loop.blocks())
+    for (const llvm::Instruction& inst : *block) {
+      if (const auto* load = llvm::dyn_cast<llvm::LoadInst>(&inst))
+        if (filter.may_be_shared(load->getPointerOperand())) return true;
+      if (llvm::isa<llvm::AtomicRMWInst>(inst) || llvm::isa<llvm::AtomicCmpXchgInst>(inst))
+        return true;
+      if (const auto* call = llvm::dyn_cast<llvm::CallBase>(&inst)) {
+        const auto* intrinsic = llvm::dyn_cast<llvm::IntrinsicInst>(call);
+        if (intrinsic == nullptr || intrinsic->mayReadFromMemory()) return true;
+      }
+    }
+  return false;
+}
+
+bool is_busy_wait(const llvm::Loop& loop, IterationEffects& effects, SharedMemoryFilter& filter) {
   if (!loop.getSubLoops().empty() || loop.getLoopPreheader() == nullptr) return false;
   if (llvm::isa<llvm::PHINode>(loop.getHeader()->front())) return false;
+  llvm::SmallVector<llvm::BasicBlock*, 4> exiting;
+  loop.getExitingBlocks(exiting);
+  for (const llvm::BasicBlock* block : exiting)  // exit edges are split for their hook
+    if (llvm::isa<llvm::IndirectBrInst>(block->getTerminator()) ||
+        llvm::isa<llvm::CallBrInst>(block->getTerminator()))
+      return false;
   for (const llvm::BasicBlock* block : loop.blocks())
     for (const llvm::Instruction& inst : *block)
-      if (!only_reads(inst)) return false;
-  return true;
+      if (!effects.allowed(inst, true)) return false;
+  return may_read_shared_memory(loop, filter);
 }
 
 class SpinLoopInstrumenter final : public Instrumenter {
  public:
   bool run(llvm::Module& module) override {
+    SharedMemoryFilter filter;
+    IterationEffects effects(filter);
     bool changed = false;
     for (llvm::Function& function : module) {
       if (function.isDeclaration() || !is_instrumentable(function)) continue;
-      changed |= instrument(module, function);
+      changed |= instrument(module, function, effects, filter);
     }
     return changed;
   }
 
  private:
-  static bool instrument(llvm::Module& module, llvm::Function& function) {
+  struct Edge {
+    llvm::BasicBlock* from;
+    llvm::BasicBlock* to;
+  };
+
+  static bool instrument(llvm::Module& module, llvm::Function& function, IterationEffects& effects,
+                         SharedMemoryFilter& filter) {
     llvm::DominatorTree dominators(function);
     llvm::LoopInfo loops(dominators);
     std::vector<llvm::Loop*> found;
     for (llvm::Loop* loop : loops.getLoopsInPreorder())
-      if (is_busy_wait(*loop)) found.push_back(loop);
+      if (is_busy_wait(*loop, effects, filter)) found.push_back(loop);
     if (found.empty()) return false;
-    const llvm::FunctionCallee enter = declare_hook(module, kSpinEnterHook);
-    const llvm::FunctionCallee back_edge = declare_hook(module, kSpinBackEdgeHook);
+    llvm::Type* number_type = llvm::Type::getInt32Ty(module.getContext());
+    const llvm::FunctionCallee enter = declare_hook(module, kSpinEnterHook, {number_type});
+    const llvm::FunctionCallee back_edge = declare_hook(module, kSpinBackEdgeHook, {number_type});
+    const llvm::FunctionCallee exit = declare_hook(module, kSpinExitHook, {number_type});
+    llvm::Type* write_params[] = {hook_pointer_type(module.getContext()),
+                                  llvm::Type::getInt64Ty(module.getContext())};
+    const llvm::FunctionCallee local_write =
+        declare_hook(module, kSpinLocalWriteHook, write_params);
+    const llvm::DataLayout& layout = module.getDataLayout();
     llvm::IRBuilder<> builder(module.getContext());
+    std::uint32_t number = 0;
     for (llvm::Loop* loop : found) {
+      llvm::Value* id = llvm::ConstantInt::get(number_type, number++);
       llvm::BasicBlock* header = loop->getHeader();
-      position_before(builder, *loop->getLoopPreheader()->getTerminator());
-      builder.SetCurrentDebugLocation(location_of(*header->getFirstNonPHI()));
-      builder.CreateCall(enter);
+      const llvm::DebugLoc where = location_of(*header->getFirstNonPHI());
+      // Every edge is found before any is split: splitting changes the loop's blocks.
+      std::vector<Edge> back_edges;
+      std::vector<Edge> exits;
       llvm::SmallVector<llvm::BasicBlock*, 4> latches;
       loop->getLoopLatches(latches);
-      for (llvm::BasicBlock* latch : latches) {
-        // A block of its own on the back edge: the latch may also be where the loop is left.
-        llvm::BasicBlock* edge = llvm::SplitEdge(latch, header);
-        position_before(builder, *edge->getTerminator());
-        builder.SetCurrentDebugLocation(location_of(*header->getFirstNonPHI()));
-        builder.CreateCall(back_edge);
+      for (llvm::BasicBlock* latch : latches) back_edges.push_back({latch, header});
+      llvm::SmallVector<std::pair<llvm::BasicBlock*, llvm::BasicBlock*>, 4> exit_edges;
+      loop->getExitEdges(exit_edges);
+      for (auto [from, to] : exit_edges)
+        exits.push_back({const_cast<llvm::BasicBlock*>(from), const_cast<llvm::BasicBlock*>(to)});
+      std::vector<llvm::StoreInst*> local_stores;
+      for (llvm::BasicBlock* block : loop->blocks())
+        for (llvm::Instruction& inst : *block)
+          if (auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst))
+            if (!filter.may_be_shared(store->getPointerOperand())) local_stores.push_back(store);
+
+      position_before(builder, *loop->getLoopPreheader()->getTerminator());
+      builder.SetCurrentDebugLocation(where);
+      builder.CreateCall(enter, {id});
+      // A block of its own on each edge: the latch may also be where the loop is left.
+      const auto on_edge = [&](const Edge& edge, const llvm::FunctionCallee& hook) {
+        llvm::BasicBlock* block = llvm::SplitEdge(edge.from, edge.to);
+        position_before(builder, *block->getTerminator());
+        builder.SetCurrentDebugLocation(where);
+        builder.CreateCall(hook, {id});
+      };
+      for (const Edge& edge : back_edges) on_edge(edge, back_edge);
+      for (const Edge& edge : exits) on_edge(edge, exit);
+      for (llvm::StoreInst* store : local_stores) {
+        position_before(builder, *store);
+        const llvm::TypeSize size = layout.getTypeStoreSize(store->getValueOperand()->getType());
+        builder.CreateCall(local_write,
+                           {builder.CreatePointerCast(store->getPointerOperand(), write_params[0]),
+                            builder.getInt64(size.isScalable() ? ~0ULL : size.getFixedValue())});
       }
     }
     return true;

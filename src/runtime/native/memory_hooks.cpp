@@ -11,6 +11,7 @@ using weft::runtime::native::NativeRuntime;
 using weft::runtime::native::Points;
 using weft::runtime::native::RaceDetector;
 using weft::runtime::native::RuntimeScope;
+using weft::runtime::native::SpinTracker;
 
 namespace {
 
@@ -19,6 +20,27 @@ enum AtomicKind : std::uint32_t { kLoad = 0, kStore = 1, kRmw = 2, kCmpXchg = 3,
 
 std::uint32_t clamp_size(std::uint64_t size) {
   return size > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(size);
+}
+
+// For the busy-wait loop the thread may be in (SpinTracker); the access comes right after.
+void note_for_spin(NativeRuntime& rt, const void* addr, std::uint64_t size, bool write,
+                   bool visible) {
+  SpinTracker& spin = rt.self().spin;
+  if (!spin.active()) return;
+  if (write)
+    spin.note_write(addr, size);
+  else
+    spin.note_read(addr, size, visible);
+}
+
+// An atomic access is a visible event, or part of one (a section's).
+void note_atomic_for_spin(NativeRuntime& rt, const void* addr, std::uint64_t size,
+                          std::uint32_t kind) {
+  SpinTracker& spin = rt.self().spin;
+  if (!spin.active()) return;
+  // A read-modify-write reads too (and a failed compare-exchange writes nothing).
+  if (kind != kStore) spin.note_read(addr, size, true);
+  if (kind != kLoad) spin.note_write(addr, size);
 }
 
 void plain_access(void* addr, std::uint64_t size, bool write, std::uint64_t site) {
@@ -31,9 +53,9 @@ void plain_access(void* addr, std::uint64_t size, bool write, std::uint64_t site
   // reordered with another thread's: everything it does happens before every later thread.
   if (rt->threads_created() == 1) {
     // No other thread can change what a busy-wait loop of main's reads: as good as visible.
-    if (!write && rt->self().spin.active) {
+    if (rt->self().spin.active()) {
       RuntimeScope scope(*rt);
-      rt->self().spin.note(addr, size, true);
+      note_for_spin(*rt, addr, size, write, true);
     }
     return;
   }
@@ -44,14 +66,13 @@ void plain_access(void* addr, std::uint64_t size, bool write, std::uint64_t site
     sched.perform(Operation{write ? OpKind::kWrite : OpKind::kRead, 0, clamp_size(size),
                             reinterpret_cast<weft::ObjectKey>(addr), 0},
                   site);
-    // What the load right after this hook sees: no other thread runs in between.
-    if (!write && rt->self().spin.active) rt->self().spin.note(addr, size, true);
+    // What the access right after this hook sees: no other thread runs in between.
+    note_for_spin(*rt, addr, size, write, true);
     return;
   }
   // Inside an atomic section (with every access visible) no other thread runs: as good as
   // visible. With --points=sync a plain read is not an event the strategies could reorder.
-  if (!write && rt->self().spin.active)
-    rt->self().spin.note(addr, size, rt->options().points == Points::kAll);
+  note_for_spin(*rt, addr, size, write, rt->options().points == Points::kAll);
   if (rt->options().points == Points::kAll) return;  // part of the section's visible operation
   // Accesses in atomic sections are atomic accesses for the race property (SV-COMP's
   // convention): they race only with plain accesses.
@@ -96,12 +117,13 @@ void __weft_atomic(void* addr, std::uint64_t size, std::uint32_t kind, std::uint
   // Inside an atomic section with every access visible, the section is the visible operation.
   if (rt->options().points == Points::kAll && rt->self().atomic_depth > 0) {
     rt->self().section.add(reinterpret_cast<weft::ObjectKey>(addr), size, kind != kLoad);
+    note_atomic_for_spin(*rt, addr, size, kind);
     return;
   }
   sched.perform(
       Operation{kOps[kind & 3], 0, clamp_size(size), reinterpret_cast<weft::ObjectKey>(addr), 0},
       site);
-  if (rt->self().spin.active) rt->self().spin.note(addr, size, kind == kLoad);
+  note_atomic_for_spin(*rt, addr, size, kind);
   if (rt->options().points == Points::kSync) {
     const auto report = rt->races().access(
         RaceDetector::Access{sched.self(), reinterpret_cast<std::uintptr_t>(addr), size,

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "race_detector.hpp"
+#include "spin_tracker.hpp"
 #include "thread_heap.hpp"
 #include "trace_log.hpp"
 #include "weft/runtime/native_protocol.hpp"
@@ -36,22 +37,6 @@ struct NativeOptions {
   bool stop_spinning = true;
 };
 
-/// A read in the current iteration of a busy-wait loop, with the bytes it saw.
-struct SpinRead {
-  std::uintptr_t address;
-  std::uint32_t size;
-  std::uint64_t bytes;
-};
-
-/// What a thread read in the current iteration of the busy-wait loop it is in (spin_loops.cpp).
-struct SpinIteration {
-  bool active = false;    ///< between __weft_spin_enter and leaving the loop
-  bool trackable = true;  ///< every read was a visible event of at most 8 bytes
-  std::vector<SpinRead> reads;
-  /// Notes a read (while active); `visible` says whether it was a visible event.
-  void note(const void* address, std::uint64_t size, bool visible);
-};
-
 /// A program thread as the pthread layer sees it.
 struct NativeThread {
   void* result = nullptr;
@@ -64,7 +49,7 @@ struct NativeThread {
   ThreadHeap heap;
   std::uint32_t heap_slot = 0;
   bool has_heap_slot = false;
-  SpinIteration spin;
+  SpinTracker spin;
 };
 
 /// Reader-writer locks and barriers are built from the scheduler's mutexes and condition
@@ -162,7 +147,11 @@ class NativeRuntime {
 /// the program's deterministic heap addresses.
 class RuntimeScope {
  public:
-  explicit RuntimeScope(NativeRuntime& rt) : thread_(rt.self()) { ++thread_.in_runtime; }
+  explicit RuntimeScope(NativeRuntime& rt) : thread_(rt.self()) {
+    // Entered from the program: the write a hook let through last has happened, and no other
+    // thread has run since (SpinTracker::note_write).
+    if (thread_.in_runtime++ == 0) thread_.spin.check_writes();
+  }
   ~RuntimeScope() { --thread_.in_runtime; }
   RuntimeScope(const RuntimeScope&) = delete;
   RuntimeScope& operator=(const RuntimeScope&) = delete;

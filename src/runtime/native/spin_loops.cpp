@@ -1,55 +1,126 @@
-// The hooks of busy-wait loops (src/instrument/spin_loop_instrumenter.cpp). A thread that goes
-// once around such a loop without leaving it is stopped (Scheduler::stop_spinning), provided the
-// strategies saw every read of that iteration as an event: they then also run the writes that
-// would let it leave before those reads, in other executions.
+// The hooks of busy-wait loops (src/instrument/spin_loop_instrumenter.cpp) and the SpinTracker
+// behind them. A thread that goes once around such a loop without leaving it and without changing
+// anything is stopped (Scheduler::stop_spinning), provided the strategies saw every read of that
+// iteration as an event: they then also run the writes that would let it leave before those
+// reads, in other executions.
+#include <algorithm>
 #include <cstring>
 
 #include "native_runtime.hpp"
+
+namespace weft::runtime::native {
+namespace {
+
+std::uint64_t bytes_at(std::uintptr_t address, std::uint32_t size) {
+  std::uint64_t bytes = 0;
+  std::memcpy(&bytes, reinterpret_cast<const void*>(address), size);
+  return bytes;
+}
+
+}  // namespace
+
+void SpinTracker::drop_below(std::uintptr_t frame) {
+  while (!loops_.empty() && loops_.back().frame < frame) loops_.pop_back();
+}
+
+void SpinTracker::begin_iteration(Loop& l) {
+  l.dirt = dirt_;
+  if (loops_.size() == 1) reads_.clear();  // no enclosing loop still needs them
+  l.first_read = reads_.size();
+}
+
+void SpinTracker::enter(std::uintptr_t frame, std::uint32_t loop) {
+  check_writes();
+  drop_below(frame);
+  if (!loops_.empty() && loops_.back().frame == frame) loops_.pop_back();  // left unseen
+  loops_.push_back(Loop{frame, loop, 0, 0});
+  begin_iteration(loops_.back());
+}
+
+bool SpinTracker::back_edge(std::uintptr_t frame, std::uint32_t loop,
+                            std::vector<SpinRead>& reads) {
+  check_writes();
+  drop_below(frame);
+  if (loops_.empty() || loops_.back().frame != frame || loops_.back().loop != loop) {
+    enter(frame, loop);  // entered unseen (a jump into the loop): start afresh
+    return false;
+  }
+  Loop& l = loops_.back();
+  if (l.dirt == dirt_) {
+    reads.assign(reads_.begin() + static_cast<std::ptrdiff_t>(l.first_read), reads_.end());
+    return true;
+  }
+  begin_iteration(l);
+  return false;
+}
+
+void SpinTracker::exit(std::uintptr_t frame, std::uint32_t loop) {
+  check_writes();
+  drop_below(frame);
+  if (!loops_.empty() && loops_.back().frame == frame && loops_.back().loop == loop)
+    loops_.pop_back();
+  if (loops_.empty()) reads_.clear();
+}
+
+void SpinTracker::note_read(const void* address, std::uint64_t size, bool visible) {
+  check_writes();
+  if (!visible || size > sizeof(std::uint64_t)) {
+    ++dirt_;
+    return;
+  }
+  const auto a = reinterpret_cast<std::uintptr_t>(address);
+  const auto n = static_cast<std::uint32_t>(size);
+  reads_.push_back(SpinRead{a, n, bytes_at(a, n)});
+}
+
+void SpinTracker::note_write(const void* address, std::uint64_t size) {
+  check_writes();
+  if (size > sizeof(std::uint64_t)) {
+    ++dirt_;
+    return;
+  }
+  const auto a = reinterpret_cast<std::uintptr_t>(address);
+  const auto n = static_cast<std::uint32_t>(size);
+  writes_.push_back(SpinRead{a, n, bytes_at(a, n)});
+}
+
+void SpinTracker::check_writes() {
+  for (const SpinRead& w : writes_)
+    if (bytes_at(w.address, w.size) != w.bytes) ++dirt_;
+  writes_.clear();
+}
+
+}  // namespace weft::runtime::native
 
 using weft::runtime::native::NativeRuntime;
 using weft::runtime::native::RuntimeScope;
 using weft::runtime::native::SpinRead;
 
-namespace weft::runtime::native {
-
-void SpinIteration::note(const void* address, std::uint64_t size, bool visible) {
-  if (!visible || size > sizeof(std::uint64_t)) {
-    trackable = false;
-    return;
-  }
-  SpinRead r{reinterpret_cast<std::uintptr_t>(address), static_cast<std::uint32_t>(size), 0};
-  std::memcpy(&r.bytes, address, size);
-  reads.push_back(r);
-}
-
-}  // namespace weft::runtime::native
+// The stack pointer of the instrumented function that called the hook, which tells the calls of
+// one function apart: just above the hook's return address (x86-64; __builtin_frame_address
+// gives the hook a frame pointer).
+#define WEFT_CALLER_FRAME() \
+  (reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0)) + 2 * sizeof(void*))
 
 extern "C" {
 
-void __weft_spin_enter() {
+__attribute__((noinline)) void __weft_spin_enter(std::uint32_t loop) {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt || !rt->options().stop_spinning) return;
+  const std::uintptr_t frame = WEFT_CALLER_FRAME();
   RuntimeScope scope(*rt);
-  auto& spin = rt->self().spin;
-  spin.active = true;
-  spin.trackable = true;
-  spin.reads.clear();
+  rt->self().spin.enter(frame, loop);
 }
 
-void __weft_spin_back_edge() {
+__attribute__((noinline)) void __weft_spin_back_edge(std::uint32_t loop) {
   NativeRuntime* rt = NativeRuntime::active();
-  if (!rt) return;
+  if (!rt || !rt->options().stop_spinning) return;
+  const std::uintptr_t frame = WEFT_CALLER_FRAME();
   RuntimeScope scope(*rt);
-  auto& spin = rt->self().spin;
-  if (!spin.active || !spin.trackable) {
-    // Not every read was an event: spin on as an ordinary loop (up to the step bound).
-    spin.trackable = true;
-    spin.reads.clear();
-    return;
-  }
-  spin.active = false;
+  std::vector<SpinRead> reads;
+  if (!rt->self().spin.back_edge(frame, loop, reads)) return;
   // Whether anything it read differs now: then it would have left, or gone on differently.
-  auto released = [reads = std::move(spin.reads)] {
+  auto released = [reads = std::move(reads)] {
     for (const SpinRead& r : reads) {
       std::uint64_t now = 0;
       std::memcpy(&now, reinterpret_cast<const void*>(r.address), r.size);
@@ -57,9 +128,24 @@ void __weft_spin_back_edge() {
     }
     return false;
   };
-  spin.reads.clear();
   // Its last events are the loop's reads, each with its source line in the report.
   rt->scheduler().stop_spinning(std::move(released));
+}
+
+__attribute__((noinline)) void __weft_spin_exit(std::uint32_t loop) {
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt || !rt->options().stop_spinning) return;
+  const std::uintptr_t frame = WEFT_CALLER_FRAME();
+  RuntimeScope scope(*rt);
+  rt->self().spin.exit(frame, loop);
+}
+
+// A store of the loop to one of its function's locals, which are not hooked otherwise.
+void __weft_spin_local_write(void* address, std::uint64_t size) {
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt || !rt->self().spin.active()) return;
+  RuntimeScope scope(*rt);
+  rt->self().spin.note_write(address, size);
 }
 
 }  // extern "C"

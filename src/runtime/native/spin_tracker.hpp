@@ -1,0 +1,60 @@
+// Whether an iteration of a busy-wait loop changed anything (the hooks are in spin_loops.cpp).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace weft::runtime::native {
+
+/// A read in an iteration of a busy-wait loop, or a write before it happened, with the bytes
+/// that were there.
+struct SpinRead {
+  std::uintptr_t address;
+  std::uint32_t size;
+  std::uint64_t bytes;
+};
+
+/// Follows one thread through the busy-wait loops it is in (src/instrument/
+/// spin_loop_instrumenter.cpp marks them; they are innermost, so at most one per function call)
+/// and says at a back edge whether the iteration just ended left memory as it found it:
+///  - every read was a visible event of at most 8 bytes (so the strategies can run another
+///    thread's write before it, in another execution);
+///  - every write, to shared memory or to the loop's locals, stored the bytes that were there
+///    (checked at the thread's next hook, before any other thread runs: see RuntimeScope).
+/// The pass ensures the loop carries nothing else from one iteration to the next, so such an
+/// iteration starts the next in the same state: the thread can stop (spin-assume).
+class SpinTracker {
+ public:
+  /// Loop `loop` of the function whose frame begins at `frame` is entered.
+  void enter(std::uintptr_t frame, std::uint32_t loop);
+  /// Its back edge. True if the iteration changed nothing; `reads` are then its reads.
+  bool back_edge(std::uintptr_t frame, std::uint32_t loop, std::vector<SpinRead>& reads);
+  /// An exit edge of the loop.
+  void exit(std::uintptr_t frame, std::uint32_t loop);
+
+  bool active() const { return !loops_.empty(); }
+  /// Notes a read; `visible` says whether it was a visible event.
+  void note_read(const void* address, std::uint64_t size, bool visible);
+  /// Notes a write about to happen: no other thread runs before the thread's next hook.
+  void note_write(const void* address, std::uint64_t size);
+  /// At the thread's next hook: whether the writes noted since stored what was there.
+  void check_writes();
+
+ private:
+  struct Loop {
+    std::uintptr_t frame;
+    std::uint32_t loop;
+    std::size_t first_read;  // its current iteration's reads are reads_[first_read...]
+    std::uint64_t dirt;      // dirt_ when its current iteration began
+  };
+  /// Forgets the loops of calls that have returned (frames below `frame`).
+  void drop_below(std::uintptr_t frame);
+  void begin_iteration(Loop& l);
+
+  std::vector<Loop> loops_;  // outermost call first
+  std::vector<SpinRead> reads_;
+  std::vector<SpinRead> writes_;  // not yet checked
+  std::uint64_t dirt_ = 0;        // counts what keeps an iteration from being a busy-wait
+};
+
+}  // namespace weft::runtime::native
