@@ -51,8 +51,7 @@ bool is_known_declaration(llvm::StringRef name) {
          name == "__VERIFIER_assume";
 }
 
-// Which instructions a busy-wait iteration may run, and which functions it may call (memoised;
-// a function being decided counts as allowed, so recursion is judged by its other instructions).
+// Which instructions a busy-wait iteration may run, and which functions it may call (memoised).
 class IterationEffects {
  public:
   explicit IterationEffects(SharedMemoryFilter& filter) : filter_(filter) {}
@@ -101,7 +100,9 @@ class IterationEffects {
     if (callee->doesNotReturn()) return true;
     if (callee->isDeclaration()) return is_known_declaration(callee->getName());
     if (!is_instrumentable(*callee)) return false;
-    auto [it, inserted] = functions_.try_emplace(callee, true);
+    // A function being decided counts as not allowed: recursion is rejected (it is rare in
+    // busy-waits), and nothing decided meanwhile rests on a guess.
+    auto [it, inserted] = functions_.try_emplace(callee, false);
     if (!inserted) return it->second;
     bool ok = true;
     for (const llvm::BasicBlock& block : *callee)

@@ -119,6 +119,9 @@ __attribute__((noinline)) void __weft_spin_back_edge(std::uint32_t loop) {
   RuntimeScope scope(*rt);
   std::vector<SpinRead> reads;
   if (!rt->self().spin.back_edge(frame, loop, reads)) return;
+  // Inside an atomic section no other thread may run before it ends: stopping here would let
+  // them. The loop spins on, as the program would.
+  if (rt->self().atomic_depth > 0) return;
   // Whether anything it read differs now: then it would have left, or gone on differently.
   auto released = [reads = std::move(reads)] {
     for (const SpinRead& r : reads) {
