@@ -207,7 +207,7 @@ std::string ForkServer::read_line(double timeout_seconds) {
       if (left.count() <= 0) return "TIMEOUT";
       wait_ms = static_cast<int>(left.count());
     }
-    const int r = native::wait_readable(status_, wait_ms);
+    const int r = waiter_.wait_readable(status_, wait_ms);
     if (r < 0 && errno == EINTR) continue;
     if (r == 0) return "TIMEOUT";
     char buf[256];

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "weft/runtime/pipe_wait.hpp"
 #include "weft/trace/directive.hpp"
 #include "weft/trace/thread_id.hpp"
 #include "weft/trace/trace.hpp"
@@ -80,6 +81,7 @@ class ForkServer {
   std::size_t log_bytes_ = 0;
   std::uint64_t load_base_ = 0;
   std::string pending_;  // bytes read from status_ past the last line
+  native::AdaptiveWait waiter_;
 };
 
 /// Why the fork server killed a child, if it did.
