@@ -3,7 +3,6 @@
 // anything is stopped (Scheduler::stop_spinning), provided the strategies saw every read of that
 // iteration as an event: they then also run the writes that would let it leave before those
 // reads, in other executions.
-#include <algorithm>
 #include <cstring>
 
 #include "native_runtime.hpp"
