@@ -376,6 +376,10 @@ TEST(NativeSpinLoops, WaitingForAFlagNobodySetsIsALivelock) {
   EXPECT_NE(first_bug_message(r).find("thread 0.0 spins forever"), std::string::npos) << r.out;
   const CliRun replay = weft_cli("replay --json " + replay_file("spin_forever.c"));
   EXPECT_EQ(replay.exit_code, 1) << replay.out;
+  // A loop that reads and writes nothing is one too (not left to run into the time limit).
+  const CliRun empty = check("spin_forever.c", "--points=all -- -DEMPTY");
+  ASSERT_EQ(empty.exit_code, 1) << empty.out;
+  EXPECT_EQ(first_bug_kind(empty), "livelock");
 }
 
 // ---- robustness ------------------------------------------------------------------------------

@@ -11,15 +11,16 @@
 // The pass only marks loops where the runtime can check this. A loop qualifies if it is innermost,
 // has a preheader, carries no value from one iteration to the next in registers (no phi in its
 // header: what it carries is then in memory, whose stores the runtime sees), may read memory
-// another thread writes, and if nothing it runs has an effect the runtime cannot see: it may load,
-// store (except to thread-local variables, whose stores are not hooked) and use atomics, and call
-// only functions defined in the module that qualify in the same way, SV-COMP's atomic-section and
-// assume functions, and functions that do not return. Each loop gets three hooks, with its number
-// within its function: __weft_spin_enter(n) on entry (its preheader), __weft_spin_back_edge(n) on
-// each back edge and __weft_spin_exit(n) on each exit edge; its stores to the function's own
-// locals, which the access instrumenters leave alone, get __weft_spin_local_write(p, size). A
-// callee's locals die when it returns, so a callee's stores to them need no hook. Runs before the
-// access instrumenters, which then hook the loop's other loads and stores.
+// another thread writes (or writes nothing), and if nothing it runs has an effect the runtime
+// cannot see: it may load, store (except to thread-local variables, whose stores are not hooked)
+// and use atomics, and call only functions defined in the module that qualify in the same way,
+// SV-COMP's atomic-section and assume functions, and functions that do not return. Each loop gets
+// three hooks, with its number within its function: __weft_spin_enter(n) on entry (its preheader),
+// __weft_spin_back_edge(n) on each back edge and __weft_spin_exit(n) on each exit edge; its stores
+// to the function's own locals, which the access instrumenters leave alone, get
+// __weft_spin_local_write(p, size). A callee's locals die when it returns, so a callee's stores to
+// them need no hook. Runs before the access instrumenters, which then hook the loop's other loads
+// and stores.
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/Dominators.h>
@@ -119,11 +120,14 @@ class IterationEffects {
   std::unordered_map<const llvm::Function*, bool> functions_;
 };
 
-// Whether an iteration may read what another thread writes: otherwise no other thread can ever
-// let the loop go, and hooks would only slow a computation down. Calls are assumed to.
-bool may_read_shared_memory(const llvm::Loop& loop, SharedMemoryFilter& filter) {
+// Whether the loop is worth the hooks: if it may read what another thread writes (calls are
+// assumed to), or if it writes nothing at all (such as `for (;;) {}`: stopped, it is reported as
+// the livelock it is). A loop that only works on locals is a computation that hooks would slow.
+bool worth_tracking(const llvm::Loop& loop, SharedMemoryFilter& filter) {
+  bool writes = false;
   for (const llvm::BasicBlock* block : loop.blocks())
     for (const llvm::Instruction& inst : *block) {
+      writes = writes || llvm::isa<llvm::StoreInst>(inst);
       if (const auto* load = llvm::dyn_cast<llvm::LoadInst>(&inst))
         if (filter.may_be_shared(load->getPointerOperand())) return true;
       if (llvm::isa<llvm::AtomicRMWInst>(inst) || llvm::isa<llvm::AtomicCmpXchgInst>(inst))
@@ -133,7 +137,7 @@ bool may_read_shared_memory(const llvm::Loop& loop, SharedMemoryFilter& filter) 
         if (intrinsic == nullptr || intrinsic->mayReadFromMemory()) return true;
       }
     }
-  return false;
+  return !writes;
 }
 
 bool is_busy_wait(const llvm::Loop& loop, IterationEffects& effects, SharedMemoryFilter& filter) {
@@ -148,7 +152,7 @@ bool is_busy_wait(const llvm::Loop& loop, IterationEffects& effects, SharedMemor
   for (const llvm::BasicBlock* block : loop.blocks())
     for (const llvm::Instruction& inst : *block)
       if (!effects.allowed(inst, true)) return false;
-  return may_read_shared_memory(loop, filter);
+  return worth_tracking(loop, filter);
 }
 
 class SpinLoopInstrumenter final : public Instrumenter {

@@ -1,13 +1,18 @@
 // A thread busy-waits for a flag that nobody sets: it spins forever (a livelock), while main
-// waits to join it.
+// waits to join it. With -DEMPTY its loop does nothing at all.
 #include <pthread.h>
 
 static int flag;
 
 static void* waiter(void* arg) {
   (void)arg;
+#ifdef EMPTY
+  for (;;) {  // nothing to wait for at all
+  }
+#else
   while (flag == 0) {
   }
+#endif
   return 0;
 }
 
