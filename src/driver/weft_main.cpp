@@ -57,8 +57,8 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
                "Let the program's output through while exploring (it is hidden by default)");
   cmd.add_flag("--keep-spinning", p.options.keep_spinning,
                "Let threads go around busy-wait loops up to --max-steps, instead of stopping a "
-               "thread after one iteration that did not leave the loop (such executions are "
-               "redundant: others run the writes it waits for first)");
+               "thread after an iteration that neither left the loop nor changed anything (such "
+               "executions are redundant: others run the writes it waits for first)");
   cmd.add_flag("--fresh-process", p.options.fresh_process,
                "Fork a fresh process for every execution, instead of one worker process that "
                "restores its memory after each (slower; for programs that change other process "
