@@ -37,7 +37,7 @@ void SpinTracker::enter(std::uintptr_t frame, std::uint32_t loop) {
 }
 
 bool SpinTracker::back_edge(std::uintptr_t frame, std::uint32_t loop,
-                            std::vector<SpinRead>& reads) {
+                            std::vector<SpinAccess>& reads) {
   check_writes();
   drop_below(frame);
   if (loops_.empty() || loops_.back().frame != frame || loops_.back().loop != loop) {
@@ -69,7 +69,7 @@ void SpinTracker::note_read(const void* address, std::uint64_t size, bool visibl
   }
   const auto a = reinterpret_cast<std::uintptr_t>(address);
   const auto n = static_cast<std::uint32_t>(size);
-  reads_.push_back(SpinRead{a, n, bytes_at(a, n)});
+  reads_.push_back(SpinAccess{a, n, bytes_at(a, n)});
 }
 
 void SpinTracker::note_write(const void* address, std::uint64_t size) {
@@ -80,11 +80,11 @@ void SpinTracker::note_write(const void* address, std::uint64_t size) {
   }
   const auto a = reinterpret_cast<std::uintptr_t>(address);
   const auto n = static_cast<std::uint32_t>(size);
-  writes_.push_back(SpinRead{a, n, bytes_at(a, n)});
+  writes_.push_back(SpinAccess{a, n, bytes_at(a, n)});
 }
 
 void SpinTracker::check_writes() {
-  for (const SpinRead& w : writes_)
+  for (const SpinAccess& w : writes_)
     if (bytes_at(w.address, w.size) != w.bytes) ++dirt_;
   writes_.clear();
 }
@@ -93,7 +93,7 @@ void SpinTracker::check_writes() {
 
 using weft::runtime::native::NativeRuntime;
 using weft::runtime::native::RuntimeScope;
-using weft::runtime::native::SpinRead;
+using weft::runtime::native::SpinAccess;
 
 // The stack pointer of the instrumented function that called the hook, which tells the calls of
 // one function apart: just above the hook's return address (x86-64; __builtin_frame_address
@@ -116,14 +116,14 @@ __attribute__((noinline)) void __weft_spin_back_edge(std::uint32_t loop) {
   if (!rt || !rt->options().stop_spinning) return;
   const std::uintptr_t frame = WEFT_CALLER_FRAME();
   RuntimeScope scope(*rt);
-  std::vector<SpinRead> reads;
+  std::vector<SpinAccess> reads;
   if (!rt->self().spin.back_edge(frame, loop, reads)) return;
   // Inside an atomic section no other thread may run before it ends: stopping here would let
   // them. The loop spins on, as the program would.
   if (rt->self().atomic_depth > 0) return;
   // Whether anything it read differs now: then it would have left, or gone on differently.
   auto released = [reads = std::move(reads)] {
-    for (const SpinRead& r : reads) {
+    for (const SpinAccess& r : reads) {
       std::uint64_t now = 0;
       std::memcpy(&now, reinterpret_cast<const void*>(r.address), r.size);
       if (now != r.bytes) return true;

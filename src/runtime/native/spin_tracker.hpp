@@ -8,7 +8,7 @@ namespace weft::runtime::native {
 
 /// A read in an iteration of a busy-wait loop, or a write before it happened, with the bytes
 /// that were there.
-struct SpinRead {
+struct SpinAccess {
   std::uintptr_t address;
   std::uint32_t size;
   std::uint64_t bytes;
@@ -28,7 +28,7 @@ class SpinTracker {
   /// Loop `loop` of the function whose frame begins at `frame` is entered.
   void enter(std::uintptr_t frame, std::uint32_t loop);
   /// Its back edge. True if the iteration changed nothing; `reads` are then its reads.
-  bool back_edge(std::uintptr_t frame, std::uint32_t loop, std::vector<SpinRead>& reads);
+  bool back_edge(std::uintptr_t frame, std::uint32_t loop, std::vector<SpinAccess>& reads);
   /// An exit edge of the loop.
   void exit(std::uintptr_t frame, std::uint32_t loop);
 
@@ -52,8 +52,8 @@ class SpinTracker {
   void begin_iteration(Loop& l);
 
   std::vector<Loop> loops_;  // outermost call first
-  std::vector<SpinRead> reads_;
-  std::vector<SpinRead> writes_;  // not yet checked
+  std::vector<SpinAccess> reads_;
+  std::vector<SpinAccess> writes_;  // not yet checked
   std::uint64_t dirt_ = 0;        // counts what keeps an iteration from being a busy-wait
 };
 
