@@ -54,7 +54,7 @@ class SpinTracker {
   std::vector<Loop> loops_;  // outermost call first
   std::vector<SpinAccess> reads_;
   std::vector<SpinAccess> writes_;  // not yet checked
-  std::uint64_t dirt_ = 0;        // counts what keeps an iteration from being a busy-wait
+  std::uint64_t dirt_ = 0;          // counts what keeps an iteration from being a busy-wait
 };
 
 }  // namespace weft::runtime::native
