@@ -16,12 +16,12 @@ inline constexpr const char* kWriteHook = "__weft_write";             // (void* 
 inline constexpr const char* kReadRangeHook = "__weft_read_range";    // (void* addr, u64 size)
 inline constexpr const char* kWriteRangeHook = "__weft_write_range";  // (void* addr, u64 size)
 inline constexpr const char* kAtomicHook = "__weft_atomic";  // (void*, u64 size, u32 kind, u32 ord)
-inline constexpr const char* kAtomicBeginHook = "__weft_atomic_begin";     // (void)
-inline constexpr const char* kAtomicEndHook = "__weft_atomic_end";         // (void)
-inline constexpr const char* kReachErrorHook = "__weft_reach_error";       // (void)
-inline constexpr const char* kSpinEnterHook = "__weft_spin_enter";         // (u32 loop)
-inline constexpr const char* kSpinBackEdgeHook = "__weft_spin_back_edge";  // (u32 loop)
-inline constexpr const char* kSpinExitHook = "__weft_spin_exit";           // (u32 loop)
+inline constexpr const char* kAtomicBeginHook = "__weft_atomic_begin";         // (void)
+inline constexpr const char* kAtomicEndHook = "__weft_atomic_end";             // (void)
+inline constexpr const char* kReachErrorHook = "__weft_reach_error";           // (void)
+inline constexpr const char* kSpinEnterHook = "__weft_spin_enter";             // (u32 loop)
+inline constexpr const char* kSpinBackEdgeHook = "__weft_spin_back_edge";      // (u32 loop)
+inline constexpr const char* kSpinExitHook = "__weft_spin_exit";               // (u32 loop)
 inline constexpr const char* kSpinLocalWriteHook = "__weft_spin_local_write";  // (void*, u64)
 
 // The program's main is renamed to this; the runtime's main calls it as (argc, argv, envp).
