@@ -12,9 +12,9 @@ namespace weft::native {
 /// measured (bench/fork_server_bench.cpp: an empty execution 54 µs sleeping, 18 µs polling).
 inline constexpr long kSpinNanoseconds = 200'000;
 
-inline long nanoseconds_since(const timespec& start) {
+inline long nanoseconds_since(const timespec& start, clockid_t clock = CLOCK_MONOTONIC) {
   timespec now{};
-  clock_gettime(CLOCK_MONOTONIC, &now);
+  clock_gettime(clock, &now);
   return (now.tv_sec - start.tv_sec) * 1'000'000'000L + (now.tv_nsec - start.tv_nsec);
 }
 
@@ -56,10 +56,7 @@ class AdaptiveWait {
       clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu_start);
       long polled = 0;
       r = native::wait_readable(fd, timeout_ms, kSpinNanoseconds, &polled);
-      timespec cpu_now{};
-      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu_now);
-      const long cpu = (cpu_now.tv_sec - cpu_start.tv_sec) * 1'000'000'000L +
-                       (cpu_now.tv_nsec - cpu_start.tv_nsec);
+      const long cpu = nanoseconds_since(cpu_start, CLOCK_THREAD_CPUTIME_ID);
       // Only a long polling says much (a short one may be all system-call overhead).
       if (polled > kSpinNanoseconds / 4) cpu_to_spare_ = cpu * 3 > polled * 2;
     } else {

@@ -123,11 +123,8 @@ __attribute__((noinline)) void __weft_spin_back_edge(std::uint32_t loop) {
   if (rt->self().atomic_depth > 0) return;
   // Whether anything it read differs now: then it would have left, or gone on differently.
   auto released = [reads = std::move(reads)] {
-    for (const SpinAccess& r : reads) {
-      std::uint64_t now = 0;
-      std::memcpy(&now, reinterpret_cast<const void*>(r.address), r.size);
-      if (now != r.bytes) return true;
-    }
+    for (const SpinAccess& r : reads)
+      if (weft::runtime::native::bytes_at(r.address, r.size) != r.bytes) return true;
     return false;
   };
   // Its last events are the loop's reads, each with its source line in the report.
