@@ -173,9 +173,25 @@ def weft_options(prop):
 
 
 def compile_flags(task):
-    """Flags for weft-cc. The tasks are ILP32, but weft's runtime is x86-64 only: LP64 it is.
+    """Flags for weft-cc (the data model is compiled_data_model's).
     -fgnu89-inline: 15 tasks use non-static inline functions (SUMMARY.md, Build check)."""
     return ["-O0", "-fgnu89-inline", "-w"]
+
+
+def compiled_data_model(task):
+    """The data model a task is compiled for. weft's runtime (its fibers' context switch, the
+    fork server) is x86-64 only, so every task is LP64, whatever its yml asks for."""
+    return "LP64"
+
+
+def data_model_note(tasks):
+    """One line saying which tasks were not compiled as their yml asks, or None."""
+    moved = [t for t in tasks if t["data_model"] != compiled_data_model(t)]
+    if not moved:
+        return None
+    asked = ", ".join(sorted({t["data_model"] for t in moved}))
+    return (f"note: {len(moved)} task(s) ask for {asked}; weft's runtime is x86-64 only, so "
+            f"they were compiled {compiled_data_model(moved[0])}")
 
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]")

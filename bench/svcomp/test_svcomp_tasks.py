@@ -23,6 +23,15 @@ class ParseTask(unittest.TestCase):
         self.assertEqual(t["properties"], [("unreach-call", "false"), ("no-data-race", "true")])
         self.assertEqual(t["data_model"], "ILP32")
 
+    def test_data_model_note_names_the_tasks_compiled_otherwise(self):
+        ilp32 = st.parse_task(os.path.join(DATA, "two_properties.yml"))
+        lp64 = dict(ilp32, data_model="LP64")
+        self.assertEqual(st.compiled_data_model(ilp32), "LP64")
+        self.assertIsNone(st.data_model_note([lp64]))
+        note = st.data_model_note([ilp32, lp64, dict(ilp32, name="other")])
+        self.assertIn("2 task(s) ask for ILP32", note)
+        self.assertIn("compiled LP64", note)
+
     def test_list_input_and_missing_verdict(self):
         t = st.parse_task(os.path.join(DATA, "list_input.yml"))
         self.assertEqual(os.path.basename(t["source"]), "first.c")
