@@ -36,9 +36,9 @@ std::string slurp(FILE* f) {
   return s;
 }
 
-// Runs the weft command line with `args` (and `input` on its stdin); parses stdout as JSON when
+// Runs the shell command `command_line` (with `input` on its stdin); parses stdout as JSON when
 // it is JSON, and keeps stderr.
-CliRun weft_cli(const std::string& args, const std::string& input = "") {
+CliRun shell(const std::string& command_line, const std::string& input = "") {
   const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
   const auto dir = std::filesystem::temp_directory_path();
   const std::string err_file = (dir / ("weft-e2e-" + test + ".stderr")).string();
@@ -48,8 +48,7 @@ CliRun weft_cli(const std::string& args, const std::string& input = "") {
     std::fputs(input.c_str(), in);
     std::fclose(in);
   }
-  const std::string command =
-      std::string(WEFT_BIN) + " " + args + " <" + in_file + " 2>" + err_file;
+  const std::string command = command_line + " <" + in_file + " 2>" + err_file;
   CliRun r;
   FILE* p = popen(command.c_str(), "r");
   r.out = slurp(p);
@@ -60,6 +59,11 @@ CliRun weft_cli(const std::string& args, const std::string& input = "") {
   if (err) std::fclose(err);
   r.result = json::parse(r.out, nullptr, false);
   return r;
+}
+
+// Runs the weft command line with `args`.
+CliRun weft_cli(const std::string& args, const std::string& input = "") {
+  return shell(std::string(WEFT_BIN) + " " + args, input);
 }
 
 // Per test and program, so that tests running in parallel do not share files.
@@ -517,6 +521,62 @@ TEST(NativeErrors, CompilerErrorsAndForeignBinariesExitWith2) {
   EXPECT_EQ(weft_cli("run /bin/true").exit_code, 2);
   EXPECT_EQ(weft_cli("check /no/such/file.c").exit_code, 2);
   EXPECT_EQ(weft_cli("run --strategy nonsense /bin/true").exit_code, 2);
+}
+
+// ---- the program's own process state (issue 17) --------------------------------------------
+
+// Builds a fixture with weft-cc into the temporary directory; returns the program's path.
+std::string build_fixture(const std::string& file) {
+  const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  const std::string out =
+      (std::filesystem::temp_directory_path() / ("weft-e2e-" + test + "-" + file + ".bin"))
+          .string();
+  const std::string command =
+      std::string(WEFT_CC) + " -O1 " + fixture(file) + " -o " + out + " 2>/dev/null";
+  EXPECT_EQ(std::system(command.c_str()), 0) << command;
+  return out;
+}
+
+// Everything after PROG is the program's, verbatim: options that look like weft's included.
+// Each execution then sees the arguments, environment and process settings a fresh process
+// would, although the one before changed them all (the worker restores them).
+TEST(NativeProcessState, ArgumentsEnvironmentAndSettingsAreTheProgramsInEveryExecution) {
+  const std::string prog = build_fixture("arguments_restored.c");
+  for (const char* second : {"x", "--json", "--strategy"}) {
+    for (const char* mode : {"", "--fresh-process"}) {
+      const std::string weft_part = std::string("run --json -q ") + mode + " --replay-file " +
+                                    replay_file("arguments_restored.c");
+      const std::string env =
+          std::string("ARGUMENTS_TEST_VAR=original ARGUMENTS_TEST_SECOND=") + second + " ";
+      for (const char* separator : {"", "-- "}) {
+        const CliRun r =
+            shell(env + WEFT_BIN + " " + weft_part + " " + separator + prog + " -l " + second);
+        EXPECT_EQ(r.exit_code, 0) << second << " " << mode << "\n" << r.out << r.err;
+        EXPECT_EQ(stat(r, "executions"), 2u) << second << " " << mode;
+      }
+    }
+  }
+}
+
+// Each thread has its own thread-local storage, errno included: no race on a thread's own
+// counter, every thread's copy starts from its initial value, and each finds its own errno.
+TEST(NativeProcessState, EachThreadHasItsOwnThreadLocalsAndErrno) {
+  const CliRun c = check("thread_locals.c");
+  EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
+  EXPECT_EQ(stat(c, "executions"), 70u) << c.out;
+  // C++: thread_local objects are constructed per thread and destroyed when it ends; the
+  // exception being handled is the thread's own.
+  const CliRun cxx = check("thread_local_objects.cpp");
+  EXPECT_EQ(cxx.exit_code, 0) << cxx.out << cxx.err;
+  EXPECT_GT(stat(cxx, "executions"), 1u) << cxx.out;
+}
+
+// The pthread functions that act on a thread (names, scheduling, attributes, affinity, clocks,
+// pthread_kill(t, 0), gettid, cancellation state) work on weft's threads instead of crashing.
+TEST(NativeProcessState, PthreadFunctionsOnWeftThreadsWork) {
+  const CliRun r = check("thread_identity.c");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(stat(r, "executions"), 2u) << r.out;
 }
 
 }  // namespace

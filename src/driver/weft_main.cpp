@@ -1,5 +1,6 @@
 // The `weft` command line.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 
 #include "weft/driver/commands.hpp"
@@ -70,6 +71,24 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
   cmd.add_flag("-q,--quiet", s.quiet, "No progress line on stderr");
 }
 
+// Splits `weft run [weft options] PROG [program arguments...]` at PROG: every word after it is
+// the program's, verbatim, dashes included (a downloader's `-l x` must reach the downloader, and
+// its `--json` must not switch weft to JSON). PROG is the first word that is neither a weft
+// option nor the value of one; `--` before it is accepted. Returns the index of PROG in `args`
+// (args.size() if there is none).
+std::size_t program_position(const CLI::App& cmd, const std::vector<std::string>& args) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& word = args[i];
+    if (word == "--") return i + 1;
+    if (word.size() < 2 || word[0] != '-') return i;
+    if (word.find('=') != std::string::npos) continue;  // --option=value
+    const CLI::Option* option = cmd.get_option_no_throw(word);
+    // An unknown option is left to CLI11, which names it; a known one may take the next word.
+    if (option && option->get_expected_min() > 0) ++i;
+  }
+  return args.size();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -96,8 +115,11 @@ int main(int argc, char** argv) {
   auto* run = app.add_subcommand(
       "run", "Explore a program built by weft-cc (weft run [options] ./prog [args])");
   add_exploration_options(*run, settings, program, strategy);
-  run->add_option("program", command, "The program and its arguments")->required();
-  run->prefix_command();
+  // PROG and its arguments are split off before parsing (program_position); the positional
+  // option is there for --help only.
+  std::vector<std::string> help_only;
+  run->add_option("PROG", help_only,
+                  "The program and its arguments: every word after PROG is the program's");
 
   std::vector<std::string> replay_args;
   bool gdb = false, replay_json = false;
@@ -107,8 +129,32 @@ int main(int argc, char** argv) {
   replay->add_flag("--gdb", gdb, "Run it under gdb, stopped at the bug");
   replay->add_flag("--json", replay_json, "Print the result as JSON");
 
+  std::vector<std::string> words(argv + 1, argv + argc);
+  std::reverse(words.begin(), words.end());  // CLI11 takes the arguments last-first
+  {
+    // The words after `run`: weft's options, then the program's command line.
+    std::vector<std::string> forward(argv + 1, argv + argc);
+    const std::size_t run_at = static_cast<std::size_t>(
+        std::find(forward.begin(), forward.end(), "run") - forward.begin());
+    bool only_options_before = true;  // `run` is the subcommand, not an option's value
+    for (std::size_t i = 0; i < run_at && i < forward.size(); ++i)
+      if (forward[i].empty() || forward[i][0] != '-') only_options_before = false;
+    if (run_at < forward.size() && only_options_before) {
+      const std::vector<std::string> rest(forward.begin() + static_cast<long>(run_at) + 1,
+                                          forward.end());
+      const std::size_t prog = program_position(*run, rest);
+      command.assign(rest.begin() + static_cast<long>(prog), rest.end());
+      std::vector<std::string> mine(forward.begin(),
+                                    forward.begin() + static_cast<long>(run_at) + 1);
+      const std::size_t weft_words =
+          prog > 0 && prog <= rest.size() && rest[prog - 1] == "--" ? prog - 1 : prog;
+      mine.insert(mine.end(), rest.begin(), rest.begin() + static_cast<long>(weft_words));
+      words.assign(mine.rbegin(), mine.rend());
+    }
+  }
+
   try {
-    app.parse(argc, argv);
+    app.parse(words);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : weft::driver::kExitUsage;
   }
@@ -124,6 +170,11 @@ int main(int argc, char** argv) {
     settings.strategy = *kind;
     if (*check) return weft::driver::check_command(source, compiler_flags, program, settings);
     if (*run) {
+      if (command.empty()) {
+        std::fprintf(stderr,
+                     "weft: error: no program given (weft run [options] PROG [arguments...])\n");
+        return weft::driver::kExitUsage;
+      }
       program.path = command.front();
       program.args.assign(command.begin() + 1, command.end());
       return weft::driver::run_command(program, settings);

@@ -102,6 +102,14 @@ void Fiber::start(Entry entry, void* arg, std::size_t stack_bytes, std::uintptr_
   sp_ = frame;
 }
 
+void* Fiber::stack_low() const {
+  return stack_ ? static_cast<char*>(stack_) + page_size() : nullptr;
+}
+
+std::size_t Fiber::stack_bytes() const {
+  return stack_ ? stack_size_ - page_size() : 0;
+}
+
 void Fiber::switch_to(Fiber& from, Fiber& to) {
   weft_fiber_switch(&from.sp_, to.sp_);
 }

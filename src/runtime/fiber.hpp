@@ -28,6 +28,9 @@ class Fiber {
   /// execution of the same process) is taken over and cleared, which is cheaper than a new one.
   void start(Entry entry, void* arg, std::size_t stack_bytes, std::uintptr_t place_at = 0,
              bool adopt = false);
+  /// The usable stack (above the guard page): its lowest address and size. Null before start().
+  void* stack_low() const;
+  std::size_t stack_bytes() const;
   /// Saves the current context into `from` and resumes `to`.
   static void switch_to(Fiber& from, Fiber& to);
 

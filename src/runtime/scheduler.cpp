@@ -11,12 +11,17 @@
 
 #include "fiber.hpp"
 #include "sync_state.hpp"
+#include "weft/runtime/thread_storage.hpp"
 #include "weft/trace/dependence.hpp"
 
 namespace weft::runtime {
 namespace {
 
 thread_local Scheduler* g_current = nullptr;
+// The scheduler running with per-thread storage (RunLimits::thread_storage): code on a fiber
+// with storage of its own sees its own, unset, copy of g_current, so current() falls back to
+// this one. Only the native runtime uses thread storage, with one scheduler per process.
+Scheduler* g_storage_switching = nullptr;
 
 // The C++ runtime keeps the caught-exception stack and the uncaught count per OS thread; every
 // fiber needs its own, so they are swapped on each switch.
@@ -49,6 +54,7 @@ struct ThreadRec {
   ThreadId id = kNoThread;
   std::function<void()> body;
   Fiber* fiber = nullptr;
+  void* storage = nullptr;  // its own thread pointer (RunLimits::thread_storage), or nullptr
   EhGlobals eh;
   int saved_errno = 0;  // errno lives in the OS thread; every fiber needs its own
   bool finished = false;
@@ -91,6 +97,14 @@ struct Scheduler::Impl {
   // ---- fibers --------------------------------------------------------------------------
   void switch_to_thread(ThreadRec& t) {
     running = &t;
+    if (t.storage) {
+      // Its own storage holds its errno and exception state: nothing to swap.
+      set_thread_pointer(t.storage);
+      Fiber::switch_to(main_fiber, *t.fiber);
+      set_thread_pointer(os_thread_pointer);
+      running = nullptr;
+      return;
+    }
     EhGlobals* g = eh_globals();
     main_eh = *g;
     *g = t.eh;
@@ -101,6 +115,10 @@ struct Scheduler::Impl {
     running = nullptr;
   }
   void switch_to_scheduler(ThreadRec& t) {
+    if (t.storage) {
+      Fiber::switch_to(*t.fiber, main_fiber);
+      return;
+    }
     EhGlobals* g = eh_globals();
     t.eh = *g;
     *g = main_eh;
@@ -134,6 +152,8 @@ struct Scheduler::Impl {
   }
 
   const RunLimits* limits = nullptr;
+  void* os_thread_pointer = nullptr;       // the scheduler's own, and the first thread's
+  ThreadStorage* storage_owner = nullptr;  // what gave the threads their storage
   std::vector<std::uintptr_t> used_stack_slots;
 
   // A stack address from the thread's name, probing past slots other threads of this execution
@@ -169,6 +189,10 @@ struct Scheduler::Impl {
     rec->fiber->start(&Impl::thread_entry, rec.get(),
                       limits ? limits->stack_bytes : kFiberStackBytes, stack_place(id),
                       limits && limits->adopt_placed_stacks);
+    if (limits && limits->thread_storage && id != kMainThread) {
+      storage_owner = limits->thread_storage;
+      rec->storage = storage_owner->create(id);
+    }
     if (id >= by_id.size()) by_id.resize(id + 1, nullptr);
     by_id[id] = rec.release();
     return *by_id[id];
@@ -361,6 +385,8 @@ struct Scheduler::Impl {
       if (!t) continue;
       if (t->fiber) fiber_pool.emplace_back(t->fiber);
       t->fiber = nullptr;
+      if (t->storage) storage_owner->release(t->storage);
+      t->storage = nullptr;
       rec_pool.emplace_back(t);
     }
     by_id.clear();
@@ -524,8 +550,18 @@ Scheduler::~Scheduler() {
   impl_->reset();
 }
 
+bool Scheduler::thread_info(ThreadId id, void** stack_low, std::size_t* stack_bytes,
+                            bool* finished) const {
+  if (id >= impl_->by_id.size() || !impl_->by_id[id]) return false;
+  const ThreadRec& t = *impl_->by_id[id];
+  if (stack_low) *stack_low = t.fiber ? t.fiber->stack_low() : nullptr;
+  if (stack_bytes) *stack_bytes = t.fiber ? t.fiber->stack_bytes() : 0;
+  if (finished) *finished = t.finished;
+  return true;
+}
+
 Scheduler* Scheduler::current() noexcept {
-  return g_current;
+  return g_current ? g_current : g_storage_switching;
 }
 
 Trace Scheduler::run(const TestDirective& directive, const std::function<void()>& root,
@@ -536,6 +572,12 @@ Trace Scheduler::run(const TestDirective& directive, const std::function<void()>
     Scheduler* outer;
     ~Restore() { g_current = outer; }
   } restore{outer};
+  impl_->os_thread_pointer = thread_pointer();
+  if (!limits.thread_storage) return impl_->run(directive, root, limits);
+  g_storage_switching = this;
+  struct Unset {
+    ~Unset() { g_storage_switching = nullptr; }
+  } unset;
   return impl_->run(directive, root, limits);
 }
 

@@ -12,6 +12,8 @@
 
 namespace weft::runtime {
 
+class ThreadStorage;
+
 struct RunLimits {
   /// Per-thread bound on visible operations (thesis §3.4's k). A thread that reaches it stops
   /// there while the others run on; the execution's outcome is then Outcome::kBoundReached
@@ -30,6 +32,10 @@ struct RunLimits {
   /// Take over a stack an earlier execution of this process left at a thread's place (a worker
   /// process that runs many executions), clearing it, instead of mapping a new one.
   bool adopt_placed_stacks = false;
+  /// Gives every thread but the first its own thread-local storage, switched with its fiber
+  /// (nullptr: all threads share the OS thread's, with errno and the C++ exception state
+  /// swapped on each switch). Not owned.
+  class ThreadStorage* thread_storage = nullptr;
   /// Bytes of the stack region for stacks of `stack_bytes`.
   static constexpr std::uintptr_t stack_region_bytes(std::size_t stack_bytes) {
     return kStackSlots * (stack_bytes + (std::uintptr_t{1} << 20));
@@ -108,6 +114,9 @@ class Scheduler {
   [[noreturn]] void stop_spinning(std::function<bool()> released);
   /// The calling thread.
   ThreadId self() const;
+  /// Whether `id` is a thread of this execution; if so, its stack (lowest address, bytes) and
+  /// whether it has finished.
+  bool thread_info(ThreadId id, void** stack_low, std::size_t* stack_bytes, bool* finished) const;
   /// True while the execution is being cut short and its threads unwound.
   bool aborting() const;
   const ThreadRegistry& threads() const;

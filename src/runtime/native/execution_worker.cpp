@@ -21,6 +21,7 @@
 
 #include "memory_snapshot.hpp"
 #include "native_runtime.hpp"
+#include "process_state.hpp"
 #include "real_functions.hpp"
 #include "weft/runtime/pipe_wait.hpp"
 
@@ -217,6 +218,9 @@ namespace {
     limit_cpu(cpu_seconds);
     run(command.line() + 4, context);
     ThreadHeap::unmap_all();  // stacks stay, for the next execution to take over
+    // Before the descriptors the execution opened are closed (it keeps one of the working
+    // directory) and before the snapshot restore, which clears its record.
+    restore_process_settings();
     descriptors.close_new();
     const bool retire =
         runs % kDriftCheckEvery == 0 && snapshot.mappings_grew(NativeRuntime::stack_region_begin(),

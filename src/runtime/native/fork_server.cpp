@@ -19,7 +19,9 @@
 
 #include "execution_worker.hpp"
 #include "native_runtime.hpp"
+#include "process_state.hpp"
 #include "real_functions.hpp"
+#include "thread_storage.hpp"
 #include "weft/trace/wire.hpp"
 
 extern "C" int __weft_main(int argc, char** argv, char** envp);
@@ -117,6 +119,7 @@ void install_crash_handlers() {
   sigaltstack(&ss, nullptr);
   struct sigaction sa {};
   sa.sa_sigaction = on_fatal_signal;
+  hide_signal_handler(on_fatal_signal);
   sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
   // Faults, and the signals a program may send itself that end it.
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS, SIGTRAP, SIGTERM, SIGINT,
@@ -163,10 +166,12 @@ struct ExecutionContext {
   int argc;
   char** argv;
   char** envp;
+  const ProgramArguments* arguments;  // as the process received them
 };
 
 void run_in_worker(const char* directive, void* context) {
   auto& c = *static_cast<ExecutionContext*>(context);
+  c.arguments->restore();  // the last execution may have edited them
   run_execution(directive, *c.log, false, c.argc, c.argv, c.envp, true);
 }
 
@@ -201,7 +206,8 @@ void run_in_worker(const char* directive, void* context) {
   // otherwise or the worker cannot snapshot itself; then each runs in a freshly forked child.
   const char* fresh = std::getenv(weft::native::kFreshProcessEnv);
   if (!(fresh && *fresh == '1')) {
-    ExecutionContext context{&log, argc, argv, envp};
+    const ProgramArguments arguments(argc, argv, envp);
+    ExecutionContext context{&log, argc, argv, envp, &arguments};
     ExecutionWorker worker(&run_in_worker, &context, {cpu_seconds, timeout_ms, memory_mb << 20},
                            ctl, status);
     if (worker.start()) worker.serve();
@@ -273,6 +279,8 @@ void run_in_worker(const char* directive, void* context) {
 
 int main(int argc, char** argv, char** envp) {
   using namespace weft::runtime::native;
+  // Looked up once, here, so that a worker's snapshot holds it.
+  GlibcThreadStorage::instance();
   if (const char* directive = std::getenv(weft::native::kReplayEnv))
     replay(directive, argc, argv, envp);
   if (const char* control = std::getenv(weft::native::kControlEnv))

@@ -5,6 +5,7 @@
 #include <functional>
 #include <new>
 
+#include "thread_storage.hpp"
 #include "weft/trace/wire.hpp"
 
 extern "C" int __weft_main(int argc, char** argv, char** envp);
@@ -127,6 +128,8 @@ Trace NativeRuntime::run(const TestDirective& directive, int argc, char** argv, 
   limits.stack_bytes = kStackBytes;
   limits.stack_region = kStackRegion;
   limits.adopt_placed_stacks = options_.in_worker;
+  if (GlibcThreadStorage::instance().available())
+    limits.thread_storage = &GlibcThreadStorage::instance();
   Trace trace = scheduler_.run(
       directive,
       [&] {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <pthread.h>
+#include <sched.h>
 
 #include <cstdint>
 #include <string>
@@ -37,11 +38,26 @@ struct NativeOptions {
   bool stop_spinning = true;
 };
 
+/// What the C library keeps per thread and a program may set or ask for through a pthread_t
+/// (pthread_identity.cpp). weft keeps it per weft thread: they all run on one OS thread.
+struct ThreadIdentity {
+  bool ready = false;  ///< set from the creator (or, for main, the process) on first use
+  char name[16] = {};
+  int policy = SCHED_OTHER;
+  int priority = 0;
+  cpu_set_t affinity{};
+  int cancel_state = PTHREAD_CANCEL_ENABLE;
+  int cancel_type = PTHREAD_CANCEL_DEFERRED;
+};
+
 /// A program thread as the pthread layer sees it.
 struct NativeThread {
+  ThreadIdentity identity;
   void* result = nullptr;
   bool detached = false;
   std::unordered_map<pthread_key_t, void*> specific;
+  /// Destructors of its thread_local objects, in the order they were registered.
+  std::vector<std::pair<void (*)(void*), void*>> thread_local_destructors;
   int atomic_depth = 0;  ///< inside __VERIFIER_atomic_* / atomic_begin blocks
   /// What the atomic section being run read and wrote (with every access visible).
   weft::Footprint section;
@@ -142,6 +158,11 @@ class NativeRuntime {
   std::uint64_t heap_slots_used_[64] = {};  // bitset over the 4096 heap regions
   bool noted_input_ = false;
 };
+
+/// The identity of a thread `creator` creates with `attr`: the creator's name, scheduling and
+/// affinity (as clone(2) copies them), the attribute's scheduling if it asks for explicit
+/// scheduling (pthread_identity.cpp).
+ThreadIdentity identity_for_child(NativeRuntime& rt, ThreadId creator, const pthread_attr_t* attr);
 
 /// Marks weft's own code running on a program thread, so that what it allocates does not shift
 /// the program's deterministic heap addresses.

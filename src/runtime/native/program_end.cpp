@@ -171,13 +171,6 @@ int pthread_cancel(pthread_t thread) {
   rt->unsupported("pthread_cancel");
 }
 
-int pthread_kill(pthread_t thread, int signal) __THROW {
-  NativeRuntime* rt = NativeRuntime::active();
-  if (!rt) return WEFT_REAL(pthread_kill, thread, signal);
-  RuntimeScope scope(*rt);
-  rt->unsupported("pthread_kill");
-}
-
 pid_t fork(void) {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(fork);

@@ -9,6 +9,7 @@
 
 #include "native_runtime.hpp"
 #include "real_functions.hpp"
+#include "thread_storage.hpp"
 
 using weft::Operation;
 using weft::OpKind;
@@ -45,8 +46,14 @@ int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*start)
   int detach = PTHREAD_CREATE_JOINABLE;
   if (attr) pthread_attr_getdetachstate(attr, &detach);
   const std::uint64_t site = WEFT_CALLER_SITE();
+  // The new thread's identity (name, scheduling, affinity) is its creator's, set up here: the
+  // new thread runs at once and sets it before its own code runs, with no call that would
+  // leave anything on its stack.
+  const weft::runtime::native::ThreadIdentity identity =
+      weft::runtime::native::identity_for_child(*rt, rt->scheduler().self(), attr);
   const weft::ThreadId id = rt->scheduler().spawn(
-      [rt, start, arg] {
+      [rt, start, arg, identity] {
+        rt->self().identity = identity;
         void* result = nullptr;
         try {
           result = start(arg);
@@ -54,6 +61,8 @@ int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*start)
           result = e.result;
         }
         rt->self().result = result;
+        // As glibc's thread exit does: thread_local objects first, then pthread keys.
+        weft::runtime::native::run_thread_local_destructors();
         run_key_destructors(*rt);
       },
       site);

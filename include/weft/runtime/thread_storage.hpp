@@ -1,0 +1,28 @@
+// Per-thread storage for program threads that run as fibers on one OS thread.
+#pragma once
+
+#include "weft/trace/thread_id.hpp"
+
+namespace weft::runtime {
+
+/// Gives each program thread but the first its own thread-local storage (`thread_local`,
+/// `__thread`, errno, the C++ runtime's exception state), as a new OS thread would have. The
+/// scheduler switches the thread pointer (x86-64: the %fs base) with the fiber, so every access
+/// to thread-local storage, compiled code's and the C library's alike, reaches the running
+/// thread's own. The first thread keeps the OS thread's storage, as a process's main thread
+/// does. Implemented by the native runtime (thread_storage.cpp), which knows the C library.
+class ThreadStorage {
+ public:
+  virtual ~ThreadStorage() = default;
+  /// The thread pointer of a new thread's storage, initialised as a new thread's would be.
+  virtual void* create(ThreadId id) = 0;
+  /// Frees what `create` returned (the thread's fiber will not run again).
+  virtual void release(void* thread_pointer) = 0;
+};
+
+/// Sets the calling OS thread's thread pointer (x86-64: %fs base).
+void set_thread_pointer(void* thread_pointer) noexcept;
+/// The calling OS thread's thread pointer.
+void* thread_pointer() noexcept;
+
+}  // namespace weft::runtime

@@ -1,0 +1,238 @@
+// Restoring the process state that a worker's memory snapshot does not hold (process_state.hpp).
+// The kernel settings are restored precisely, not by resetting everything after every execution:
+// the interposed functions record the value a setting had before the execution first changed it,
+// and only those are put back (64 sigaction calls per execution would cost more than most
+// executions do).
+#include "process_state.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "native_runtime.hpp"
+#include "real_functions.hpp"
+
+extern "C" char** environ;
+
+namespace weft::runtime::native {
+
+// ---- arguments and environment ------------------------------------------------------------
+
+struct ProgramArguments::Saved {
+  char** argv = nullptr;
+  std::vector<char*> arg_pointers;  // argv[0..argc], the null included
+  std::vector<std::string> args;    // the bytes of each argument string
+  char** envp = nullptr;
+  std::vector<char*> env_pointers;  // the null included
+  std::vector<std::string> env;
+};
+
+ProgramArguments::ProgramArguments(int argc, char** argv, char** envp) : saved_(new Saved) {
+  saved_->argv = argv;
+  for (int i = 0; i <= argc; ++i) saved_->arg_pointers.push_back(argv[i]);
+  for (int i = 0; i < argc; ++i) saved_->args.emplace_back(argv[i]);
+  saved_->envp = envp;
+  for (char** e = envp; e && *e; ++e) {
+    saved_->env_pointers.push_back(*e);
+    saved_->env.emplace_back(*e);
+  }
+  saved_->env_pointers.push_back(nullptr);
+}
+
+ProgramArguments::~ProgramArguments() {
+  delete saved_;
+}
+
+void ProgramArguments::restore() const {
+  // Pointers first, then the bytes they point to, with their terminators, in place: the program
+  // may keep a pointer into them (getopt's optarg, a saved argv[0]).
+  const Saved& s = *saved_;
+  for (std::size_t i = 0; i < s.arg_pointers.size(); ++i) s.argv[i] = s.arg_pointers[i];
+  for (std::size_t i = 0; i < s.args.size(); ++i)
+    std::memcpy(s.arg_pointers[i], s.args[i].c_str(), s.args[i].size() + 1);
+  if (!s.envp) return;
+  for (std::size_t i = 0; i < s.env_pointers.size(); ++i) s.envp[i] = s.env_pointers[i];
+  for (std::size_t i = 0; i < s.env.size(); ++i)
+    std::memcpy(s.env_pointers[i], s.env[i].c_str(), s.env[i].size() + 1);
+  environ = s.envp;  // also restored with libc's data; set here so the order does not matter
+}
+
+// ---- kernel settings ----------------------------------------------------------------------
+
+namespace {
+
+// What the running execution changed, and the values before its first change. Lives in bss:
+// the snapshot restore after the execution clears it again.
+struct ChangedSettings {
+  int cwd = -1;  // a descriptor of the directory before the first chdir
+  bool umask_changed = false;
+  mode_t umask = 0;
+  bool signal_changed[NSIG] = {};
+  struct sigaction signal_action[NSIG];
+  bool mask_changed = false;
+  sigset_t mask;
+  bool limit_changed[RLIM_NLIMITS] = {};
+  rlimit limit[RLIM_NLIMITS];
+  bool timer_set = false;
+};
+ChangedSettings g_changed;
+
+void (*g_hidden_handler)(int, siginfo_t*, void*) = nullptr;  // set once, before any execution
+
+// Reports weft's own fatal-signal handler as the default disposition.
+void hide(struct sigaction* old) {
+  if (old && g_hidden_handler && (old->sa_flags & SA_SIGINFO) &&
+      old->sa_sigaction == g_hidden_handler) {
+    *old = {};
+    old->sa_handler = SIG_DFL;
+  }
+}
+
+bool recording() {
+  return NativeRuntime::active() != nullptr;
+}
+
+void note_cwd() {
+  if (recording() && g_changed.cwd < 0)
+    g_changed.cwd = WEFT_REAL(open, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+void note_signal(int sig) {
+  if (!recording() || sig <= 0 || sig >= NSIG || g_changed.signal_changed[sig]) return;
+  if (WEFT_REAL(sigaction, sig, nullptr, &g_changed.signal_action[sig]) == 0)
+    g_changed.signal_changed[sig] = true;
+}
+
+void note_mask() {
+  if (!recording() || g_changed.mask_changed) return;
+  if (WEFT_REAL(sigprocmask, SIG_SETMASK, nullptr, &g_changed.mask) == 0)
+    g_changed.mask_changed = true;
+}
+
+void note_limit(int resource) {
+  if (!recording() || resource < 0 || resource >= RLIM_NLIMITS || g_changed.limit_changed[resource])
+    return;
+  if (getrlimit(static_cast<__rlimit_resource>(resource), &g_changed.limit[resource]) == 0)
+    g_changed.limit_changed[resource] = true;
+}
+
+void note_timer() {
+  if (recording()) g_changed.timer_set = true;
+}
+
+}  // namespace
+
+void hide_signal_handler(void (*handler)(int, siginfo_t*, void*)) {
+  g_hidden_handler = handler;
+}
+
+void restore_process_settings() {
+  ChangedSettings& c = g_changed;
+  if (c.cwd >= 0) {
+    if (fchdir(c.cwd) != 0) std::perror("weft runtime: cannot restore the working directory");
+    close(c.cwd);
+  }
+  if (c.umask_changed) WEFT_REAL(umask, c.umask);
+  if (c.timer_set) {
+    const itimerval off{};
+    for (int which : {ITIMER_REAL, ITIMER_VIRTUAL, ITIMER_PROF})
+      WEFT_REAL(setitimer, static_cast<__itimer_which>(which), &off, nullptr);
+  }
+  for (int sig = 1; sig < NSIG; ++sig)
+    if (c.signal_changed[sig]) WEFT_REAL(sigaction, sig, &c.signal_action[sig], nullptr);
+  if (c.mask_changed) WEFT_REAL(sigprocmask, SIG_SETMASK, &c.mask, nullptr);
+  for (int r = 0; r < RLIM_NLIMITS; ++r)
+    if (c.limit_changed[r]) WEFT_REAL(setrlimit, static_cast<__rlimit_resource>(r), &c.limit[r]);
+  c = ChangedSettings{};
+}
+
+}  // namespace weft::runtime::native
+
+using namespace weft::runtime::native;
+
+// The interposed functions only record the value before the change, then do what the C
+// library does: the program sees the change within its execution.
+extern "C" {
+
+int chdir(const char* path) __THROW {
+  note_cwd();
+  return WEFT_REAL(chdir, path);
+}
+
+int fchdir(int fd) __THROW {
+  note_cwd();
+  return WEFT_REAL(fchdir, fd);
+}
+
+mode_t umask(mode_t mask) __THROW {
+  const mode_t old = WEFT_REAL(umask, mask);
+  if (recording() && !g_changed.umask_changed) {
+    g_changed.umask_changed = true;
+    g_changed.umask = old;
+  }
+  return old;
+}
+
+int sigaction(int sig, const struct sigaction* action, struct sigaction* old) __THROW {
+  if (action) note_signal(sig);
+  const int r = WEFT_REAL(sigaction, sig, action, old);
+  if (r == 0) hide(old);
+  return r;
+}
+
+sighandler_t signal(int sig, sighandler_t handler) __THROW {
+  note_signal(sig);
+  const sighandler_t old = WEFT_REAL(signal, sig, handler);
+  return g_hidden_handler &&
+                 reinterpret_cast<void*>(old) == reinterpret_cast<void*>(g_hidden_handler)
+             ? SIG_DFL
+             : old;
+}
+
+sighandler_t sysv_signal(int sig, sighandler_t handler) __THROW {
+  note_signal(sig);
+  const sighandler_t old = WEFT_REAL(sysv_signal, sig, handler);
+  return g_hidden_handler &&
+                 reinterpret_cast<void*>(old) == reinterpret_cast<void*>(g_hidden_handler)
+             ? SIG_DFL
+             : old;
+}
+
+int sigprocmask(int how, const sigset_t* set, sigset_t* old) __THROW {
+  if (set) note_mask();
+  return WEFT_REAL(sigprocmask, how, set, old);
+}
+
+int pthread_sigmask(int how, const sigset_t* set, sigset_t* old) __THROW {
+  if (set) note_mask();
+  return WEFT_REAL(pthread_sigmask, how, set, old);
+}
+
+int setrlimit(__rlimit_resource_t resource, const rlimit* limit) __THROW {
+  note_limit(resource);
+  return WEFT_REAL(setrlimit, resource, limit);
+}
+
+int prlimit(pid_t pid, __rlimit_resource resource, const rlimit* limit, rlimit* old) __THROW {
+  if (limit && (pid == 0 || pid == getpid())) note_limit(resource);
+  return WEFT_REAL(prlimit, pid, resource, limit, old);
+}
+
+unsigned int alarm(unsigned int seconds) __THROW {
+  note_timer();
+  return WEFT_REAL(alarm, seconds);
+}
+
+int setitimer(__itimer_which_t which, const itimerval* value, itimerval* old) __THROW {
+  note_timer();
+  return WEFT_REAL(setitimer, which, value, old);
+}
+
+}  // extern "C"

@@ -1,0 +1,39 @@
+// Process state outside the memory a worker's snapshot restores: the program's arguments and
+// environment (strings and pointer arrays on the OS stack, which the snapshot leaves alone) and
+// the kernel's per-process settings a program may change (working directory, umask, signal
+// dispositions and mask, resource limits, interval timers). A worker runs execution after
+// execution in one process, so each must start as a fresh process would (docs/process-state.md).
+#pragma once
+
+#include <signal.h>
+
+namespace weft::runtime::native {
+
+/// The program's argv and environment as the process received them. Captured once before the
+/// first execution; `restore()` writes every pointer and every byte back, so that a program
+/// that edits `argv[1]` in place or calls `setenv` sees the original in the next execution.
+class ProgramArguments {
+ public:
+  ProgramArguments(int argc, char** argv, char** envp);
+  ~ProgramArguments();
+  ProgramArguments(const ProgramArguments&) = delete;
+  ProgramArguments& operator=(const ProgramArguments&) = delete;
+
+  void restore() const;
+
+ private:
+  struct Saved;
+  Saved* saved_;
+};
+
+/// The handler weft installs for fatal signals (to log where a program crashed). The program
+/// asking for a signal's disposition is told SIG_DFL where this handler is installed, as a
+/// fresh process would be; the handler itself stays until the program installs its own.
+void hide_signal_handler(void (*handler)(int, siginfo_t*, void*));
+
+/// Undoes what the execution that just ended changed of the kernel's per-process settings
+/// (recorded by the interposed functions in process_state.cpp as the program calls them). The
+/// record lives in memory the snapshot restores right after, so this must run before it.
+void restore_process_settings();
+
+}  // namespace weft::runtime::native
