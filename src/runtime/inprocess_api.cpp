@@ -17,9 +17,7 @@ runtime::Scheduler& scheduler(const char* what) {
   return *s;
 }
 
-std::uint8_t perform(const Operation& op, const char* what) {
-  return scheduler(what).perform(op);
-}
+std::uint8_t perform(const Operation& op, const char* what) { return scheduler(what).perform(op); }
 
 void assertion_failed(const char* condition, const char* file, int line) {
   auto& s = scheduler("WEFT_ASSERT");
@@ -123,8 +121,8 @@ Result explore(const Options& options, const std::function<void()>& test) {
 
   const auto policy = explorer::read_policy_of(options.strategy);
   auto explored = explorer::run_exploration(
-      *strategy, policy, [&](const TestDirective& d) { return scheduler.run(d, test, run_limits); },
-      limits);
+      *strategy, policy,
+      [&](const TestDirective& d) { return scheduler.run(d, test, run_limits); }, limits);
 
   Result result;
   result.stats = explored.stats;
@@ -140,8 +138,8 @@ Result explore(const Options& options, const std::function<void()>& test) {
     result.verdict = Verdict::kBugFound;
   } else if (explored.hit_bound) {
     result.verdict = Verdict::kIncomplete;
-    result.incomplete_reason =
-        "a thread reached the bound of " + std::to_string(options.max_steps_per_thread) + " steps";
+    result.incomplete_reason = "a thread reached the bound of " +
+                               std::to_string(options.max_steps_per_thread) + " steps";
   } else if (!explored.exhausted) {
     result.verdict = Verdict::kIncomplete;
     result.incomplete_reason = "stopped by an execution or time limit";
@@ -179,8 +177,8 @@ Result replay(std::string_view schedule, const std::function<void()>& test,
   if (trace.prefix_followed < d.prefix.size())
     throw replay_error("the schedule does not fit this test: it has " +
                        std::to_string(d.prefix.size()) + " steps but the test ended after " +
-                       std::to_string(trace.prefix_followed) + " (" + outcome_name(trace.outcome) +
-                       ")");
+                       std::to_string(trace.prefix_followed) + " (" +
+                       outcome_name(trace.outcome) + ")");
   Result result;
   result.stats.executions = 1;
   result.stats.events = trace.events.size();

@@ -3,9 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void* worker(void* arg) {
-  return arg;
-}
+static void* worker(void* arg) { return arg; }
 
 int main(void) {
   pthread_t t;

@@ -3,8 +3,8 @@
 #include <assert.h>
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <semaphore.h>
+#include <sched.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,13 +20,8 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
 static int table, inits, destructed, signalled, spin_count;
 
-static void init_once(void) {
-  ++inits;
-}
-static void destroy_value(void* v) {
-  (void)v;
-  __atomic_fetch_add(&destructed, 1, __ATOMIC_SEQ_CST);
-}
+static void init_once(void) { ++inits; }
+static void destroy_value(void* v) { (void)v; __atomic_fetch_add(&destructed, 1, __ATOMIC_SEQ_CST); }
 
 static void* worker(void* arg) {
   long id = (long)arg;

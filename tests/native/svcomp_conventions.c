@@ -5,9 +5,7 @@
 
 extern void abort(void);
 extern void __assert_fail(const char*, const char*, unsigned int, const char*);
-void reach_error(void) {
-  __assert_fail("0", "svcomp_conventions.c", 9, "reach_error");
-}
+void reach_error(void) { __assert_fail("0", "svcomp_conventions.c", 9, "reach_error"); }
 void assume_abort_if_not(int cond) {
   if (!cond) abort();
 }
@@ -35,7 +33,7 @@ void* observer(void* arg) {
   __VERIFIER_atomic_begin();
   int seen = x;
   __VERIFIER_atomic_end();
-  if (seen % 2 != 0) reach_error();               // never: x is only ever seen even
+  if (seen % 2 != 0) reach_error();  // never: x is only ever seen even
   if (limit > 0 && seen == limit) reach_error();  // reachable when the input is 2 or 4
   return 0;
 }
