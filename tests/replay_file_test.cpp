@@ -121,6 +121,37 @@ TEST_F(ReplayFiles, CheckWithoutABugOrWithACompilerErrorKeepsNothing) {
   EXPECT_TRUE(leftovers().empty()) << leftovers().front();
 }
 
+// Stopped while it explores (an execution that spins until the 10 s execution timeout), weft
+// check still removes its directory: timeout(1) sends SIGINT to its process group, as Ctrl-C does.
+TEST_F(ReplayFiles, CheckInterruptedByCtrlCRemovesItsTemporaryDirectory) {
+  const std::string source = quote(std::string(WEFT_NATIVE_FIXTURES) + "/endless_loop.c");
+  const std::string command = "TMPDIR=" + quote(tmp().string()) + " timeout -s INT 3 " +
+                              std::string(WEFT_BIN) + " check -q " + source +
+                              " >/dev/null 2>&1 </dev/null";
+  const int status = std::system(command.c_str());
+  EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 124);  // timeout's "it timed out"
+  EXPECT_TRUE(leftovers().empty()) << leftovers().front();
+}
+
+// A replay file whose schedule leads into an endless loop (the thread spins on a flag that main,
+// never scheduled again, would set) is stopped at the file's execution time limit.
+TEST_F(ReplayFiles, ReplayOfAnEndlessExecutionStopsAtTheTimeLimit) {
+  const fs::path program = scratch_ / "endless_loop";
+  const std::string build = quote((fs::path(WEFT_BIN).parent_path() / "weft-cc").string()) +
+                            " -O0 " + quote(std::string(WEFT_NATIVE_FIXTURES) + "/endless_loop.c") +
+                            " -o " + quote(program.string());
+  ASSERT_EQ(std::system(build.c_str()), 0);
+  const fs::path file = scratch_ / "endless.json";
+  write_text(file, json({{"weft_replay", 1},
+                         {"program", program.string()},
+                         {"schedule", "w1:0,0.0"},
+                         {"execution_timeout", 1}})
+                       .dump());
+  const CliRun r = weft("replay " + quote(file.string()));
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.out.find("time limit of 1 s"), std::string::npos) << r.out;
+}
+
 // ---- the mutations ---------------------------------------------------------------------------
 
 struct Mutation {
@@ -187,6 +218,9 @@ std::vector<Mutation> wrong_values(const json& base) {
        {"null", "true", "\"0\"", "1.5", "[]", "{}", "1e300", "-1e300", "9223372036854775808",
         "18446744073709551615", "-9223372036854775809"}},
       {"keep_spinning", {"null", "0", "1", "\"true\"", "[]", "{}", "1.5"}},
+      {"execution_timeout",
+       {"null", "true", "\"10\"", "[]", "{}", "-1", "-0.5", "1e300", "1000001",
+        "18446744073709551616"}},
       {"schedule",
        [&] {
          auto v = not_string;

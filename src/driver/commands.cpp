@@ -280,10 +280,20 @@ static int replay_command_unguarded(const std::string& replay_file, const std::s
   program.options.max_threads = file.options.max_threads;
   program.options.nondet_value = file.options.nondet_value;
   program.options.keep_spinning = file.options.keep_spinning;
+  program.options.execution_seconds = file.options.execution_seconds;
   std::uint64_t base = 0;
   std::fflush(stdout);
   const Trace trace = replay_execution(program, directive, threads, under_gdb, &base, json);
   if (under_gdb) return kExitNoBug;  // the debugging session was the point
+  if (trace.outcome == Outcome::kTimeout) {
+    if (json)
+      std::printf(
+          "%s\n",
+          nlohmann::json({{"reproduced", false}, {"stopped", trace.message}}).dump(2).c_str());
+    else
+      std::printf("weft: the replayed execution was stopped: %s\n", trace.message.c_str());
+    return kExitIncomplete;
+  }
   Symbolizer symbols(program.path, base);
 
   const std::string& expected = file.bug_message;

@@ -103,6 +103,24 @@ std::string control_value(int ctl, int status, int shm) {
          std::to_string(kLogBytes);
 }
 
+// Waits until the child exits (it is then reaped by the caller) or `seconds` pass (0: no limit),
+// and kills it then.
+Killed wait_for_replay(pid_t pid, double seconds) {
+  if (seconds <= 0) return Killed::kNo;
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
+  while (Clock::now() < deadline) {
+    siginfo_t info{};
+    // WNOWAIT: leave the child to be reaped, with its status, by the caller.
+    if (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+        info.si_pid == pid)
+      return Killed::kNo;
+    usleep(2000);
+  }
+  kill(pid, SIGKILL);
+  return Killed::kTimeLimit;
+}
+
 }  // namespace
 
 void check_instrumented(const std::string& path) {
@@ -384,6 +402,10 @@ Trace replay_execution(const Program& program, const TestDirective& directive,
     exec_program(argv, env);
   }
   close(status[1]);
+  // Under gdb the user decides when it ends; otherwise an execution that never ends (a replay
+  // file whose schedule was edited into a busy-wait) is stopped at the execution time limit.
+  const double limit = under_gdb ? 0 : options.execution_seconds;
+  const Killed killed = wait_for_replay(pid, limit);
   int wait_status = 0;
   while (waitpid(pid, &wait_status, 0) < 0 && errno == EINTR) {
   }
@@ -395,7 +417,7 @@ Trace replay_execution(const Program& program, const TestDirective& directive,
   if (load_base && std::sscanf(buf, "HELLO %u %llx", &version, &base) == 2) *load_base = base;
   if (WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 127)
     throw DriverError("cannot run '" + argv[0] + "'" + (under_gdb ? " (is gdb installed?)" : ""));
-  Trace trace = read_log(log, directive, wait_status, Killed::kNo, options, threads);
+  Trace trace = read_log(log, directive, wait_status, killed, options, threads);
   munmap(log, kLogBytes);
   close(shm);
   return trace;

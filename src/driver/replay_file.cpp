@@ -84,6 +84,15 @@ class Checker {
     fail(field, "must be an integer " + range + kind(value) + ")");
   }
 
+  double seconds(const json& value, const std::string& field) const {
+    const std::string range = "must be a number of seconds between 0 and " +
+                              std::to_string(static_cast<int>(kMaxSeconds)) + " (it is ";
+    if (!value.is_number()) fail(field, range + kind(value) + ")");
+    const double v = value.get<double>();
+    if (!(v >= 0 && v <= kMaxSeconds)) fail(field, range + one_line(value.dump(), 40) + ")");
+    return v;
+  }
+
   bool boolean(const json& value, const std::string& field) const {
     if (!value.is_boolean()) fail(field, "must be true or false (it is " + kind(value) + ")");
     return value.get<bool>();
@@ -133,6 +142,7 @@ std::string replay_file_text(const ReplayFile& file) {
                   {"max_threads", file.options.max_threads},
                   {"nondet", file.options.nondet_value},
                   {"keep_spinning", file.options.keep_spinning},
+                  {"execution_timeout", file.options.execution_seconds},
                   {"schedule", file.schedule},
                   {"bug", {{"kind", file.bug_kind}, {"message", file.bug_message}}}};
   // The program's messages may hold any bytes; replace invalid UTF-8 rather than fail to write.
@@ -190,6 +200,8 @@ ReplayFile parse_replay_file(std::string_view text, const std::string& file_name
                                            std::numeric_limits<std::int64_t>::max());
   if (const auto it = j.find("keep_spinning"); it != j.end())
     r.options.keep_spinning = check.boolean(*it, "keep_spinning");
+  if (const auto it = j.find("execution_timeout"); it != j.end())
+    r.options.execution_seconds = check.seconds(*it, "execution_timeout");
 
   r.schedule = check.string(check.require(j, "schedule"), "schedule", kMaxReplayFileBytes);
   try {
