@@ -2,8 +2,10 @@
 # Installs the Debian packages needed to build and test weft, if any are missing. Idempotent.
 set -euo pipefail
 
+# libclang-rt-14-dev: libFuzzer and clang's sanitizer runtimes, for the fuzz test (tests/fuzz).
 packages=(cmake ninja-build g++ python3 libgtest-dev libgmock-dev libbenchmark-dev
-          clang-14 llvm-14-dev llvm-14-tools libcli11-dev nlohmann-json3-dev gdb)
+          clang-14 libclang-rt-14-dev llvm-14-dev llvm-14-tools libcli11-dev nlohmann-json3-dev
+          gdb)
 
 missing=()
 for p in "${packages[@]}"; do

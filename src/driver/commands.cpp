@@ -1,5 +1,6 @@
 #include "weft/driver/commands.hpp"
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,7 +11,11 @@
 #include <nlohmann/json.hpp>
 
 #include "weft/driver/native_report.hpp"
+#include "weft/driver/one_line.hpp"
+#include "weft/driver/option_checks.hpp"
+#include "weft/driver/replay_file.hpp"
 #include "weft/driver/report.hpp"
+#include "weft/driver/temporary_directory.hpp"
 #include "weft/explore/exploration.hpp"
 #include "weft/trace/wire.hpp"
 
@@ -69,22 +74,48 @@ std::string shell_word(const std::string& s) {
   return out + "'";
 }
 
-void write_replay_file(const std::string& path, const Program& program,
-                       const explorer::FoundBug& bug, const ThreadRegistry& threads,
-                       const std::string& message) {
-  nlohmann::json j = {{"weft_replay", 1},
-                      {"program", fs::absolute(program.path).string()},
-                      {"args", program.args},
-                      {"points", program.options.points},
-                      {"max_steps_per_thread", program.options.max_steps_per_thread},
-                      {"max_threads", program.options.max_threads},
-                      {"nondet", program.options.nondet_value},
-                      {"keep_spinning", program.options.keep_spinning},
-                      {"schedule", encode_schedule(bug.schedule, threads)},
-                      {"bug", {{"kind", outcome_name(bug.outcome)}, {"message", message}}}};
+// `weft check` builds the program in a temporary directory that it removes: the replay file
+// needs a copy that stays, beside it and named after it ("weft-replay-x.json" keeps
+// "weft-replay-x.bin").
+std::string keep_program_beside(const std::string& replay_path, const std::string& program) {
+  fs::path kept = fs::path(replay_path).replace_extension(".bin");
+  if (kept == fs::path(replay_path)) kept += ".bin";
+  std::error_code ec;
+  fs::copy_file(program, kept, fs::copy_options::overwrite_existing, ec);
+  if (ec)
+    throw DriverError("cannot keep the program for the replay file at '" + kept.string() +
+                      "': " + ec.message());
+  return fs::absolute(kept).string();
+}
+
+void write_replay_file(const std::string& path, const std::string& program_path,
+                       const Program& program, const explorer::FoundBug& bug,
+                       const ThreadRegistry& threads, const std::string& message) {
+  ReplayFile file;
+  file.program = program_path;
+  file.args = program.args;
+  file.options = program.options;
+  file.schedule = encode_schedule(bug.schedule, threads);
+  file.bug_kind = outcome_name(bug.outcome);
+  file.bug_message = message;
   std::ofstream out(path);
-  out << j.dump(2) << "\n";
+  out << replay_file_text(file);
   if (!out) throw DriverError("cannot write the replay file '" + path + "'");
+}
+
+// weft_main reports DriverError as one `weft: error:` line with exit code 2; anything else
+// escaping a command would end in std::terminate. Every command runs through this.
+template <class Command>
+int guarded(Command&& command) {
+  try {
+    return command();
+  } catch (const DriverError& e) {
+    throw DriverError(one_line(e.what(), 2000));
+  } catch (const std::bad_alloc&) {
+    throw DriverError("out of memory");
+  } catch (const std::exception& e) {
+    throw DriverError("internal error: " + one_line(e.what()));
+  }
 }
 
 const char* verdict_name(int code) {
@@ -100,7 +131,8 @@ const char* verdict_name(int code) {
 
 }  // namespace
 
-int run_command(const Program& program, const ExploreSettings& settings) {
+static int run_command_unguarded(const Program& program, const ExploreSettings& settings) {
+  check_options(program.options, settings);
   ThreadRegistry threads;
   ForkServer server(program, threads);
   explorer::StrategyConfig config;
@@ -148,7 +180,11 @@ int run_command(const Program& program, const ExploreSettings& settings) {
     const auto& bug = result.bugs[i];
     std::string replay;
     if (i == 0) {
-      write_replay_file(replay_path, program, bug, threads, bug_message(bug, symbols));
+      const std::string program_path = settings.program_is_temporary
+                                           ? keep_program_beside(replay_path, program.path)
+                                           : fs::absolute(program.path).string();
+      write_replay_file(replay_path, program_path, program, bug, threads,
+                        bug_message(bug, symbols));
       // The replay file names the program; `weft check` builds it in a temporary directory, so
       // its replay command needs only the file.
       replay = "weft replay " +
@@ -231,40 +267,36 @@ int run_command(const Program& program, const ExploreSettings& settings) {
   return code;
 }
 
-int replay_command(const std::string& replay_file, const std::string& program_path, bool under_gdb,
-                   bool json) {
-  std::ifstream in(replay_file);
-  if (!in) throw DriverError("cannot open the replay file '" + replay_file + "'");
-  nlohmann::json j;
-  try {
-    in >> j;
-  } catch (const nlohmann::json::exception&) {
-    throw DriverError("'" + replay_file + "' is not a weft replay file (it is not JSON)");
-  }
-  if (!j.contains("weft_replay") || !j.contains("schedule"))
-    throw DriverError("'" + replay_file + "' is not a weft replay file");
-  Program program;
-  program.path = program_path.empty() ? j.value("program", std::string()) : program_path;
-  program.args = j.value("args", std::vector<std::string>{});
-  program.options.points = j.value("points", std::string("sync"));
-  program.options.max_steps_per_thread = j.value("max_steps_per_thread", 10000u);
-  program.options.max_threads = j.value("max_threads", 1000u);
-  program.options.nondet_value = j.value("nondet", std::int64_t{0});
-  program.options.keep_spinning = j.value("keep_spinning", false);
+static int replay_command_unguarded(const std::string& replay_file, const std::string& program_path,
+                                    bool under_gdb, bool json) {
   ThreadRegistry threads;
   TestDirective directive;
-  try {
-    directive.prefix = decode_schedule(j["schedule"].get<std::string>(), threads);
-  } catch (const WireError& e) {
-    throw DriverError("the schedule in '" + replay_file + "' is malformed: " + e.what());
-  }
+  const ReplayFile file = load_replay_file(replay_file, threads, directive.prefix);
+  Program program;
+  program.path = program_path.empty() ? file.program : program_path;
+  program.args = file.args;
+  program.options.points = file.options.points;
+  program.options.max_steps_per_thread = file.options.max_steps_per_thread;
+  program.options.max_threads = file.options.max_threads;
+  program.options.nondet_value = file.options.nondet_value;
+  program.options.keep_spinning = file.options.keep_spinning;
+  program.options.execution_seconds = file.options.execution_seconds;
   std::uint64_t base = 0;
   std::fflush(stdout);
   const Trace trace = replay_execution(program, directive, threads, under_gdb, &base, json);
   if (under_gdb) return kExitNoBug;  // the debugging session was the point
+  if (trace.outcome == Outcome::kTimeout) {
+    if (json)
+      std::printf(
+          "%s\n",
+          nlohmann::json({{"reproduced", false}, {"stopped", trace.message}}).dump(2).c_str());
+    else
+      std::printf("weft: the replayed execution was stopped: %s\n", trace.message.c_str());
+    return kExitIncomplete;
+  }
   Symbolizer symbols(program.path, base);
 
-  const std::string expected = j.contains("bug") ? j["bug"].value("message", std::string()) : "";
+  const std::string& expected = file.bug_message;
   // The recorded bug may be any of the execution's bugs (not always its first).
   std::vector<explorer::FoundBug> bugs;
   for (const auto& f : trace.failures)
@@ -295,23 +327,25 @@ int replay_command(const std::string& replay_file, const std::string& program_pa
   return found ? kExitBug : kExitNoBug;
 }
 
-int check_command(const std::string& source, const std::vector<std::string>& compiler_flags,
-                  Program program, const ExploreSettings& settings) {
-  if (!fs::exists(source)) throw DriverError("no such file: '" + source + "'");
+static int check_command_unguarded(const std::string& source,
+                                   const std::vector<std::string>& compiler_flags, Program program,
+                                   const ExploreSettings& settings) {
+  check_options(program.options, settings);  // before the build, which takes seconds
+  std::error_code ec;
+  if (!fs::exists(source, ec)) throw DriverError("no such file: '" + source + "'");
+  if (!fs::is_regular_file(source, ec)) throw DriverError("'" + source + "' is not a source file");
   const std::string ext = fs::path(source).extension().string();
   const bool cxx = ext == ".cpp" || ext == ".cc" || ext == ".cxx" || ext == ".C";
   if (!cxx && ext != ".c")
     throw DriverError("'" + source + "' is neither C (.c) nor C++ (.cpp, .cc, .cxx)");
   // The compilers live next to this executable (build tree or installation).
-  std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
   const fs::path compiler = self.parent_path() / (cxx ? "weft-c++" : "weft-cc");
-  if (!fs::exists(compiler))
+  if (!fs::exists(compiler, ec))
     throw DriverError("cannot find " + compiler.string() + " (weft's compiler wrapper)");
-  char dir_template[] = "/tmp/weft-check-XXXXXX";
-  const char* dir = mkdtemp(dir_template);
-  if (!dir) throw DriverError("cannot create a temporary directory");
-  const std::string binary = std::string(dir) + "/" + fs::path(source).stem().string();
+  // Removed on every way out; a bug's replay file gets its own copy of the program.
+  const TemporaryDirectory dir("weft-check-");
+  const std::string binary = dir.path() + "/" + fs::path(source).stem().string();
   std::string command = shell_word(compiler.string());
   bool has_opt = false;
   for (const auto& f : compiler_flags) has_opt |= f.starts_with("-O");
@@ -319,12 +353,34 @@ int check_command(const std::string& source, const std::vector<std::string>& com
   command += cxx ? " -std=c++20" : "";
   for (const auto& f : compiler_flags) command += " " + shell_word(f);
   command += " " + shell_word(source) + " -o " + shell_word(binary);
-  if (std::system(command.c_str()) != 0)
+  const int status = std::system(command.c_str());
+  // system() ignores Ctrl-C while the compiler runs; the compiler died of it instead.
+  if (status != -1 && WIFSIGNALED(status))
+    throw DriverError("compiling '" + source + "' was interrupted");
+  if (status != 0)
     throw DriverError("compiling '" + source + "' failed (the compiler's messages are above)");
   program.path = binary;
   ExploreSettings check_settings = settings;
   check_settings.program_is_temporary = true;
-  return run_command(program, check_settings);
+  return run_command_unguarded(program, check_settings);
+}
+
+// The commands proper, each through guarded().
+
+int run_command(const Program& program, const ExploreSettings& settings) {
+  return guarded([&] { return run_command_unguarded(program, settings); });
+}
+
+int replay_command(const std::string& replay_file, const std::string& program_path, bool under_gdb,
+                   bool json) {
+  return guarded(
+      [&] { return replay_command_unguarded(replay_file, program_path, under_gdb, json); });
+}
+
+int check_command(const std::string& source, const std::vector<std::string>& compiler_flags,
+                  Program program, const ExploreSettings& settings) {
+  return guarded(
+      [&] { return check_command_unguarded(source, compiler_flags, program, settings); });
 }
 
 }  // namespace weft::driver

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include <iterator>
 #include <string_view>
 
+#include "weft/driver/one_line.hpp"
 #include "weft/runtime/native_protocol.hpp"
 #include "weft/runtime/pipe_wait.hpp"
 #include "weft/trace/wire.hpp"
@@ -101,17 +103,51 @@ std::string control_value(int ctl, int status, int shm) {
          std::to_string(kLogBytes);
 }
 
+// Waits until the child exits (it is then reaped by the caller) or `seconds` pass (0: no limit),
+// and kills it then.
+Killed wait_for_replay(pid_t pid, double seconds) {
+  if (seconds <= 0) return Killed::kNo;
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
+  while (Clock::now() < deadline) {
+    siginfo_t info{};
+    // WNOWAIT: leave the child to be reaped, with its status, by the caller.
+    if (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+        info.si_pid == pid)
+      return Killed::kNo;
+    usleep(2000);
+  }
+  kill(pid, SIGKILL);
+  return Killed::kTimeLimit;
+}
+
 }  // namespace
 
 void check_instrumented(const std::string& path) {
+  if (path.empty()) throw DriverError("no program given (an empty path)");
+  const std::string shown = "'" + one_line(path, 200) + "'";
+  // Look before opening: a directory or a device would be read as a program, or never end.
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) throw DriverError("cannot run " + shown + ": " + errno_text());
+  if (S_ISDIR(st.st_mode)) throw DriverError(shown + " is a directory, not a program");
+  if (!S_ISREG(st.st_mode)) throw DriverError(shown + " is not a regular file, not a program");
+  if (access(path.c_str(), X_OK) != 0) throw DriverError(shown + " is not executable");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw DriverError("cannot open '" + path + "': " + errno_text());
-  if (access(path.c_str(), X_OK) != 0) throw DriverError("'" + path + "' is not executable");
-  const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (content.find(native::kRuntimeMarker) == std::string::npos)
-    throw DriverError("'" + path +
-                      "' was not built by weft-cc: compile it with weft-cc or weft-c++ (or use "
-                      "`weft check FILE.c`)");
+  if (!in) throw DriverError("cannot open " + shown + ": " + errno_text());
+  // Look for the runtime's marker in chunks (overlapping by the marker's length), so that a
+  // large file is never held in memory whole.
+  const std::string_view marker = native::kRuntimeMarker;
+  std::string window;
+  std::vector<char> chunk(std::size_t{1} << 20);
+  while (in) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    window.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
+    if (window.find(marker) != std::string::npos) return;
+    if (window.size() > marker.size()) window.erase(0, window.size() - marker.size());
+  }
+  throw DriverError(shown +
+                    " was not built by weft-cc: compile it with weft-cc or weft-c++ (or use "
+                    "`weft check FILE.c`)");
 }
 
 bool is_position_independent(const std::string& path) {
@@ -366,6 +402,10 @@ Trace replay_execution(const Program& program, const TestDirective& directive,
     exec_program(argv, env);
   }
   close(status[1]);
+  // Under gdb the user decides when it ends; otherwise an execution that never ends (a replay
+  // file whose schedule was edited into a busy-wait) is stopped at the execution time limit.
+  const double limit = under_gdb ? 0 : options.execution_seconds;
+  const Killed killed = wait_for_replay(pid, limit);
   int wait_status = 0;
   while (waitpid(pid, &wait_status, 0) < 0 && errno == EINTR) {
   }
@@ -377,7 +417,7 @@ Trace replay_execution(const Program& program, const TestDirective& directive,
   if (load_base && std::sscanf(buf, "HELLO %u %llx", &version, &base) == 2) *load_base = base;
   if (WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 127)
     throw DriverError("cannot run '" + argv[0] + "'" + (under_gdb ? " (is gdb installed?)" : ""));
-  Trace trace = read_log(log, directive, wait_status, Killed::kNo, options, threads);
+  Trace trace = read_log(log, directive, wait_status, killed, options, threads);
   munmap(log, kLogBytes);
   close(shm);
   return trace;

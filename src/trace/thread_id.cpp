@@ -19,8 +19,13 @@ ThreadId ThreadRegistry::child(ThreadId parent, std::uint32_t index) {
 
 std::string ThreadRegistry::name(ThreadId id) const {
   if (id >= entries_.size()) return "?" + std::to_string(id);
-  if (id == kMainThread) return "0";
-  return name(entries_[id].parent) + "." + std::to_string(entries_[id].index);
+  // Walk up to main and reverse, without recursion: a name parsed from input (a replay file's
+  // schedule) can be millions of levels deep.
+  std::vector<std::uint32_t> path;
+  for (ThreadId t = id; t != kMainThread; t = entries_[t].parent) path.push_back(entries_[t].index);
+  std::string out = "0";
+  for (auto it = path.rbegin(); it != path.rend(); ++it) out += "." + std::to_string(*it);
+  return out;
 }
 
 std::optional<ThreadId> ThreadRegistry::intern(std::string_view text) {

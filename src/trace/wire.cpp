@@ -24,27 +24,42 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
   }
 }
 
-std::uint64_t parse_number(std::string_view s, const char* what) {
+// Input text quoted in an error message: cut short and with control characters escaped, so that
+// the message stays one short line whatever the input holds.
+std::string quoted(std::string_view s) {
+  constexpr std::size_t kShown = 40;
+  std::string out = "'";
+  for (std::size_t i = 0; i < s.size() && i < kShown; ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + (s.size() > kShown ? "'..." : "'");
+}
+
+std::uint64_t parse_number(std::string_view s, const char* what, int base = 10) {
   std::uint64_t v = 0;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
+  if (ec == std::errc::result_out_of_range)
+    throw WireError(std::string(what) + " " + quoted(s) + " is out of range");
   if (ec != std::errc() || ptr != s.data() + s.size())
-    throw WireError(std::string("expected a number for ") + what + ", got '" + std::string(s) +
-                    "'");
+    throw WireError(std::string("expected a ") + (base == 16 ? "hex " : "") + "number for " +
+                    what + ", got " + quoted(s));
   return v;
 }
 
 std::uint64_t parse_hex(std::string_view s, const char* what) {
-  std::uint64_t v = 0;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v, 16);
-  if (ec != std::errc() || ptr != s.data() + s.size())
-    throw WireError(std::string("expected a hex number for ") + what + ", got '" + std::string(s) +
-                    "'");
-  return v;
+  return parse_number(s, what, 16);
 }
 
 ThreadId parse_thread(std::string_view s, ThreadRegistry& threads) {
   auto id = threads.intern(s);
-  if (!id) throw WireError("'" + std::string(s) + "' is not a thread name (like 0 or 0.1)");
+  if (!id) throw WireError(quoted(s) + " is not a thread name (like 0 or 0.1)");
   return *id;
 }
 
@@ -129,8 +144,8 @@ Operation decode_op(std::string_view s, ThreadRegistry& threads) {
     f.pop_back();
   }
   if (f.size() != 5 && !(f.size() == 6 && f[5] == "t"))
-    throw WireError("an operation has 5 fields (and 't' if timed, 'f...' with a footprint), got '" +
-                    std::string(s) + "'");
+    throw WireError("an operation has 5 fields (and 't' if timed, 'f...' with a footprint), got " +
+                    quoted(s));
   const auto kind = parse_number(f[0], "operation kind");
   if (kind > static_cast<unsigned>(OpKind::kAtomicSection))
     throw WireError("unknown operation kind " + std::to_string(kind));
@@ -157,7 +172,7 @@ std::string encode_event(ThreadId t, const Operation& op, const ThreadRegistry& 
 std::pair<ThreadId, Operation> decode_event(std::string_view s, ThreadRegistry& threads) {
   const auto at = s.find('@');
   if (at == std::string_view::npos)
-    throw WireError("an event is thread@op, got '" + std::string(s) + "'");
+    throw WireError("an event is thread@op, got " + quoted(s));
   return {parse_thread(s.substr(0, at), threads), decode_op(s.substr(at + 1), threads)};
 }
 
@@ -184,7 +199,7 @@ std::vector<std::pair<std::string_view, std::string_view>> fields(std::string_vi
   for (auto part : split(text.substr(2), '|')) {
     const auto eq = part.find('=');
     if (eq == std::string_view::npos)
-      throw WireError("field without '=': '" + std::string(part) + "'");
+      throw WireError("field without '=': " + quoted(part));
     out.emplace_back(part.substr(0, eq), part.substr(eq + 1));
   }
   return out;
@@ -209,17 +224,27 @@ std::string encode_schedule(const std::vector<ThreadId>& schedule, const ThreadR
 
 std::vector<ThreadId> decode_schedule(std::string_view text, ThreadRegistry& threads) {
   if (text.substr(0, 3) != "w1:")
-    throw WireError("a schedule starts with 'w1:' (got '" + std::string(text.substr(0, 12)) +
-                    "'); copy it whole from weft's report");
+    throw WireError("a schedule starts with 'w1:' (got " + quoted(text.substr(0, 12)) +
+                    "); copy it whole from weft's report");
   std::vector<ThreadId> out;
+  std::size_t index = 0;
   for (auto step : split(text.substr(3), ',')) {
-    std::size_t count = 1;
+    ++index;
+    const std::string where = "step " + std::to_string(index) + " of the schedule";
+    std::uint64_t count = 1;
     if (const auto star = step.find('*'); star != std::string_view::npos) {
-      count = parse_number(step.substr(star + 1), "repeat count");
+      count = parse_number(step.substr(star + 1), "the repeat count");
+      if (count == 0) throw WireError(where + " repeats its thread 0 times (at least 1)");
       step = step.substr(0, star);
     }
-    const ThreadId t = parse_thread(step, threads);
-    out.insert(out.end(), count, t);
+    if (count > kMaxScheduleSteps - out.size())
+      throw WireError(where + " makes the schedule longer than " +
+                      std::to_string(kMaxScheduleSteps) + " steps (repeat count " +
+                      std::to_string(count) + ")");
+    const auto t = threads.intern(step);
+    if (!t)
+      throw WireError(where + ": " + quoted(step) + " is not a thread name (like 0 or 0.1)");
+    out.insert(out.end(), count, *t);
   }
   return out;
 }
@@ -258,7 +283,7 @@ TestDirective decode_directive(std::string_view text, ThreadRegistry& threads) {
     } else if (key == "seed") {
       d.seed = parse_number(value, "seed");
     } else {
-      throw WireError("unknown directive field '" + std::string(key) + "'");
+      throw WireError("unknown directive field " + quoted(key));
     }
   }
   return d;
@@ -347,7 +372,7 @@ Trace decode_trace(std::string_view text, ThreadRegistry& threads) {
         t.pending.push_back({thread, op, f[1] == "e"});
       }
     } else {
-      throw WireError("unknown trace field '" + std::string(key) + "'");
+      throw WireError("unknown trace field " + quoted(key));
     }
   }
   return t;

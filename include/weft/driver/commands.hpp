@@ -22,7 +22,7 @@ struct ExploreSettings {
   explorer::StrategyKind strategy = explorer::StrategyKind::kOptimalDpor;
   bool sleep_sets = true;
   bool all_bugs = false;  ///< keep exploring after the first bug
-  std::string stop_on;  ///< with all_bugs: stop at a bug whose kind or message has this
+  std::string stop_on;    ///< with all_bugs: stop at a bug whose kind or message has this
   std::uint64_t max_executions = 0;
   double time_limit = 0;  ///< seconds for the whole exploration (0: none)
   std::uint64_t random_executions = 1000;
@@ -37,7 +37,8 @@ struct ExploreSettings {
 int run_command(const Program& program, const ExploreSettings& settings);
 
 /// Compiles `source` with weft-cc/weft-c++ (plus `compiler_flags`) into a temporary directory,
-/// then explores it as run_command does.
+/// then explores it as run_command does. The directory is always removed; if a bug was found,
+/// a copy of the program stays beside its replay file (`x.json` keeps `x.bin`).
 int check_command(const std::string& source, const std::vector<std::string>& compiler_flags,
                   Program program, const ExploreSettings& settings);
 

@@ -22,6 +22,9 @@ class WireError : public std::runtime_error {
 /// A schedule as a short string: "w1:" then comma-separated steps, each a thread name with an
 /// optional repeat count, e.g. "w1:0*3,0.0*2,0.1,0". Thread names are creation paths, so the
 /// string means the same thing to any process running the same program.
+/// Decoding expands the repeat counts, so it refuses schedules longer than kMaxScheduleSteps
+/// before it allocates anything for them: a count is only a claim until the steps exist.
+inline constexpr std::size_t kMaxScheduleSteps = 10'000'000;
 std::string encode_schedule(const std::vector<ThreadId>& schedule, const ThreadRegistry& threads);
 std::vector<ThreadId> decode_schedule(std::string_view text, ThreadRegistry& threads);
 

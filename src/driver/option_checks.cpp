@@ -1,0 +1,41 @@
+#include "weft/driver/option_checks.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace weft::driver {
+namespace {
+
+[[noreturn]] void bad(const char* option, const std::string& what) {
+  throw DriverError(std::string("option ") + option + " " + what);
+}
+
+void check_seconds(const char* option, double value) {
+  if (!std::isfinite(value) || value < 0 || value > kMaxSeconds) {
+    char text[64];
+    std::snprintf(text, sizeof text, "between 0 and %g (it is %g)", kMaxSeconds, value);
+    bad(option, std::string("must be a number of seconds ") + text);
+  }
+}
+
+void check_count(const char* option, std::uint64_t value, std::uint64_t max) {
+  if (value < 1 || value > max)
+    bad(option,
+        "must be between 1 and " + std::to_string(max) + " (it is " + std::to_string(value) + ")");
+}
+
+}  // namespace
+
+void check_options(const ProgramOptions& program, const ExploreSettings& settings) {
+  if (program.points != "sync" && program.points != "all") bad("--points", "must be sync or all");
+  check_count("--max-steps", program.max_steps_per_thread, kMaxStepsBound);
+  check_count("--max-threads", program.max_threads, kMaxThreadsBound);
+  check_seconds("--execution-timeout", program.execution_seconds);
+  check_seconds("--time-limit", settings.time_limit);
+  if (program.memory_mb > kMaxMemoryMb)
+    bad("--memory-limit", "must be at most " + std::to_string(kMaxMemoryMb) + " MiB (it is " +
+                              std::to_string(program.memory_mb) + ")");
+}
+
+}  // namespace weft::driver
