@@ -19,12 +19,26 @@ ThreadId ThreadRegistry::child(ThreadId parent, std::uint32_t index) {
 
 std::string ThreadRegistry::name(ThreadId id) const {
   if (id >= entries_.size()) return "?" + std::to_string(id);
-  // Walk up to main and reverse, without recursion: a name parsed from input (a replay file's
-  // schedule) can be millions of levels deep.
-  std::vector<std::uint32_t> path;
-  for (ThreadId t = id; t != kMainThread; t = entries_[t].parent) path.push_back(entries_[t].index);
-  std::string out = "0";
-  for (auto it = path.rbegin(); it != path.rend(); ++it) out += "." + std::to_string(*it);
+  // Without recursion (a name parsed from a replay file's schedule can be millions of levels
+  // deep), and without allocating beyond the string itself: in the runtime this runs inside
+  // malloc's placement of a thread's heap, and short names fit the string's inline buffer.
+  std::size_t length = 1;
+  for (ThreadId t = id; t != kMainThread; t = entries_[t].parent) {
+    char digits[16];
+    length +=
+        1 + static_cast<std::size_t>(
+                std::to_chars(digits, digits + sizeof digits, entries_[t].index).ptr - digits);
+  }
+  std::string out(length, '0');
+  std::size_t end = length;
+  for (ThreadId t = id; t != kMainThread; t = entries_[t].parent) {
+    char digits[16];
+    const auto n = static_cast<std::size_t>(
+        std::to_chars(digits, digits + sizeof digits, entries_[t].index).ptr - digits);
+    end -= n;
+    out.replace(end, n, digits, n);
+    out[--end] = '.';
+  }
   return out;
 }
 
