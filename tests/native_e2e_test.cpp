@@ -579,4 +579,22 @@ TEST(NativeProcessState, PthreadFunctionsOnWeftThreadsWork) {
   EXPECT_EQ(stat(r, "executions"), 2u) << r.out;
 }
 
+// C++20 waits and futures call the futex system call: weft runs its waits and wakes as visible
+// operations. A correct program is explored to the end (before, its first execution hung until
+// the time limit); a wake that is missing is a deadlock naming the futex word.
+TEST(NativeFutex, CxxWaitsAndFuturesAreExploredAndAMissingWakeIsADeadlock) {
+  const CliRun waits = check("atomic_wait.cpp", "-- -std=c++20");
+  EXPECT_EQ(waits.exit_code, 0) << waits.out << waits.err;
+  EXPECT_GT(stat(waits, "executions"), 2u);
+  const CliRun missing = check("atomic_wait.cpp", "-- -std=c++20 -DBUG");
+  ASSERT_EQ(missing.exit_code, 1) << missing.out << missing.err;
+  EXPECT_EQ(first_bug_kind(missing), "deadlock");
+  EXPECT_NE(first_bug_message(missing).find("futex_woken word flag"), std::string::npos)
+      << first_bug_message(missing);
+  // counting_semaphore, latch, barrier, promise/future: every interleaving, no false alarm.
+  const CliRun all = check("cxx20_sync.cpp", "-- -std=c++20");
+  EXPECT_EQ(all.exit_code, 0) << all.out << all.err;
+  EXPECT_GT(stat(all, "executions"), 1000u);
+}
+
 }  // namespace

@@ -49,6 +49,33 @@ Event section(ThreadId t, std::initializer_list<ObjectKey> reads,
   return e;
 }
 
+// Futex operations on one word are ordered with each other; a wait also reads its word, so it
+// is ordered with the word's writes (the wait compares it) but not with its reads.
+TEST(Dependence, FutexOperationsOnOneWordAndTheWordsWrites) {
+  const auto p = ReadPolicy::kReadsCommute;
+  const auto wait = ev(1, OpKind::kFutexWait, 64, 4, 0);
+  EXPECT_TRUE(dependent(wait, ev(2, OpKind::kFutexWake, 64, 0, 1), p));
+  EXPECT_TRUE(dependent(ev(1, OpKind::kFutexWoken, 64, 0), ev(2, OpKind::kFutexWake, 64, 0, 1), p));
+  EXPECT_TRUE(dependent(ev(1, OpKind::kFutexWoken, 64, 0), ev(2, OpKind::kFutexWoken, 64, 0), p));
+  EXPECT_FALSE(dependent(wait, ev(2, OpKind::kFutexWake, 72, 0, 1), p));
+  EXPECT_TRUE(dependent(wait, ev(2, OpKind::kAtomicStore, 64), p));
+  EXPECT_TRUE(dependent(wait, ev(2, OpKind::kAtomicRmw, 66, 1), p));
+  EXPECT_FALSE(dependent(wait, ev(2, OpKind::kAtomicLoad, 64), p));
+  EXPECT_FALSE(dependent(wait, ev(2, OpKind::kAtomicStore, 68), p));
+  EXPECT_FALSE(dependent(ev(1, OpKind::kFutexWake, 64, 0, 1), ev(2, OpKind::kWrite, 64), p));
+}
+
+// A woken thread comes after the wake that woke it, and what the waker wrote before the wake
+// happens before what the woken thread does next.
+TEST(Clocks, AFutexWakeHappensBeforeTheWaitItEnds) {
+  ClockTracker clocks(ReadPolicy::kReadsCommute);
+  clocks.add(ev(1, OpKind::kFutexWait, 64, 4, 0));
+  clocks.add(ev(2, OpKind::kWrite, 200));
+  const VectorClock wake = clocks.add(ev(2, OpKind::kFutexWake, 64, 0, 1));
+  const VectorClock woken = clocks.add(ev(1, OpKind::kFutexWoken, 64, 0));
+  EXPECT_GE(woken[2], wake[2]);
+}
+
 TEST(Dependence, AtomicSectionsDependOnWhatTheirFootprintTouches) {
   const auto p = ReadPolicy::kReadsCommute;
   // Pending (footprint not known yet): dependent with everything, even a yield.

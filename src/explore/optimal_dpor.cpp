@@ -85,6 +85,10 @@ class RaceCandidates {
         // A post races with a trywait that found the count zero (it would succeed after it).
         if (op.kind == OpKind::kSemPost) push(last_failed_trywait_, op.object);
         break;
+      case Domain::kFutex:
+        // The futex operations on one word are totally ordered (dependence.cpp).
+        push(last_futex_, op.object);
+        break;
       default:
         break;
     }
@@ -139,6 +143,9 @@ class RaceCandidates {
           last_sem_wait_[op.object] = index;
         if (op.kind == OpKind::kSemTryWait && !op.result) last_failed_trywait_[op.object] = index;
         break;
+      case Domain::kFutex:
+        last_futex_[op.object] = index;
+        break;
       default:
         break;
     }
@@ -151,6 +158,7 @@ class RaceCandidates {
     std::vector<std::size_t> reads_since;
   };
   std::unordered_map<ObjectKey, ByteClasses<Access>> memory_;  // by granule, exact to the byte
+  std::unordered_map<ObjectKey, std::size_t> last_futex_;
   std::unordered_map<ObjectKey, std::size_t> last_acquire_, last_wake_, last_cond_, last_sem_wait_,
       last_failed_trywait_;
   std::vector<std::size_t> last_of_thread_;

@@ -22,6 +22,8 @@ std::vector<std::unique_ptr<Instrumenter>> make_instrumenters(Stage stage) {
     case Stage::kBeforeOptimization:
       instrumenters.push_back(make_atomic_region_instrumenter());
       instrumenters.push_back(make_reach_error_instrumenter());
+      // Before optimisation: inlined copies of the spin must be the short one.
+      instrumenters.push_back(make_library_spin_remover());
       break;
     case Stage::kAfterOptimization:
       // First: it recognises busy-wait loops by their lack of calls, hooks included.

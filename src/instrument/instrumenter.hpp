@@ -36,6 +36,9 @@ std::unique_ptr<Instrumenter> make_spin_loop_instrumenter();
 // Reports entry to reach_error (SV-COMP's error location).
 std::unique_ptr<Instrumenter> make_reach_error_instrumenter();
 
+// Reduces the spinning before libstdc++'s C++20 waits to one test of the predicate.
+std::unique_ptr<Instrumenter> make_library_spin_remover();
+
 // Renames the program's main so that the runtime's main can run it.
 std::unique_ptr<Instrumenter> make_main_renamer();
 

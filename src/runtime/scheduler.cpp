@@ -88,6 +88,7 @@ struct Scheduler::Impl {
   std::unordered_map<ObjectKey, MutexState> mutexes;
   std::unordered_map<ObjectKey, CondState> conds;
   std::unordered_map<ObjectKey, SemaphoreState> sems;
+  std::unordered_map<ObjectKey, CondState> futexes;  // a futex word's waiters and wakes
   bool aborting = false;
   bool failed = false;
   bool exited = false;  // the process ended (kProcessExit)
@@ -225,6 +226,8 @@ struct Scheduler::Impl {
                (op.timed || conds[op.object].has_token_for(t.wait_epoch));
       case OpKind::kSemWait:
         return sems[op.object].count > 0;
+      case OpKind::kFutexWoken:
+        return op.timed || futexes[op.object].has_token_for(t.wait_epoch);
       case OpKind::kThreadJoin: {
         const auto target = static_cast<ThreadId>(op.object);
         return target < by_id.size() && by_id[target] && by_id[target]->finished;
@@ -320,6 +323,43 @@ struct Scheduler::Impl {
       case OpKind::kSemPost:
         ++sems[op.object].count;
         return true;
+      case OpKind::kFutexWait: {
+        // The compare and the start of the wait are one step, as in the kernel: no wake can
+        // come between them. The key is the word's address (native programs only).
+        const std::uint32_t word = *reinterpret_cast<const volatile std::uint32_t*>(op.object);
+        op.result = word == static_cast<std::uint32_t>(op.partner);
+        if (!op.result) {
+          t.result = kFutexValueDiffered;
+          return true;
+        }
+        auto& f = futexes[op.object];
+        ++f.waiters;
+        t.wait_epoch = f.epoch;
+        t.pending = Operation{OpKind::kFutexWoken, 0, 0, op.object, 0, op.timed};
+        return false;
+      }
+      case OpKind::kFutexWake: {
+        // Each woken waiter is a token; which waiter takes it is a scheduling choice.
+        auto& f = futexes[op.object];
+        std::uint64_t woken = 0;
+        while (woken < op.partner && f.waiters > f.tokens.size()) {
+          f.signal();
+          ++woken;
+        }
+        op.result = static_cast<std::uint8_t>(std::min<std::uint64_t>(woken, 255));
+        t.result = op.result;
+        return true;
+      }
+      case OpKind::kFutexWoken: {
+        auto& f = futexes[op.object];
+        op.result = f.has_token_for(t.wait_epoch);
+        if (op.result)
+          f.take_token_for(t.wait_epoch);
+        else
+          --f.waiters;  // timed out
+        t.result = op.result ? kFutexWoken : kFutexTimedOut;
+        return true;
+      }
       case OpKind::kProcessExit:
         exited = true;
         if (!failed) trace.outcome = t.exit_outcome;
@@ -376,6 +416,9 @@ struct Scheduler::Impl {
       if (t.pending.kind == OpKind::kCondWake &&
           !conds[t.pending.object].has_token_for(t.wait_epoch))
         s += " (no signal)";
+      if (t.pending.kind == OpKind::kFutexWoken &&
+          !futexes[t.pending.object].has_token_for(t.wait_epoch))
+        s += " (no wake)";
     }
     return s;
   }
@@ -396,6 +439,7 @@ struct Scheduler::Impl {
     mutexes.clear();
     conds.clear();
     sems.clear();
+    futexes.clear();
     aborting = false;
     failed = false;
     exited = false;

@@ -63,6 +63,10 @@ const VectorClock& ClockTracker::add(const Event& e) {
       // Posts commute with each other; waits compete for the count.
       touch(sems_[op.object], op.kind == OpKind::kSemPost);
       break;
+    case Domain::kFutex:
+      // Totally ordered per word: a woken thread comes after the wake that woke it.
+      touch(futexes_[op.object], false);
+      break;
     case Domain::kThread:
       if (op.kind == OpKind::kThreadJoin) {
         const auto joined = static_cast<ThreadId>(op.object);

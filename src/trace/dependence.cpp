@@ -57,6 +57,12 @@ bool dependent(const Event& a, const Event& b, ReadPolicy policy) {
   // is not known may touch anything: whether an operation ran before one matters, whatever it is.
   if (touches_everything(x) || touches_everything(y)) return true;
   if (touches_mutex(x) && touches_mutex(y) && mutex_of(x) == mutex_of(y)) return true;
+  // Futex operations on one word: which wait a wake reaches, and whether a wait starts before
+  // or after a wake, depend on their order (two waits included, conservatively). A wait's read
+  // of the word is compared with the word's writes below.
+  if (domain_of(x.kind) == Domain::kFutex && domain_of(y.kind) == Domain::kFutex &&
+      x.object == y.object)
+    return true;
   if (accesses_memory(x) && accesses_memory(y)) return memory_conflict(x, y, policy);
   const Domain dx = domain_of(x.kind);
   if (dx != domain_of(y.kind)) return false;

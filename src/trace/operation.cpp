@@ -30,6 +30,10 @@ Domain domain_of(OpKind kind) {
     case OpKind::kThreadCreate:
     case OpKind::kThreadJoin:
       return Domain::kThread;
+    case OpKind::kFutexWait:
+    case OpKind::kFutexWake:
+    case OpKind::kFutexWoken:
+      return Domain::kFutex;
     default:
       return Domain::kNone;
   }
@@ -59,17 +63,17 @@ bool touches_everything(const Operation& op) {
 }
 
 bool accesses_memory(const Operation& op) {
-  return domain_of(op.kind) == Domain::kMemory ||
+  return domain_of(op.kind) == Domain::kMemory || op.kind == OpKind::kFutexWait ||
          (op.kind == OpKind::kAtomicSection && op.footprint.known);
 }
 
 bool is_read(OpKind kind) {
-  return kind == OpKind::kRead || kind == OpKind::kAtomicLoad;
+  return kind == OpKind::kRead || kind == OpKind::kAtomicLoad || kind == OpKind::kFutexWait;
 }
 
 bool may_block(OpKind kind) {
   return kind == OpKind::kMutexLock || kind == OpKind::kCondWake || kind == OpKind::kSemWait ||
-         kind == OpKind::kThreadJoin;
+         kind == OpKind::kThreadJoin || kind == OpKind::kFutexWoken;
 }
 
 bool acquires_mutex(const Operation& op) {
@@ -137,6 +141,12 @@ const char* op_name(OpKind kind) {
       return "sem_trywait";
     case OpKind::kAtomicSection:
       return "atomic_section";
+    case OpKind::kFutexWait:
+      return "futex_wait";
+    case OpKind::kFutexWake:
+      return "futex_wake";
+    case OpKind::kFutexWoken:
+      return "futex_woken";
   }
   return "unknown";
 }
@@ -191,6 +201,14 @@ std::string describe(const Operation& op, const ThreadRegistry* threads) {
     case Domain::kThread:
       s += " thread " +
            (threads ? threads->name(static_cast<ThreadId>(op.object)) : std::to_string(op.object));
+      break;
+    case Domain::kFutex:
+      s += " word " + object_name(op.object);
+      if (op.kind == OpKind::kFutexWait)
+        s += " (expecting " + std::to_string(op.partner) + (op.result ? ", waits)" : ", differs)");
+      if (op.kind == OpKind::kFutexWake)
+        s += " (up to " + std::to_string(op.partner) + ", woke " + std::to_string(op.result) + ")";
+      if (op.kind == OpKind::kFutexWoken && op.timed) s += op.result ? " (woken)" : " (timed out)";
       break;
     case Domain::kNone:
       break;

@@ -14,6 +14,12 @@ namespace weft::runtime {
 
 class ThreadStorage;
 
+/// What perform() returns for a futex wait (OpKind::kFutexWait): the word differed from the
+/// expected value, a wake woke the thread, or its time ran out.
+inline constexpr std::uint8_t kFutexValueDiffered = 0;
+inline constexpr std::uint8_t kFutexWoken = 1;
+inline constexpr std::uint8_t kFutexTimedOut = 2;
+
 struct RunLimits {
   /// Per-thread bound on visible operations (thesis §3.4's k). A thread that reaches it stops
   /// there while the others run on; the execution's outcome is then Outcome::kBoundReached

@@ -58,7 +58,7 @@ class ClockTracker {
   bool join_covers_end_ = false;
   std::vector<PerThread> threads_;
   std::unordered_map<ObjectKey, ByteClasses<Access>> memory_;  // by granule, exact to the byte
-  std::unordered_map<ObjectKey, Access> mutexes_, conds_, sems_;
+  std::unordered_map<ObjectKey, Access> mutexes_, conds_, sems_, futexes_;
   // Exits and atomic sections without a known footprint depend on every event: they are ordered
   // after every event before them, and every later event after them.
   VectorClock all_;

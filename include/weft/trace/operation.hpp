@@ -49,10 +49,29 @@ enum class OpKind : std::uint8_t {
   /// scheduling point): its accesses are not scheduling points. Once it has run, its Footprint
   /// says what it read and wrote; until then (or if it touched too much) it depends on everything.
   kAtomicSection,
+  /// First half of a futex wait: compare the 4-byte word at `object` with the expected value
+  /// (in `partner`) and, if equal, start waiting (`result` 1); if not, return at once (0).
+  /// It reads the word, so it also depends on what writes it. Native programs only.
+  kFutexWait,
+  /// Wake up to `partner` threads waiting on the futex word `object`; `result` says how many
+  /// (at most 255).
+  kFutexWake,
+  /// Second half of a futex wait: blocks until a wake (or, `timed`, may time out: `result` 1
+  /// woken, 0 timed out).
+  kFutexWoken,
 };
 
 /// What kind of object an operation acts on; operations on different domains never interact.
-enum class Domain : std::uint8_t { kNone, kMemory, kMutex, kCond, kSemaphore, kThread, kProcess };
+enum class Domain : std::uint8_t {
+  kNone,
+  kMemory,
+  kMutex,
+  kCond,
+  kSemaphore,
+  kThread,
+  kProcess,
+  kFutex,  ///< futex words (the futex system call); a futex wait also reads its word
+};
 
 /// Memory is indexed in aligned granules of this many bytes; within a granule, accesses are told
 /// apart by the bytes they touch (a ByteMask), so dependence and happens-before are exact to the
@@ -140,7 +159,7 @@ bool accesses_memory(const Operation& op);
 /// unless accesses_memory(op)). A byte an atomic section both read and wrote counts as written.
 template <class F>
 void for_each_access(const Operation& op, F&& f) {
-  if (domain_of(op.kind) == Domain::kMemory) {
+  if (domain_of(op.kind) == Domain::kMemory || op.kind == OpKind::kFutexWait) {
     const auto [first, last] = granule_span(op.object, op.size);
     const bool writes = !is_read(op.kind);
     for (ObjectKey g = first; g <= last; ++g) {

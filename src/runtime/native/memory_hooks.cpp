@@ -44,7 +44,7 @@ void note_atomic_for_spin(NativeRuntime& rt, const void* addr, std::uint64_t siz
 }
 
 void plain_access(void* addr, std::uint64_t size, bool write, std::uint64_t site) {
-  NativeRuntime* rt = NativeRuntime::active();
+  NativeRuntime* rt = NativeRuntime::for_hook();
   if (!rt || size == 0) return;
   // Inside an atomic section with every access visible, the access is part of the section.
   if (rt->options().points == Points::kAll && rt->self().atomic_depth > 0)
@@ -107,7 +107,7 @@ void __weft_write_range(void* addr, std::uint64_t size) {
 // later memory-model work): each is one visible operation, run right after this returns.
 void __weft_atomic(void* addr, std::uint64_t size, std::uint32_t kind, std::uint32_t ordering) {
   (void)ordering;
-  NativeRuntime* rt = NativeRuntime::active();
+  NativeRuntime* rt = NativeRuntime::for_hook();
   if (!rt || kind == kFence) return;
   RuntimeScope scope(*rt);
   const std::uint64_t site = WEFT_CALLER_SITE();

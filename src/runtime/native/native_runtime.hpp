@@ -96,6 +96,16 @@ class NativeRuntime {
   /// The execution in progress, or nullptr (before main, in the fork server, in an uncontrolled
   /// run): then every interposed function behaves as the real one.
   static NativeRuntime* active() noexcept { return active_; }
+  /// The execution in progress if the caller is the program's own code on one of its threads,
+  /// else nullptr: for the hooks the pass inserts. weft's own code reaches instrumented code
+  /// too, since the linker keeps one copy of each inline library function and may keep the
+  /// program's (std::string's members in a C++20 program, say); such calls are not the
+  /// program's accesses.
+  static NativeRuntime* for_hook() noexcept {
+    NativeRuntime* rt = active_;
+    if (!rt || rt->scheduler_.self() == kNoThread || rt->self().in_runtime > 0) return nullptr;
+    return rt;
+  }
 
   /// Runs `main` under `directive`; returns the trace. Events go to the log as they happen.
   Trace run(const TestDirective& directive, int argc, char** argv, char** envp);

@@ -104,7 +104,7 @@ using weft::runtime::native::SpinAccess;
 extern "C" {
 
 __attribute__((noinline)) void __weft_spin_enter(std::uint32_t loop) {
-  NativeRuntime* rt = NativeRuntime::active();
+  NativeRuntime* rt = NativeRuntime::for_hook();
   if (!rt || !rt->options().stop_spinning) return;
   const std::uintptr_t frame = WEFT_CALLER_FRAME();
   RuntimeScope scope(*rt);
@@ -112,7 +112,7 @@ __attribute__((noinline)) void __weft_spin_enter(std::uint32_t loop) {
 }
 
 __attribute__((noinline)) void __weft_spin_back_edge(std::uint32_t loop) {
-  NativeRuntime* rt = NativeRuntime::active();
+  NativeRuntime* rt = NativeRuntime::for_hook();
   if (!rt || !rt->options().stop_spinning) return;
   const std::uintptr_t frame = WEFT_CALLER_FRAME();
   RuntimeScope scope(*rt);
@@ -132,7 +132,7 @@ __attribute__((noinline)) void __weft_spin_back_edge(std::uint32_t loop) {
 }
 
 __attribute__((noinline)) void __weft_spin_exit(std::uint32_t loop) {
-  NativeRuntime* rt = NativeRuntime::active();
+  NativeRuntime* rt = NativeRuntime::for_hook();
   if (!rt || !rt->options().stop_spinning) return;
   const std::uintptr_t frame = WEFT_CALLER_FRAME();
   RuntimeScope scope(*rt);
@@ -141,7 +141,7 @@ __attribute__((noinline)) void __weft_spin_exit(std::uint32_t loop) {
 
 // A store of the loop to one of its function's locals, which are not hooked otherwise.
 void __weft_spin_local_write(void* address, std::uint64_t size) {
-  NativeRuntime* rt = NativeRuntime::active();
+  NativeRuntime* rt = NativeRuntime::for_hook();
   if (!rt || !rt->self().spin.active()) return;
   RuntimeScope scope(*rt);
   rt->self().spin.note_write(address, size);
