@@ -597,4 +597,11 @@ TEST(NativeFutex, CxxWaitsAndFuturesAreExploredAndAMissingWakeIsADeadlock) {
   EXPECT_GT(stat(all, "executions"), 1000u);
 }
 
+// A thread ten levels deep has a name too long for a short string; placing its heap by that
+// name allocated through the allocator being placed, until the stack overflowed.
+TEST(NativeRobustness, DeeplyNestedThreadsAllocate) {
+  const CliRun r = check("deeply_nested_threads.c");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+}
+
 }  // namespace

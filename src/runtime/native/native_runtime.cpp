@@ -42,9 +42,12 @@ ThreadHeap* NativeRuntime::program_heap(std::uint32_t& slot) {
   NativeThread& t = thread(id);
   if (t.in_runtime) return nullptr;
   if (!t.has_heap_slot) {
-    // By name, probing past regions that other threads of this execution took.
+    // By name, probing past regions that other threads of this execution took. A long name
+    // (threads nested deeply) is allocated: that allocation is weft's, not the program's.
+    ++t.in_runtime;
     std::uint32_t s =
         static_cast<std::uint32_t>(std::hash<std::string>{}(registry_.name(id)) % 4096);
+    --t.in_runtime;
     while (heap_slots_used_[s / 64] & (std::uint64_t{1} << (s % 64))) s = (s + 1) % 4096;
     heap_slots_used_[s / 64] |= std::uint64_t{1} << (s % 64);
     t.heap_slot = s;
