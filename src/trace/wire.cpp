@@ -48,8 +48,8 @@ std::uint64_t parse_number(std::string_view s, const char* what, int base = 10) 
   if (ec == std::errc::result_out_of_range)
     throw WireError(std::string(what) + " " + quoted(s) + " is out of range");
   if (ec != std::errc() || ptr != s.data() + s.size())
-    throw WireError(std::string("expected a ") + (base == 16 ? "hex " : "") + "number for " +
-                    what + ", got " + quoted(s));
+    throw WireError(std::string("expected a ") + (base == 16 ? "hex " : "") + "number for " + what +
+                    ", got " + quoted(s));
   return v;
 }
 
@@ -171,8 +171,7 @@ std::string encode_event(ThreadId t, const Operation& op, const ThreadRegistry& 
 
 std::pair<ThreadId, Operation> decode_event(std::string_view s, ThreadRegistry& threads) {
   const auto at = s.find('@');
-  if (at == std::string_view::npos)
-    throw WireError("an event is thread@op, got " + quoted(s));
+  if (at == std::string_view::npos) throw WireError("an event is thread@op, got " + quoted(s));
   return {parse_thread(s.substr(0, at), threads), decode_op(s.substr(at + 1), threads)};
 }
 
@@ -198,8 +197,7 @@ std::vector<std::pair<std::string_view, std::string_view>> fields(std::string_vi
   std::vector<std::pair<std::string_view, std::string_view>> out;
   for (auto part : split(text.substr(2), '|')) {
     const auto eq = part.find('=');
-    if (eq == std::string_view::npos)
-      throw WireError("field without '=': " + quoted(part));
+    if (eq == std::string_view::npos) throw WireError("field without '=': " + quoted(part));
     out.emplace_back(part.substr(0, eq), part.substr(eq + 1));
   }
   return out;
@@ -242,8 +240,7 @@ std::vector<ThreadId> decode_schedule(std::string_view text, ThreadRegistry& thr
                       std::to_string(kMaxScheduleSteps) + " steps (repeat count " +
                       std::to_string(count) + ")");
     const auto t = threads.intern(step);
-    if (!t)
-      throw WireError(where + ": " + quoted(step) + " is not a thread name (like 0 or 0.1)");
+    if (!t) throw WireError(where + ": " + quoted(step) + " is not a thread name (like 0 or 0.1)");
     out.insert(out.end(), count, *t);
   }
   return out;
