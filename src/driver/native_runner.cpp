@@ -70,8 +70,11 @@ std::vector<std::string> program_environment(const ProgramOptions& o) {
   return env;
 }
 
+// In the child: runs the program, or reports why it could not through `error_fd`, the write end
+// of a close-on-exec pipe (nothing arrives there when exec succeeds). The child prints nothing:
+// the parent's error is weft's one line.
 [[noreturn]] void exec_program(const std::vector<std::string>& argv,
-                               const std::vector<std::string>& env) {
+                               const std::vector<std::string>& env, int error_fd) {
   // Addresses must repeat across runs (replay): no address-space randomization.
   personality(ADDR_NO_RANDOMIZE);
   std::vector<char*> a, e;
@@ -80,8 +83,24 @@ std::vector<std::string> program_environment(const ProgramOptions& o) {
   for (const auto& s : env) e.push_back(const_cast<char*>(s.c_str()));
   e.push_back(nullptr);
   execvpe(a[0], a.data(), e.data());
-  std::fprintf(stderr, "weft: cannot run %s: %s\n", a[0], std::strerror(errno));
+  const int error = errno;
+  [[maybe_unused]] auto n = write(error_fd, &error, sizeof error);
   _exit(127);
+}
+
+// In the parent, after fork: 0 once the child runs the program, or exec's errno. Closes `fds`.
+int exec_error(const int fds[2]) {
+  close(fds[1]);
+  int error = 0;
+  ssize_t n;
+  while ((n = read(fds[0], &error, sizeof error)) < 0 && errno == EINTR) {
+  }
+  close(fds[0]);
+  return n == static_cast<ssize_t>(sizeof error) ? error : 0;
+}
+
+void make_exec_error_pipe(int fds[2]) {
+  if (pipe2(fds, O_CLOEXEC) != 0) throw DriverError("cannot create a pipe: " + errno_text());
 }
 
 void* map_log(int fd) {
@@ -179,13 +198,20 @@ void ForkServer::start() {
   std::vector<std::string> argv{program_.path};
   argv.insert(argv.end(), program_.args.begin(), program_.args.end());
   auto env = program_environment(program_.options);
+  int exec_errors[2];
+  make_exec_error_pipe(exec_errors);
   server_ = fork();
   if (server_ < 0) throw DriverError("cannot fork: " + errno_text());
   if (server_ == 0) {
     // The program keeps its ends of the pipes and the log; the numbers go in WEFT_CONTROL.
     const int c = dup(ctl[0]), s = dup(status[1]), m = dup(shm_);
     env.push_back(std::string(native::kControlEnv) + "=" + control_value(c, s, m));
-    exec_program(argv, env);
+    exec_program(argv, env, exec_errors[1]);
+  }
+  if (const int error = exec_error(exec_errors)) {
+    waitpid(server_, nullptr, 0);
+    server_ = -1;
+    throw DriverError("cannot run '" + one_line(program_.path) + "': " + std::strerror(error));
   }
   close(ctl[0]);
   close(status[1]);
@@ -392,6 +418,8 @@ Trace replay_execution(const Program& program, const TestDirective& directive,
             "--args"};
   argv.push_back(program.path);
   argv.insert(argv.end(), program.args.begin(), program.args.end());
+  int exec_errors[2];
+  make_exec_error_pipe(exec_errors);
   const pid_t pid = fork();
   if (pid < 0) throw DriverError("cannot fork: " + errno_text());
   if (pid == 0) {
@@ -399,9 +427,17 @@ Trace replay_execution(const Program& program, const TestDirective& directive,
     const int s = dup(status[1]), m = dup(shm);
     env.push_back(std::string(native::kControlEnv) + "=-1," + std::to_string(s) + "," +
                   std::to_string(m) + "," + std::to_string(kLogBytes));
-    exec_program(argv, env);
+    exec_program(argv, env, exec_errors[1]);
   }
   close(status[1]);
+  if (const int error = exec_error(exec_errors)) {
+    waitpid(pid, nullptr, 0);
+    close(status[0]);
+    munmap(log, kLogBytes);
+    close(shm);
+    throw DriverError("cannot run '" + one_line(argv[0]) + "'" +
+                      (under_gdb ? " (is gdb installed?)" : "") + ": " + std::strerror(error));
+  }
   // Under gdb the user decides when it ends; otherwise an execution that never ends (a replay
   // file whose schedule was edited into a busy-wait) is stopped at the execution time limit.
   const double limit = under_gdb ? 0 : options.execution_seconds;
@@ -415,8 +451,6 @@ Trace replay_execution(const Program& program, const TestDirective& directive,
   unsigned version = 0;
   unsigned long long base = 0;
   if (load_base && std::sscanf(buf, "HELLO %u %llx", &version, &base) == 2) *load_base = base;
-  if (WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 127)
-    throw DriverError("cannot run '" + argv[0] + "'" + (under_gdb ? " (is gdb installed?)" : ""));
   Trace trace = read_log(log, directive, wait_status, killed, options, threads);
   munmap(log, kLogBytes);
   close(shm);
