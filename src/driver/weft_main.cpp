@@ -155,8 +155,18 @@ int main(int argc, char** argv) {
 
   try {
     app.parse(words);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : weft::driver::kExitUsage;
+    // One line, as every other usage error: what is wrong, and where the options are listed.
+    std::fprintf(stderr,
+                 "weft: error: %s (weft --help lists the commands, weft run --help the options)\n",
+                 e.what());
+    return weft::driver::kExitUsage;
   }
 
   try {
