@@ -604,4 +604,26 @@ TEST(NativeRobustness, DeeplyNestedThreadsAllocate) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
 }
 
+// With --points=sync, plain accesses are not scheduling points, so a bug that needs another
+// thread to run between two of them was out of reach. Once a race is found, its instructions
+// become scheduling points (race-directed) and the bug behind it is found and replayed.
+TEST(NativeRaceDirectedPoints, TheBugBehindARaceIsFoundAndReplayed) {
+  const CliRun first = check("race_enables_assertion.c");
+  ASSERT_EQ(first.exit_code, 1) << first.out;
+  EXPECT_EQ(first_bug_kind(first), "data race");  // the first bug stops the run, as before
+  EXPECT_EQ(first.result["promoted_sites"], 0);
+
+  const CliRun r = check("race_enables_assertion.c", "--stop-on assertion");
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  std::string kinds;
+  for (const auto& b : r.result["bugs"]) kinds += b["kind"].get<std::string>() + ";";
+  EXPECT_NE(kinds.find("assertion failure"), std::string::npos) << kinds;
+  EXPECT_EQ(r.result["promoted_sites"], 4) << r.out;
+  EXPECT_EQ(r.result["rounds"], 2) << r.out;
+  // The replay file holds the bug --stop-on named, with the points it needs.
+  const CliRun replay = weft_cli("replay " + replay_file("race_enables_assertion.c") + " --json");
+  EXPECT_EQ(replay.result["reproduced"], true) << replay.out << replay.err;
+  EXPECT_NE(replay.out.find("data == 42"), std::string::npos) << replay.out;
+}
+
 }  // namespace

@@ -8,13 +8,16 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "weft/driver/native_report.hpp"
 #include "weft/driver/one_line.hpp"
 #include "weft/driver/option_checks.hpp"
 #include "weft/driver/replay_file.hpp"
 #include "weft/driver/report.hpp"
+#include "weft/driver/symbolizer.hpp"
 #include "weft/driver/temporary_directory.hpp"
 #include "weft/explore/exploration.hpp"
 #include "weft/trace/wire.hpp"
@@ -118,6 +121,34 @@ int guarded(Command&& command) {
   }
 }
 
+// A bug, and the race-directed scheduling points of the round that found it (its replay needs
+// the same points).
+struct RoundBug {
+  explorer::FoundBug bug;
+  std::vector<std::uint64_t> promoted;
+};
+
+// The code addresses of a data race's two accesses, from its report's {pc:...} marks.
+std::vector<std::uint64_t> race_sites(const explorer::FoundBug& bug) {
+  std::vector<std::uint64_t> code, data;
+  if (bug.outcome == Outcome::kDataRace) collect_addresses(bug.message, code, data);
+  return code;
+}
+
+void add_statistics(explorer::Statistics& total, const explorer::Statistics& round) {
+  total.executions += round.executions;
+  total.complete += round.complete;
+  total.sleep_blocked += round.sleep_blocked;
+  total.spin_blocked += round.spin_blocked;
+  total.bound_reached += round.bound_reached;
+  total.bugs += round.bugs;
+  total.diverged += round.diverged;
+  total.timeouts += round.timeouts;
+  total.traces += round.traces;
+  total.events += round.events;
+  total.seconds += round.seconds;
+}
+
 const char* verdict_name(int code) {
   switch (code) {
     case kExitNoBug:
@@ -134,13 +165,12 @@ const char* verdict_name(int code) {
 static int run_command_unguarded(const Program& program, const ExploreSettings& settings) {
   check_options(program.options, settings);
   ThreadRegistry threads;
-  ForkServer server(program, threads);
   explorer::StrategyConfig config;
   config.kind = settings.strategy;
   config.sleep_sets = settings.sleep_sets;
   config.random_executions = settings.random_executions;
   config.seed = settings.seed;
-  auto strategy = explorer::make_strategy(config);
+  std::unique_ptr<explorer::Strategy> strategy;
 
   explorer::ExplorationLimits limits;
   limits.stop_on_first_bug = !settings.all_bugs && settings.stop_on.empty();
@@ -149,14 +179,77 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
       return bug.message.find(settings.stop_on) != std::string::npos ||
              std::string(outcome_name(bug.outcome)).find(settings.stop_on) != std::string::npos;
     };
-  limits.max_executions = settings.max_executions;
-  limits.max_seconds = settings.time_limit;
   Progress progress(!settings.quiet);
-  limits.on_execution = [&](const explorer::Statistics& s) { progress.update(s); };
-  const auto result = explorer::run_exploration(
-      *strategy, explorer::read_policy_of(settings.strategy),
-      [&](const TestDirective& d) { return server.run(d); }, limits);
+
+  // Race-directed scheduling points: with --points=sync, a run that goes on past a data race
+  // starts over with the race's two instructions as scheduling points, so that what the race
+  // enables (an assertion it breaks, a crash) is explored too. Each round is a whole
+  // exploration over the points of the round before plus the new ones; the last round, which
+  // found no new race, is the one whose completeness the verdict states.
+  const bool race_directed = program.options.points == "sync" && !limits.stop_on_first_bug;
+  std::set<std::uint64_t> promoted(program.options.promoted_sites.begin(),
+                                   program.options.promoted_sites.end());
+  const auto new_race_sites = [&](const explorer::FoundBug& bug) {
+    std::vector<std::uint64_t> sites = race_sites(bug);
+    std::erase_if(sites, [&](std::uint64_t site) { return promoted.count(site) != 0; });
+    return sites;
+  };
+  Program round_program = program;
+  std::unique_ptr<ForkServer> server;
+  explorer::ExplorationResult result;
+  explorer::Statistics total;
+  std::vector<RoundBug> found;
+  std::set<std::string> seen;
+  std::size_t rounds = 0;
+  const auto started = std::chrono::steady_clock::now();
+  for (;;) {
+    ++rounds;
+    round_program.options.promoted_sites.assign(promoted.begin(), promoted.end());
+    server.reset();  // one fork server at a time
+    server = std::make_unique<ForkServer>(round_program, threads);
+    strategy = explorer::make_strategy(config);
+    explorer::ExplorationLimits round_limits = limits;
+    const double spent =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (limits.max_seconds > 0)
+      round_limits.max_seconds = std::max(limits.max_seconds - spent, 1e-3);
+    if (limits.max_executions > 0)
+      round_limits.max_executions =
+          limits.max_executions - std::min(limits.max_executions - 1, total.executions);
+    if (race_directed)
+      round_limits.stop_at = [&](const explorer::FoundBug& bug) {
+        return (limits.stop_at && limits.stop_at(bug)) || !new_race_sites(bug).empty();
+      };
+    round_limits.on_execution = [&](const explorer::Statistics& s) {
+      explorer::Statistics so_far = total;
+      add_statistics(so_far, s);
+      progress.update(so_far);
+    };
+    result = explorer::run_exploration(
+        *strategy, explorer::read_policy_of(settings.strategy),
+        [&](const TestDirective& d) { return server->run(d); }, round_limits);
+    add_statistics(total, result.stats);
+    std::vector<std::uint64_t> fresh;
+    bool user_stop = false;
+    for (const auto& bug : result.bugs) {
+      if (seen.insert(std::string(outcome_name(bug.outcome)) + ":" + bug.message).second)
+        found.push_back({bug, round_program.options.promoted_sites});
+      for (std::uint64_t site : new_race_sites(bug)) fresh.push_back(site);
+      if (limits.stop_at && limits.stop_at(bug)) user_stop = true;
+    }
+    const bool budget_left =
+        (limits.max_executions == 0 || total.executions < limits.max_executions) &&
+        (limits.max_seconds == 0 ||
+         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() <
+             limits.max_seconds);
+    if (!race_directed || fresh.empty() || user_stop || !budget_left || !result.unsupported.empty())
+      break;
+    promoted.insert(fresh.begin(), fresh.end());
+  }
   progress.finish();
+  result.stats = total;
+  result.bugs.clear();
+  for (const auto& b : found) result.bugs.push_back(b.bug);
 
   // Every interleaving was explored, some executions up to the thread or step bound only: a
   // "true within bounds", never a proof. (An execution cut by the time limit is not within a
@@ -171,19 +264,29 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
   else if (complete)
     code = kExitNoBug;
 
-  Symbolizer symbols(program.path, server.load_base());
+  Symbolizer symbols(program.path, server->load_base());
   const std::string replay_path =
       settings.replay_file.empty() ? default_replay_file(program.path) : settings.replay_file;
   nlohmann::json bugs = nlohmann::json::array();
   std::string text;
+  // The replay file holds the bug that stopped the run: the one --stop-on names, if any.
+  std::size_t replayed_bug = 0;
+  if (limits.stop_at)
+    for (std::size_t i = 0; i < result.bugs.size(); ++i)
+      if (limits.stop_at(result.bugs[i])) {
+        replayed_bug = i;
+        break;
+      }
   for (std::size_t i = 0; i < result.bugs.size(); ++i) {
     const auto& bug = result.bugs[i];
     std::string replay;
-    if (i == 0) {
+    if (i == replayed_bug) {
       const std::string program_path = settings.program_is_temporary
                                            ? keep_program_beside(replay_path, program.path)
                                            : fs::absolute(program.path).string();
-      write_replay_file(replay_path, program_path, program, bug, threads,
+      Program replayed = program;
+      replayed.options.promoted_sites = found[i].promoted;
+      write_replay_file(replay_path, program_path, replayed, bug, threads,
                         bug_message(bug, symbols));
       // The replay file names the program; `weft check` builds it in a temporary directory, so
       // its replay command needs only the file.
@@ -193,10 +296,15 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
     }
     if (settings.json) {
       auto j = native_bug_json(bug, threads, symbols);
-      if (i == 0) j["replay_file"] = replay_path;
+      if (i == replayed_bug) j["replay_file"] = replay_path;
+      j["promoted_sites"] = found[i].promoted.size();
       bugs.push_back(std::move(j));
     } else {
-      text += format_native_bug(bug, threads, symbols, replay) + "\n";
+      text += format_native_bug(bug, threads, symbols, replay);
+      if (!found[i].promoted.empty() && bug.outcome != Outcome::kDataRace)
+        text += "  Found with the instructions of the data races above as scheduling points (" +
+                grouped(found[i].promoted.size()) + " promoted).\n";
+      text += "\n";
     }
   }
 
@@ -239,6 +347,8 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
                         {"strategy", explorer::strategy_name(settings.strategy)},
                         {"points", program.options.points},
                         {"statistics", statistics_json(result.stats)},
+                        {"promoted_sites", promoted.size()},
+                        {"rounds", rounds},
                         {"bugs", std::move(bugs)}};
     if (!why.empty()) j["incomplete_because"] = why;
     std::printf("%s\n", j.dump(2).c_str());
@@ -264,6 +374,11 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
       break;
   }
   std::printf(" (%s)\n", format_statistics(result.stats).c_str());
+  if (!promoted.empty())
+    std::printf(
+        "weft: %s instruction%s of data races became scheduling points (race-directed), in %s "
+        "rounds of exploration; the verdict is that of the last round\n",
+        grouped(promoted.size()).c_str(), promoted.size() == 1 ? "" : "s", grouped(rounds).c_str());
   return code;
 }
 
@@ -280,6 +395,7 @@ static int replay_command_unguarded(const std::string& replay_file, const std::s
   program.options.max_threads = file.options.max_threads;
   program.options.nondet_value = file.options.nondet_value;
   program.options.keep_spinning = file.options.keep_spinning;
+  program.options.promoted_sites = file.options.promoted_sites;
   program.options.execution_seconds = file.options.execution_seconds;
   std::uint64_t base = 0;
   std::fflush(stdout);

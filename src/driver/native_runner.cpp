@@ -64,6 +64,11 @@ std::vector<std::string> program_environment(const ProgramOptions& o) {
   if (o.show_output) env.push_back("WEFT_SHOW_OUTPUT=1");
   if (o.fresh_process) env.push_back(std::string(native::kFreshProcessEnv) + "=1");
   if (o.keep_spinning) env.push_back(std::string(native::kKeepSpinningEnv) + "=1");
+  if (!o.promoted_sites.empty()) {
+    std::string sites;
+    for (std::uint64_t site : o.promoted_sites) sites += (sites.empty() ? "" : ",") + hex(site);
+    env.push_back(std::string(native::kPromotedSitesEnv) + "=" + sites);
+  }
   // Resolve every library's symbols once, in the fork server, rather than lazily in each child
   // (measured: about 12 fewer page faults per execution, 10-25% more executions per second).
   if (!std::getenv("LD_BIND_NOW")) env.push_back("LD_BIND_NOW=1");

@@ -27,6 +27,8 @@ constexpr int kMaxDepth = 16;
 // arguments could only fail to run, after the file was accepted.
 constexpr std::size_t kMaxArgBytes = std::size_t{128} << 10;
 constexpr std::size_t kMaxArgsBytes = std::size_t{1} << 20;
+// Race-directed scheduling points: one pair of instructions per race found in a run.
+constexpr std::size_t kMaxPromotedSites = 100000;
 constexpr std::size_t kMaxPathBytes = 4096;
 
 struct TooDeep {};
@@ -142,6 +144,7 @@ std::string replay_file_text(const ReplayFile& file) {
                   {"max_threads", file.options.max_threads},
                   {"nondet", file.options.nondet_value},
                   {"keep_spinning", file.options.keep_spinning},
+                  {"promoted_sites", file.options.promoted_sites},
                   {"execution_timeout", file.options.execution_seconds},
                   {"schedule", file.schedule},
                   {"bug", {{"kind", file.bug_kind}, {"message", file.bug_message}}}};
@@ -200,6 +203,18 @@ ReplayFile parse_replay_file(std::string_view text, const std::string& file_name
                                            std::numeric_limits<std::int64_t>::max());
   if (const auto it = j.find("keep_spinning"); it != j.end())
     r.options.keep_spinning = check.boolean(*it, "keep_spinning");
+  if (const auto it = j.find("promoted_sites"); it != j.end()) {
+    if (!it->is_array())
+      check.fail("promoted_sites",
+                 "must be an array of code addresses (it is " + Checker::kind(*it) + ")");
+    if (it->size() > kMaxPromotedSites)
+      check.fail("promoted_sites",
+                 "lists more than " + std::to_string(kMaxPromotedSites) + " code addresses");
+    for (std::size_t i = 0; i < it->size(); ++i)
+      r.options.promoted_sites.push_back(static_cast<std::uint64_t>(
+          check.integer((*it)[i], "promoted_sites[" + std::to_string(i) + "]", 0,
+                        std::numeric_limits<std::int64_t>::max())));
+  }
   if (const auto it = j.find("execution_timeout"); it != j.end())
     r.options.execution_seconds = check.seconds(*it, "execution_timeout");
 

@@ -37,6 +37,9 @@ struct ProgramOptions {
   bool fresh_process = false;
   /// Let threads go around busy-wait loops up to the step bound (see kKeepSpinningEnv).
   bool keep_spinning = false;
+  /// With points "sync": code addresses of plain accesses that are scheduling points all the
+  /// same, the instructions of races found earlier in the run (kPromotedSitesEnv).
+  std::vector<std::uint64_t> promoted_sites;
 };
 
 /// The program and how to run it.

@@ -14,6 +14,10 @@ inline constexpr const char* kControlEnv = "WEFT_CONTROL";
 inline constexpr const char* kReplayEnv = "WEFT_REPLAY";
 /// "sync" (default) or "all": which accesses are scheduling points.
 inline constexpr const char* kPointsEnv = "WEFT_POINTS";
+/// With points "sync": code addresses (hex, comma-separated) of accesses that are scheduling
+/// points nevertheless, the instructions of races found earlier in the run (race-directed
+/// scheduling points).
+inline constexpr const char* kPromotedSitesEnv = "WEFT_PROMOTED_SITES";
 /// Per-thread bound on visible operations.
 inline constexpr const char* kMaxStepsEnv = "WEFT_MAX_STEPS";
 /// Upper bound on the threads of one execution.

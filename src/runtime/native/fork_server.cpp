@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -54,6 +55,14 @@ NativeOptions options_from_env() {
     o.nondet_value = std::strtoll(v, nullptr, 10);
   const char* keep = std::getenv(weft::native::kKeepSpinningEnv);
   o.stop_spinning = !(keep && *keep == '1');
+  for (const char* p = std::getenv(weft::native::kPromotedSitesEnv); p && *p;) {
+    char* end = nullptr;
+    const std::uint64_t site = std::strtoull(p, &end, 16);
+    if (end == p) break;
+    o.promoted_sites.push_back(site);
+    p = *end == ',' ? end + 1 : end;
+  }
+  std::sort(o.promoted_sites.begin(), o.promoted_sites.end());
   return o;
 }
 

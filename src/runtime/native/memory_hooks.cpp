@@ -62,18 +62,23 @@ void plain_access(void* addr, std::uint64_t size, bool write, std::uint64_t site
   RuntimeScope scope(*rt);
   auto& sched = rt->scheduler();
   const bool in_section = rt->self().atomic_depth > 0;
-  if (rt->options().points == Points::kAll && !in_section) {
+  const bool all = rt->options().points == Points::kAll;
+  // With --points=sync, the instructions of races found earlier are scheduling points too
+  // (race-directed points), and still checked for races below.
+  const bool promoted = !all && !in_section && rt->options().promoted(site);
+  if ((all && !in_section) || promoted) {
     sched.perform(Operation{write ? OpKind::kWrite : OpKind::kRead, 0, clamp_size(size),
                             reinterpret_cast<weft::ObjectKey>(addr), 0},
                   site);
     // What the access right after this hook sees: no other thread runs in between.
     note_for_spin(*rt, addr, size, write, true);
-    return;
+    if (!promoted) return;
+  } else {
+    // Inside an atomic section (with every access visible) no other thread runs: as good as
+    // visible. With --points=sync a plain read is not an event the strategies could reorder.
+    note_for_spin(*rt, addr, size, write, all);
+    if (all) return;  // part of the section's visible operation
   }
-  // Inside an atomic section (with every access visible) no other thread runs: as good as
-  // visible. With --points=sync a plain read is not an event the strategies could reorder.
-  note_for_spin(*rt, addr, size, write, rt->options().points == Points::kAll);
-  if (rt->options().points == Points::kAll) return;  // part of the section's visible operation
   // Accesses in atomic sections are atomic accesses for the race property (SV-COMP's
   // convention): they race only with plain accesses.
   const auto report =

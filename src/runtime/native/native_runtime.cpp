@@ -119,7 +119,11 @@ Trace NativeRuntime::run(const TestDirective& directive, int argc, char** argv, 
   scheduler_.set_event_observer([&](const Trace& t) {
     current_trace_ = &t;
     // With every access an event, nothing is checked for races: the clocks would go unused.
-    if (options_.points == Points::kSync) races_.on_event(t.events.back());
+    // Plain accesses (race-directed scheduling points) do not synchronise: they are checked,
+    // not taken as happens-before.
+    const OpKind kind = t.events.back().op.kind;
+    if (options_.points == Points::kSync && kind != OpKind::kRead && kind != OpKind::kWrite)
+      races_.on_event(t.events.back());
     // Records lag one event behind: an event's "finished its thread" mark is known only when its
     // thread has run on to the next one.
     if (t.events.size() >= 2) log_until(t, t.events.size() - 1);

@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -36,6 +37,13 @@ struct NativeOptions {
   bool in_worker = false;
   /// Stop a thread after one iteration of a busy-wait loop that did not leave it (spin_loops.cpp).
   bool stop_spinning = true;
+  /// With Points::kSync: the code addresses of plain accesses that are scheduling points all the
+  /// same (the instructions of races found earlier), sorted.
+  std::vector<std::uint64_t> promoted_sites;
+  bool promoted(std::uint64_t site) const {
+    return !promoted_sites.empty() &&
+           std::binary_search(promoted_sites.begin(), promoted_sites.end(), site);
+  }
 };
 
 /// What the C library keeps per thread and a program may set or ask for through a pthread_t
