@@ -505,15 +505,29 @@ TEST(NativeRobustness, ProgramKillingItselfLosesNothing) {
   EXPECT_NE(kinds.find("assertion failure"), std::string::npos);
 }
 
+// What weft does not model stops the run with exit code 2 and one line naming the call: never
+// a verdict about the program, never a crash blamed on it, never a hang until the time limit.
 TEST(NativeRobustness, UnsupportedFunctionStopsTheRunNamingIt) {
-  const CliRun r = check("cancel_thread.c");
-  EXPECT_EQ(r.exit_code, 3) << r.out;
-  EXPECT_NE(r.result["incomplete_because"].get<std::string>().find("pthread_cancel"),
-            std::string::npos);
-  const CliRun forks = check("fork_in_program.c");
-  EXPECT_EQ(forks.exit_code, 3) << forks.out;
-  EXPECT_NE(forks.result["incomplete_because"].get<std::string>().find("fork()"),
-            std::string::npos);
+  const struct {
+    const char* program;
+    const char* call;
+  } cases[] = {{"cancel_thread.c", "pthread_cancel"},
+               {"fork_in_program.c", "fork"},
+               {"waits_for_signal.c", "sigwait"}};
+  for (const auto& c : cases) {
+    const CliRun r = check(c.program);
+    EXPECT_EQ(r.exit_code, 2) << c.program << r.out;
+    EXPECT_EQ(r.result["verdict"], "unsupported") << c.program;
+    EXPECT_NE(r.result["incomplete_because"].get<std::string>().find(
+                  std::string("the program called ") + c.call),
+              std::string::npos)
+        << r.out;
+    const CliRun text = weft_cli("check -q " + fixture(c.program));
+    EXPECT_EQ(text.exit_code, 2);
+    EXPECT_NE(text.out.find(std::string("weft: the program called ") + c.call),
+              std::string::npos)
+        << text.out;
+  }
 }
 
 TEST(NativeErrors, CompilerErrorsAndForeignBinariesExitWith2) {
@@ -624,6 +638,32 @@ TEST(NativeRaceDirectedPoints, TheBugBehindARaceIsFoundAndReplayed) {
   const CliRun replay = weft_cli("replay " + replay_file("race_enables_assertion.c") + " --json");
   EXPECT_EQ(replay.result["reproduced"], true) << replay.out << replay.err;
   EXPECT_NE(replay.out.find("data == 42"), std::string::npos) << replay.out;
+}
+
+// Inline assembly: a statement with no operands (a barrier) lets the loop around it be a
+// busy-wait loop, so a ticket lock that stalls on one is explored completely; other assembly
+// is dependent with everything, and a thread that reaches the step bound inside a loop around
+// it is named with the place and the reason.
+TEST(NativeInlineAsm, BarriersInSpinLoopsAndOpaqueAssemblyAtTheBound) {
+  const CliRun ticket = check("spin_on_asm_barrier.c", "--points=all");
+  EXPECT_EQ(ticket.exit_code, 0) << ticket.out;
+  EXPECT_GT(stat(ticket, "spin_blocked"), 0u);
+  EXPECT_EQ(stat(ticket, "bound_reached"), 0u);
+  const CliRun forever = check("opaque_asm_spin.c", "--max-steps 4 -- -DFOREVER");
+  EXPECT_EQ(forever.exit_code, 3) << forever.out;
+  const std::string why = forever.result["incomplete_because"].get<std::string>();
+  EXPECT_NE(why.find("visible operations at opaque_asm_spin.c:"), std::string::npos) << why;
+  EXPECT_NE(why.find("in inline assembly weft cannot see into"), std::string::npos) << why;
+}
+
+// The exploration limits hold (a program with thousands of interleavings).
+TEST(NativeEndToEnd, ExecutionAndTimeLimitsStopTheExploration) {
+  const CliRun counted = check("cxx20_sync.cpp", "--max-executions 50 -- -std=c++20");
+  EXPECT_EQ(counted.exit_code, 3) << counted.out;
+  EXPECT_EQ(stat(counted, "executions"), 50u);
+  const CliRun timed = check("cxx20_sync.cpp", "--time-limit 0.5 -- -std=c++20");
+  EXPECT_EQ(timed.exit_code, 3) << timed.out;
+  EXPECT_LT(timed.result["statistics"]["seconds"].get<double>(), 5.0);
 }
 
 }  // namespace

@@ -155,6 +155,8 @@ const char* verdict_name(int code) {
       return "no bug";
     case kExitBug:
       return "bug";
+    case kExitUsage:
+      return "unsupported";
     default:
       return "incomplete";
   }
@@ -179,6 +181,8 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
       return bug.message.find(settings.stop_on) != std::string::npos ||
              std::string(outcome_name(bug.outcome)).find(settings.stop_on) != std::string::npos;
     };
+  limits.max_executions = settings.max_executions;
+  limits.max_seconds = settings.time_limit;
   Progress progress(!settings.quiet);
 
   // Race-directed scheduling points: with --points=sync, a run that goes on past a data race
@@ -263,6 +267,8 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
     code = kExitBug;
   else if (complete)
     code = kExitNoBug;
+  else if (!result.unsupported.empty())
+    code = kExitUsage;  // the program used what weft does not model: no verdict at all
 
   Symbolizer symbols(program.path, server->load_base());
   const std::string replay_path =
@@ -365,6 +371,9 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
       break;
     case kExitNoBug:
       std::printf("weft: no bug found; every behaviour was explored");
+      break;
+    case kExitUsage:
+      std::printf("weft: %s", why.c_str());
       break;
     default:
       if (within_bounds)

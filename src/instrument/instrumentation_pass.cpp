@@ -30,6 +30,7 @@ std::vector<std::unique_ptr<Instrumenter>> make_instrumenters(Stage stage) {
       instrumenters.push_back(make_spin_loop_instrumenter());
       instrumenters.push_back(make_shared_access_instrumenter());
       instrumenters.push_back(make_atomic_access_instrumenter());
+      instrumenters.push_back(make_inline_asm_instrumenter());
       // Last: it gives main a runtime name (__weft_*), and instrumenters skip such functions.
       instrumenters.push_back(make_main_renamer());
       break;

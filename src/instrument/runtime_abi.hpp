@@ -23,11 +23,16 @@ inline constexpr const char* kSpinEnterHook = "__weft_spin_enter";             /
 inline constexpr const char* kSpinBackEdgeHook = "__weft_spin_back_edge";      // (u32 loop)
 inline constexpr const char* kSpinExitHook = "__weft_spin_exit";               // (u32 loop)
 inline constexpr const char* kSpinLocalWriteHook = "__weft_spin_local_write";  // (void*, u64)
+inline constexpr const char* kAsmHook = "__weft_asm";                          // (u32 kind)
 
 // The program's main is renamed to this; the runtime's main calls it as (argc, argv, envp).
 inline constexpr const char* kProgramMainName = "__weft_main";
 
 // The `kind` argument of __weft_atomic. Its `ordering` argument is the llvm::AtomicOrdering value.
 enum class AtomicKind : std::uint32_t { kLoad = 0, kStore = 1, kRmw = 2, kCmpXchg = 3, kFence = 4 };
+
+// The `kind` argument of __weft_asm: a statement with no operands (a barrier, such as `pause`
+// or `mfence`), or one that may act on memory weft does not see.
+enum class AsmKind : std::uint32_t { kBarrier = 0, kOpaque = 1 };
 
 }  // namespace weft::instrument

@@ -80,7 +80,8 @@ class IterationEffects {
 
  private:
   bool allowed_call(const llvm::CallBase& call, bool in_loop) {
-    if (call.isInlineAsm()) return false;
+    // A barrier names no memory; other assembly may change what weft cannot see.
+    if (call.isInlineAsm()) return is_barrier_asm(call);
     if (const auto* intrinsic = llvm::dyn_cast<llvm::IntrinsicInst>(&call)) {
       switch (intrinsic->getIntrinsicID()) {
         case llvm::Intrinsic::lifetime_start:

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <exception>
 #include <typeinfo>
 #include <unordered_map>
@@ -39,6 +40,12 @@ std::string demangle(const char* name) {
   std::string s = status == 0 && out ? out : name;
   std::free(out);
   return s;
+}
+
+std::string hex_address(std::uint64_t address) {
+  char text[24];
+  std::snprintf(text, sizeof text, "%llx", static_cast<unsigned long long>(address));
+  return text;
 }
 
 std::uint64_t splitmix(std::uint64_t& state) {
@@ -507,9 +514,16 @@ Trace Scheduler::Impl::run(const TestDirective& d, const std::function<void()>& 
     // bound, and no race would bring them back (their events never ran). Like a blocked thread,
     // it is not enabled: its pending operation never runs.
     for (ThreadId id : bounded) {
-      record_failure(*by_id[id], Outcome::kBoundReached,
-                     "thread " + registry.name(id) + " reached the bound of " +
-                         std::to_string(limits.max_steps_per_thread) + " visible operations");
+      const ThreadRec& t = *by_id[id];
+      std::string message = "thread " + registry.name(id) + " reached the bound of " +
+                            std::to_string(limits.max_steps_per_thread) + " visible operations";
+      if (t.pending_site) message += " at {pc:" + hex_address(t.pending_site) + "}";
+      if (t.pending.object == kInlineAsmObject &&
+          (t.pending.kind == OpKind::kYield || t.pending.kind == OpKind::kAtomicSection))
+        message +=
+            ", in inline assembly weft cannot see into (a loop waiting for what the assembly "
+            "does looks endless to weft)";
+      record_failure(*by_id[id], Outcome::kBoundReached, std::move(message));
       stop(*by_id[id]);
     }
     bounded.clear();

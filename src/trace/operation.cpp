@@ -187,6 +187,8 @@ std::string describe(const Operation& op, const ThreadRegistry* threads) {
       if (op.kind == OpKind::kSemTryWait) s += op.result ? " (taken)" : " (zero)";
       break;
     case Domain::kProcess:
+      if (op.kind == OpKind::kAtomicSection && op.object == kInlineAsmObject)
+        return "inline asm (effects unseen)";
       if (op.kind == OpKind::kProcessExit) s += " (status " + std::to_string(op.object) + ")";
       if (op.kind == OpKind::kAtomicSection && op.footprint.known) {
         s += " (";
@@ -211,6 +213,7 @@ std::string describe(const Operation& op, const ThreadRegistry* threads) {
       if (op.kind == OpKind::kFutexWoken && op.timed) s += op.result ? " (woken)" : " (timed out)";
       break;
     case Domain::kNone:
+      if (op.kind == OpKind::kYield && op.object == kInlineAsmObject) s = "inline asm (barrier)";
       break;
   }
   return s;

@@ -37,7 +37,7 @@ enum class OpKind : std::uint8_t {
   kSemPost,
   kThreadCreate,  ///< object = the created thread's id
   kThreadJoin,    ///< object = the joined thread's id; blocks until it has finished
-  kYield,         ///< a scheduling point that touches nothing
+  kYield,         ///< a scheduling point that touches nothing (object: kInlineAsmObject or 0)
   // Reserved for later issues; the scheduler rejects them today.
   kSymbolicBranch,
   kChannelSend,
@@ -60,6 +60,11 @@ enum class OpKind : std::uint8_t {
   /// woken, 0 timed out).
   kFutexWoken,
 };
+
+/// The object of an operation that stands for an inline-assembly statement: a kYield for a
+/// barrier (no operands: it names no memory), a kAtomicSection with no footprint (dependent with
+/// everything) for one whose effects weft cannot see.
+inline constexpr ObjectKey kInlineAsmObject = 1;
 
 /// What kind of object an operation acts on; operations on different domains never interact.
 enum class Domain : std::uint8_t {

@@ -17,6 +17,8 @@ namespace {
 
 // Kinds of atomic instruction, as the pass numbers them.
 enum AtomicKind : std::uint32_t { kLoad = 0, kStore = 1, kRmw = 2, kCmpXchg = 3, kFence = 4 };
+// The `kind` argument of __weft_asm (runtime_abi.hpp AsmKind).
+enum AsmKind : std::uint32_t { kAsmBarrier = 0, kAsmOpaque = 1 };
 
 std::uint32_t clamp_size(std::uint64_t size) {
   return size > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(size);
@@ -136,6 +138,18 @@ void __weft_atomic(void* addr, std::uint64_t size, std::uint32_t kind, std::uint
         rt->registry());
     if (report) sched.note_failure(weft::Outcome::kDataRace, *report);
   }
+}
+
+// An inline-assembly statement (inline_asm_instrumenter.cpp). A barrier (no operands) is a
+// scheduling point that touches nothing; any other may do anything weft cannot see, so it is
+// dependent with every operation (an atomic section with no footprint). While main is the only
+// thread there is nothing to interleave.
+void __weft_asm(std::uint32_t kind) {
+  NativeRuntime* rt = NativeRuntime::for_hook();
+  if (!rt || rt->threads_created() == 1) return;
+  RuntimeScope scope(*rt);
+  const OpKind op = kind == kAsmBarrier ? OpKind::kYield : OpKind::kAtomicSection;
+  rt->scheduler().perform(Operation{op, 0, 0, weft::kInlineAsmObject, 0}, WEFT_CALLER_SITE());
 }
 
 }  // extern "C"

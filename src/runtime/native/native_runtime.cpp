@@ -105,8 +105,9 @@ void NativeRuntime::fail(Outcome outcome, const std::string& message) {
 
 void NativeRuntime::unsupported(const char* what) {
   RuntimeScope scope(*this);
-  scheduler_.fail(Outcome::kUnsupported, std::string(what) + " is not supported by weft (thread " +
-                                             registry_.name(scheduler_.self()) + ")");
+  scheduler_.fail(Outcome::kUnsupported, "the program called " + std::string(what) +
+                                             " (thread " + registry_.name(scheduler_.self()) +
+                                             "), which weft does not model");
 }
 
 Trace NativeRuntime::run(const TestDirective& directive, int argc, char** argv, char** envp) {

@@ -175,7 +175,7 @@ pid_t fork(void) {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(fork);
   RuntimeScope scope(*rt);
-  rt->unsupported("fork() inside an explored program");
+  rt->unsupported("fork");
 }
 
 sem_t* sem_open(const char* name, int flags, ...) {

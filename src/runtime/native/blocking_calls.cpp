@@ -1,0 +1,111 @@
+// System calls that would block the one OS thread every weft thread runs on. poll and select
+// are used to sleep (no descriptors: a scheduling point, as sleep is) and to wait for
+// descriptors another thread of the program may make ready (a pipe): they look without
+// blocking, and while nothing is ready the thread yields, so the others can run; a finite
+// timeout may expire at the first yield (like a timed wait, a scheduling choice). Waiting for a
+// signal (sigwait, pause, sigsuspend) is not modelled: the run stops naming the call, instead
+// of hanging until the execution's time limit.
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/select.h>
+#include <unistd.h>
+
+#include "native_runtime.hpp"
+#include "real_functions.hpp"
+
+using weft::Operation;
+using weft::OpKind;
+using weft::runtime::native::NativeRuntime;
+using weft::runtime::native::RuntimeScope;
+
+namespace {
+
+void yield_point(NativeRuntime& rt, std::uint64_t site) {
+  rt.scheduler().perform(Operation{OpKind::kYield}, site);
+}
+
+}  // namespace
+
+extern "C" {
+
+int poll(struct pollfd* fds, nfds_t count, int timeout_ms) {
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt) return WEFT_REAL(poll, fds, count, timeout_ms);
+  RuntimeScope scope(*rt);
+  const std::uint64_t site = WEFT_CALLER_SITE();
+  for (;;) {
+    const int ready = count == 0 ? 0 : WEFT_REAL(poll, fds, count, 0);
+    if (ready != 0 || timeout_ms == 0) return ready;
+    yield_point(*rt, site);
+    if (timeout_ms > 0 || count == 0) return count == 0 ? 0 : WEFT_REAL(poll, fds, count, 0);
+  }
+}
+
+int select(int count, fd_set* readable, fd_set* writable, fd_set* failed, struct timeval* timeout) {
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt) return WEFT_REAL(select, count, readable, writable, failed, timeout);
+  RuntimeScope scope(*rt);
+  const std::uint64_t site = WEFT_CALLER_SITE();
+  const bool sleeps_only = !readable && !writable && !failed;
+  const bool forever = timeout == nullptr;
+  const bool immediate = timeout && timeout->tv_sec == 0 && timeout->tv_usec == 0;
+  // select changes the sets it is given; each look starts from the caller's.
+  fd_set want_read, want_write, want_failed;
+  if (readable) want_read = *readable;
+  if (writable) want_write = *writable;
+  if (failed) want_failed = *failed;
+  for (;;) {
+    int ready = 0;
+    if (!sleeps_only) {
+      if (readable) *readable = want_read;
+      if (writable) *writable = want_write;
+      if (failed) *failed = want_failed;
+      timeval now{0, 0};
+      ready = WEFT_REAL(select, count, readable, writable, failed, &now);
+    }
+    if (ready != 0 || immediate) return ready;
+    yield_point(*rt, site);
+    if (!forever || sleeps_only) {
+      if (timeout) *timeout = timeval{0, 0};
+      if (sleeps_only) return 0;
+      if (readable) *readable = want_read;
+      if (writable) *writable = want_write;
+      if (failed) *failed = want_failed;
+      timeval now{0, 0};
+      return WEFT_REAL(select, count, readable, writable, failed, &now);
+    }
+  }
+}
+
+int sigwait(const sigset_t* set, int* signal) {
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt) return WEFT_REAL(sigwait, set, signal);
+  rt->unsupported("sigwait (waiting for a signal)");
+}
+
+int sigwaitinfo(const sigset_t* set, siginfo_t* info) {
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt) return WEFT_REAL(sigwaitinfo, set, info);
+  rt->unsupported("sigwaitinfo (waiting for a signal)");
+}
+
+int sigtimedwait(const sigset_t* set, siginfo_t* info, const struct timespec* timeout) {
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt) return WEFT_REAL(sigtimedwait, set, info, timeout);
+  rt->unsupported("sigtimedwait (waiting for a signal)");
+}
+
+int sigsuspend(const sigset_t* mask) {
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt) return WEFT_REAL(sigsuspend, mask);
+  rt->unsupported("sigsuspend (waiting for a signal)");
+}
+
+int pause(void) {
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt) return WEFT_REAL(pause);
+  rt->unsupported("pause (waiting for a signal)");
+}
+
+}  // extern "C"
