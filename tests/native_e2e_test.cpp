@@ -640,19 +640,27 @@ TEST(NativeRaceDirectedPoints, TheBugBehindARaceIsFoundAndReplayed) {
   EXPECT_NE(replay.out.find("data == 42"), std::string::npos) << replay.out;
 }
 
-// Inline assembly: a statement with no operands (a barrier) lets the loop around it be a
-// busy-wait loop, so a ticket lock that stalls on one is explored completely; other assembly
-// is dependent with everything, and a thread that reaches the step bound inside a loop around
-// it is named with the place and the reason.
-TEST(NativeInlineAsm, BarriersInSpinLoopsAndOpaqueAssemblyAtTheBound) {
+// Inline assembly: memory operands are the atomic accesses they are, and a statement that
+// names no memory is a barrier, so busy-wait loops around such statements are recognised (a
+// ticket lock that stalls on an empty asm; a barrier counting with lock-prefixed asm) and a
+// count never reached is a livelock. Assembly that may act on memory it does not name is
+// dependent with everything; a thread that reaches the step bound in a loop around it is named
+// with the place and the reason.
+TEST(NativeInlineAsm, AssemblyOperandsBarriersAndOpaqueStatements) {
   const CliRun ticket = check("spin_on_asm_barrier.c", "--points=all");
   EXPECT_EQ(ticket.exit_code, 0) << ticket.out;
   EXPECT_GT(stat(ticket, "spin_blocked"), 0u);
   EXPECT_EQ(stat(ticket, "bound_reached"), 0u);
-  const CliRun forever = check("opaque_asm_spin.c", "--max-steps 4 -- -DFOREVER");
-  EXPECT_EQ(forever.exit_code, 3) << forever.out;
-  const std::string why = forever.result["incomplete_because"].get<std::string>();
-  EXPECT_NE(why.find("visible operations at opaque_asm_spin.c:"), std::string::npos) << why;
+  const CliRun counted = check("asm_spin.c");
+  EXPECT_EQ(counted.exit_code, 0) << counted.out;
+  EXPECT_GT(stat(counted, "spin_blocked"), 0u);
+  const CliRun never = check("asm_spin.c", "--points=all -- -DFOREVER");
+  ASSERT_EQ(never.exit_code, 1) << never.out;
+  EXPECT_EQ(first_bug_kind(never), "livelock");
+  const CliRun opaque = check("asm_spin.c", "--max-steps 4 -- -DOPAQUE -DFOREVER");
+  EXPECT_EQ(opaque.exit_code, 3) << opaque.out;
+  const std::string why = opaque.result["incomplete_because"].get<std::string>();
+  EXPECT_NE(why.find("visible operations at asm_spin.c:"), std::string::npos) << why;
   EXPECT_NE(why.find("in inline assembly weft cannot see into"), std::string::npos) << why;
 }
 

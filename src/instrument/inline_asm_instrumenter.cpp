@@ -1,10 +1,12 @@
-// Inline assembly is code weft cannot see into: an `asm volatile` with a memory clobber may
-// touch any memory (a `lock`-prefixed instruction on a shared counter), or be only a barrier
-// (`pause`, `mfence`). Either way it becomes a visible operation, __weft_asm(kind), before the
-// statement: a scheduling point that touches nothing weft knows of, so that a thread spinning
-// around it lets the others run, counts towards the step bound, and is named if it reaches it.
-// A statement with no operands at all can name no memory of its own: it is a barrier, and a
-// loop around it may be a busy-wait loop (spin_loop_instrumenter.cpp allows it).
+// Inline assembly is code weft cannot see into, but its operands say much. A statement with
+// memory operands ("m", "=m", "+m", as Concurrency Kit writes every load, store and atomic)
+// acts on them: each becomes an atomic access (__weft_atomic: a load, or a read-modify-write if
+// the statement may write it), so its dependences and busy-wait loops around it are seen. A
+// statement that names no memory (`pause`, `mfence`, `rdtsc`) is a barrier: __weft_asm(barrier),
+// a scheduling point that touches nothing, and a loop around it may be a busy-wait loop. One
+// that may act on memory it does not name (an address passed in a register) is opaque:
+// __weft_asm(opaque), dependent with every operation. Only statements that are volatile, clobber
+// memory or have memory operands are hooked (others compute from their inputs alone).
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/Instructions.h>
 
@@ -12,31 +14,33 @@
 
 #include "function_filter.hpp"
 #include "hook_calls.hpp"
+#include "inline_asm.hpp"
 #include "instrumenter.hpp"
 #include "runtime_abi.hpp"
 
 namespace weft::instrument {
-
-bool is_barrier_asm(const llvm::CallBase& call) {
-  return call.isInlineAsm() && call.arg_size() == 0 && call.getType()->isVoidTy();
-}
-
 namespace {
 
-// Whether the statement may act on memory or on other threads: volatile (side effects) or with
-// a memory clobber.
 bool is_visible_asm(const llvm::CallBase& call) {
   const auto* assembly = llvm::dyn_cast<llvm::InlineAsm>(call.getCalledOperand());
   if (!assembly) return false;
-  return assembly->hasSideEffects() ||
-         assembly->getConstraintString().find("~{memory}") != std::string::npos;
+  if (assembly->hasSideEffects() ||
+      assembly->getConstraintString().find("~{memory}") != std::string::npos)
+    return true;
+  for (const llvm::InlineAsm::ConstraintInfo& constraint : assembly->ParseConstraints())
+    if (constraint.isIndirect) return true;
+  return false;
 }
 
 class InlineAsmInstrumenter final : public Instrumenter {
  public:
   bool run(llvm::Module& module) override {
-    llvm::FunctionCallee hook =
-        declare_hook(module, kAsmHook, {llvm::Type::getInt32Ty(module.getContext())});
+    llvm::LLVMContext& context = module.getContext();
+    llvm::Type* i32 = llvm::Type::getInt32Ty(context);
+    llvm::FunctionCallee asm_hook = declare_hook(module, kAsmHook, {i32});
+    llvm::FunctionCallee atomic_hook =
+        declare_hook(module, kAtomicHook,
+                     {hook_pointer_type(context), llvm::Type::getInt64Ty(context), i32, i32});
     bool changed = false;
     for (llvm::Function& function : module) {
       if (!is_instrumentable(function)) continue;
@@ -46,11 +50,24 @@ class InlineAsmInstrumenter final : public Instrumenter {
           if (auto* call = llvm::dyn_cast<llvm::CallBase>(&inst);
               call && call->isInlineAsm() && is_visible_asm(*call))
             statements.push_back(call);
-      llvm::IRBuilder<> builder(module.getContext());
+      llvm::IRBuilder<> builder(context);
       for (llvm::CallBase* call : statements) {
         position_before(builder, *call);
-        const AsmKind kind = is_barrier_asm(*call) ? AsmKind::kBarrier : AsmKind::kOpaque;
-        builder.CreateCall(hook, {builder.getInt32(static_cast<std::uint32_t>(kind))});
+        const auto operands = asm_memory_operands(*call);
+        if (!operands || operands->empty()) {
+          const AsmKind kind = operands ? AsmKind::kBarrier : AsmKind::kOpaque;
+          builder.CreateCall(asm_hook, {builder.getInt32(static_cast<std::uint32_t>(kind))});
+          continue;
+        }
+        for (const AsmMemoryOperand& operand : *operands) {
+          const AtomicKind kind = operand.writes ? AtomicKind::kRmw : AtomicKind::kLoad;
+          builder.CreateCall(
+              atomic_hook,
+              {builder.CreatePointerCast(operand.pointer, hook_pointer_type(context)),
+               builder.getInt64(operand.size), builder.getInt32(static_cast<std::uint32_t>(kind)),
+               builder.getInt32(
+                   static_cast<std::uint32_t>(llvm::AtomicOrdering::SequentiallyConsistent))});
+        }
       }
       changed |= !statements.empty();
     }

@@ -7,7 +7,6 @@
 // declare_hook() (hook_calls.hpp) and skip the runtime's own functions (function_filter.hpp).
 #pragma once
 
-#include <llvm/IR/InstrTypes.h>
 #include <llvm/IR/Module.h>
 
 #include <memory>
@@ -34,11 +33,9 @@ std::unique_ptr<Instrumenter> make_atomic_region_instrumenter();
 // Marks busy-wait loops (loops that only read) on entry and on each back edge.
 std::unique_ptr<Instrumenter> make_spin_loop_instrumenter();
 
-// Makes each `asm volatile` (or asm with a memory clobber) a visible operation, __weft_asm.
+// Makes inline assembly visible: its memory operands as atomic accesses, a statement naming no
+// memory as a barrier, any other as an operation dependent with everything.
 std::unique_ptr<Instrumenter> make_inline_asm_instrumenter();
-
-// Whether `call` is an inline-asm statement with no operands (a barrier: it names no memory).
-bool is_barrier_asm(const llvm::CallBase& call);
 
 // Reports entry to reach_error (SV-COMP's error location).
 std::unique_ptr<Instrumenter> make_reach_error_instrumenter();

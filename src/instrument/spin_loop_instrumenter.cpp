@@ -33,6 +33,7 @@
 
 #include "function_filter.hpp"
 #include "hook_calls.hpp"
+#include "inline_asm.hpp"
 #include "instrumenter.hpp"
 #include "runtime_abi.hpp"
 #include "shared_memory.hpp"
@@ -80,8 +81,15 @@ class IterationEffects {
 
  private:
   bool allowed_call(const llvm::CallBase& call, bool in_loop) {
-    // A barrier names no memory; other assembly may change what weft cannot see.
-    if (call.isInlineAsm()) return is_barrier_asm(call);
+    // Assembly whose memory operands are all it touches (its accesses are hooked as atomics),
+    // or that names no memory (a barrier); not assembly that may act on memory unseen.
+    if (call.isInlineAsm()) {
+      const auto operands = asm_memory_operands(call);
+      if (!operands) return false;
+      for (const AsmMemoryOperand& operand : *operands)
+        if (operand.writes && in_loop && !filter_.may_be_shared(operand.pointer)) return false;
+      return true;
+    }
     if (const auto* intrinsic = llvm::dyn_cast<llvm::IntrinsicInst>(&call)) {
       switch (intrinsic->getIntrinsicID()) {
         case llvm::Intrinsic::lifetime_start:
