@@ -160,6 +160,8 @@ struct Scheduler::Impl {
   }
 
   const RunLimits* limits = nullptr;
+  // Per-thread storage goes after a placed stack, in the 1 MiB before the next slot.
+  static constexpr std::size_t kStorageGap = std::size_t{512} << 10;
   void* os_thread_pointer = nullptr;       // the scheduler's own, and the first thread's
   ThreadStorage* storage_owner = nullptr;  // what gave the threads their storage
   std::vector<std::uintptr_t> used_stack_slots;
@@ -198,8 +200,12 @@ struct Scheduler::Impl {
                       limits ? limits->stack_bytes : kFiberStackBytes, stack_place(id),
                       limits && limits->adopt_placed_stacks);
     if (limits && limits->thread_storage && id != kMainThread) {
+      // Beside its stack, in the gap before the next slot's: it stays with the stack.
       storage_owner = limits->thread_storage;
-      rec->storage = storage_owner->create(id);
+      const std::uintptr_t stack = reinterpret_cast<std::uintptr_t>(rec->fiber->stack_low());
+      const bool placed = limits->stack_region && stack >= limits->stack_region;
+      rec->storage = storage_owner->create(id, placed ? stack + rec->fiber->stack_bytes() : 0,
+                                           placed ? kStorageGap : 0);
     }
     if (id >= by_id.size()) by_id.resize(id + 1, nullptr);
     by_id[id] = rec.release();

@@ -1,6 +1,9 @@
 // Per-thread storage for program threads that run as fibers on one OS thread.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+
 #include "weft/trace/thread_id.hpp"
 
 namespace weft::runtime {
@@ -15,7 +18,9 @@ class ThreadStorage {
  public:
   virtual ~ThreadStorage() = default;
   /// The thread pointer of a new thread's storage, initialised as a new thread's would be.
-  virtual void* create(ThreadId id) = 0;
+  /// [`place`, `place` + `bytes`) is address space the thread may keep its storage in, free or
+  /// left there by an earlier execution of this process for the same thread (0: none).
+  virtual void* create(ThreadId id, std::uintptr_t place, std::size_t bytes) = 0;
   /// Frees what `create` returned (the thread's fiber will not run again).
   virtual void release(void* thread_pointer) = 0;
 };

@@ -1,7 +1,10 @@
 #include "thread_storage.hpp"
 
 #include <link.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -56,6 +59,16 @@ GlibcThreadStorage::GlibcThreadStorage() {
     allocate_ = nullptr;
     return;
   }
+  using StaticInfo = void (*)(std::size_t*, std::size_t*);
+  const auto static_info =
+      reinterpret_cast<StaticInfo>(dlsym(RTLD_DEFAULT, "_dl_get_tls_static_info"));
+  const auto* tcb_size =
+      static_cast<const std::uint32_t*>(dlsym(RTLD_DEFAULT, "_thread_db_sizeof_pthread"));
+  if (static_info && tcb_size) {
+    static_info(&static_size_, &static_align_);
+    tcb_size_ = *tcb_size;
+    if (static_align_ == 0 || (static_align_ & (static_align_ - 1)) != 0) tcb_size_ = 0;
+  }
   libc_block_ = libc.data - os_thread_pointer_;
   libc_block_size_ = libc.size;
   const char* err = reinterpret_cast<const char*>(&errno);
@@ -63,9 +76,25 @@ GlibcThreadStorage::GlibcThreadStorage() {
     errno_offset_ = err - libc.data;
 }
 
-void* GlibcThreadStorage::create(ThreadId) {
+void* GlibcThreadStorage::create(ThreadId, std::uintptr_t place, std::size_t bytes) {
   if (!allocate_) return nullptr;
-  auto* tp = static_cast<char*>(allocate_(nullptr));
+  char* tp = nullptr;
+  const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  const std::size_t need = (static_size_ + static_align_ + page - 1) / page * page;
+  if (place && tcb_size_ && need <= bytes) {
+    void* block = mmap(reinterpret_cast<void*>(place), need, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    // Already there: left by an earlier execution for this thread's place, and reused.
+    if (block == MAP_FAILED && errno == EEXIST) block = reinterpret_cast<void*>(place);
+    if (block == reinterpret_cast<void*>(place)) {
+      // x86-64 puts the thread control block above the static TLS blocks (TLS_TCB_AT_TP).
+      const std::uintptr_t tcb = (place + need - tcb_size_) & ~(static_align_ - 1);
+      std::memset(reinterpret_cast<void*>(tcb), 0, tcb_size_);
+      tp = static_cast<char*>(allocate_(reinterpret_cast<void*>(tcb)));
+      if (tp) placed_.push_back(tp);
+    }
+  }
+  if (!tp) tp = static_cast<char*>(allocate_(nullptr));
   if (!tp) return nullptr;
   std::memcpy(tp + kTcbSelf, &tp, sizeof tp);
   std::memcpy(tp + kTcbSelfAgain, &tp, sizeof tp);
@@ -77,7 +106,11 @@ void* GlibcThreadStorage::create(ThreadId) {
 }
 
 void GlibcThreadStorage::release(void* tp) {
-  if (deallocate_) deallocate_(tp, true);
+  if (!deallocate_) return;
+  const auto it = std::find(placed_.begin(), placed_.end(), tp);
+  const bool placed = it != placed_.end();
+  if (placed) placed_.erase(it);
+  deallocate_(tp, !placed);  // a placed block stays mapped for the next execution
 }
 
 void run_thread_local_destructors() {
