@@ -524,8 +524,7 @@ TEST(NativeRobustness, UnsupportedFunctionStopsTheRunNamingIt) {
         << r.out;
     const CliRun text = weft_cli("check -q " + fixture(c.program));
     EXPECT_EQ(text.exit_code, 2);
-    EXPECT_NE(text.out.find(std::string("weft: the program called ") + c.call),
-              std::string::npos)
+    EXPECT_NE(text.out.find(std::string("weft: the program called ") + c.call), std::string::npos)
         << text.out;
   }
 }
@@ -672,6 +671,16 @@ TEST(NativeEndToEnd, ExecutionAndTimeLimitsStopTheExploration) {
   const CliRun timed = check("cxx20_sync.cpp", "--time-limit 0.5 -- -std=c++20");
   EXPECT_EQ(timed.exit_code, 3) << timed.out;
   EXPECT_LT(timed.result["statistics"]["seconds"].get<double>(), 5.0);
+}
+
+// A trap clang put in the program (falling off the end of a non-void function) is explained.
+TEST(NativeRobustness, ACompilerTrapIsExplained) {
+  const CliRun r = check("missing_return.cpp", "-- -Wno-return-type");
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(first_bug_kind(r), "crash");
+  EXPECT_NE(first_bug_message(r).find("SIGILL"), std::string::npos) << first_bug_message(r);
+  EXPECT_NE(first_bug_message(r).find("a trap (ud2) the compiler put"), std::string::npos)
+      << first_bug_message(r);
 }
 
 }  // namespace

@@ -30,6 +30,9 @@ std::string errno_text() {
   return std::strerror(errno);
 }
 
+// The bytes of x86-64's ud2 instruction, as a little-endian 16-bit word.
+constexpr std::uint64_t kUd2 = 0x0b0f;
+
 std::string hex(std::uint64_t v) {
   char buf[24];
   std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(v));
@@ -382,6 +385,11 @@ Trace read_log(const void* log, const TestDirective& directive, int wait_status,
       if (header->fault_pc) trace.message += " at {pc:" + hex(header->fault_pc + 1) + "}";
       if (sig == SIGSEGV || sig == SIGBUS)
         trace.message += " accessing address 0x" + hex(header->fault_address);
+      if (sig == SIGILL && (header->fault_address & 0xffff) == kUd2)
+        trace.message +=
+            ": a trap (ud2) the compiler put where the program's behaviour is undefined, such as "
+            "the end of a non-void function reached without a return, or __builtin_trap() and "
+            "__builtin_unreachable() reached";
     }
   } else if (WIFEXITED(wait_status) && WEXITSTATUS(wait_status) != 0) {
     trace.outcome = Outcome::kCrash;

@@ -68,6 +68,8 @@ struct LogHeader {
   std::uint64_t used;      ///< bytes of records written after the header
   std::uint64_t capacity;  ///< bytes available for records
   std::uint64_t fault_pc;  ///< crashes: the faulting instruction (0 if unknown)
+  /// SIGSEGV, SIGBUS: the address accessed; SIGILL: the faulting instruction's first two bytes
+  /// (0x0b0f is ud2, the trap clang inserts where behaviour is undefined).
   std::uint64_t fault_address;
   std::int32_t fault_signal;  ///< 0, or the signal the child died of
   std::uint32_t overflowed;   ///< 1 if records were dropped for lack of space

@@ -110,7 +110,14 @@ void on_fatal_signal(int sig, siginfo_t* info, void* context) {
   std::uint64_t pc = 0;
   if (context) pc = static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_RIP];
   if (g_log) {
-    g_log->note_fault(sig, pc, reinterpret_cast<std::uint64_t>(info ? info->si_addr : nullptr));
+    std::uint64_t address = reinterpret_cast<std::uint64_t>(info ? info->si_addr : nullptr);
+    // An illegal instruction: the instruction itself says why (it is mapped: it just ran).
+    if (sig == SIGILL && pc) {
+      std::uint16_t bytes;
+      std::memcpy(&bytes, reinterpret_cast<const void*>(pc), sizeof bytes);
+      address = bytes;
+    }
+    g_log->note_fault(sig, pc, address);
     if (NativeRuntime* rt = NativeRuntime::active()) {
       rt->flush_log();
       g_log->append('C', rt->registry().name(rt->scheduler().self()));
