@@ -382,7 +382,7 @@ Trace read_log(const void* log, const TestDirective& directive, int wait_status,
     trace.message =
         thread_text + (fault ? " crashed: " : " ended the process by ") + signal_text(sig);
     if (header->fault_signal == sig && fault) {
-      if (header->fault_pc) trace.message += " at {pc:" + hex(header->fault_pc + 1) + "}";
+      if (header->fault_pc) trace.message += " at " + code_mark(header->fault_pc + 1);
       if (sig == SIGSEGV || sig == SIGBUS)
         trace.message += " accessing address 0x" + hex(header->fault_address);
       if (sig == SIGILL && (header->fault_address & 0xffff) == kUd2)

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
 #include <exception>
 #include <typeinfo>
 #include <unordered_map>
@@ -14,6 +13,7 @@
 #include "sync_state.hpp"
 #include "weft/runtime/thread_storage.hpp"
 #include "weft/trace/dependence.hpp"
+#include "weft/trace/wire.hpp"
 
 namespace weft::runtime {
 namespace {
@@ -40,12 +40,6 @@ std::string demangle(const char* name) {
   std::string s = status == 0 && out ? out : name;
   std::free(out);
   return s;
-}
-
-std::string hex_address(std::uint64_t address) {
-  char text[24];
-  std::snprintf(text, sizeof text, "%llx", static_cast<unsigned long long>(address));
-  return text;
 }
 
 std::uint64_t splitmix(std::uint64_t& state) {
@@ -160,7 +154,8 @@ struct Scheduler::Impl {
   }
 
   const RunLimits* limits = nullptr;
-  // Per-thread storage goes after a placed stack, in the 1 MiB before the next slot.
+  // Per-thread storage goes after a placed stack, in the first half of the 1 MiB gap before
+  // the next slot (RunLimits::stack_region_bytes).
   static constexpr std::size_t kStorageGap = std::size_t{512} << 10;
   void* os_thread_pointer = nullptr;       // the scheduler's own, and the first thread's
   ThreadStorage* storage_owner = nullptr;  // what gave the threads their storage
@@ -307,12 +302,7 @@ struct Scheduler::Impl {
         return false;
       }
       case OpKind::kCondWake: {
-        auto& c = conds[op.object];
-        op.result = c.has_token_for(t.wait_epoch);
-        if (op.result)
-          c.take_token_for(t.wait_epoch);
-        else
-          --c.waiters;  // timed out
+        op.result = conds[op.object].end_wait(t.wait_epoch);
         t.result = op.result;
         mutexes[op.partner].owner = t.id;
         return true;
@@ -364,12 +354,7 @@ struct Scheduler::Impl {
         return true;
       }
       case OpKind::kFutexWoken: {
-        auto& f = futexes[op.object];
-        op.result = f.has_token_for(t.wait_epoch);
-        if (op.result)
-          f.take_token_for(t.wait_epoch);
-        else
-          --f.waiters;  // timed out
+        op.result = futexes[op.object].end_wait(t.wait_epoch);
         t.result = op.result ? kFutexWoken : kFutexTimedOut;
         return true;
       }
@@ -523,7 +508,7 @@ Trace Scheduler::Impl::run(const TestDirective& d, const std::function<void()>& 
       const ThreadRec& t = *by_id[id];
       std::string message = "thread " + registry.name(id) + " reached the bound of " +
                             std::to_string(limits.max_steps_per_thread) + " visible operations";
-      if (t.pending_site) message += " at {pc:" + hex_address(t.pending_site) + "}";
+      if (t.pending_site) message += " at " + code_mark(t.pending_site);
       if (t.pending.object == kInlineAsmObject &&
           (t.pending.kind == OpKind::kYield || t.pending.kind == OpKind::kAtomicSection))
         message +=

@@ -31,6 +31,16 @@ struct CondState {
     tokens.erase(std::upper_bound(tokens.begin(), tokens.end(), wait_epoch));
     --waiters;
   }
+  /// Ends a wait begun at `wait_epoch`: takes a token if there is one (true), else the wait
+  /// timed out (false).
+  bool end_wait(std::uint64_t wait_epoch) {
+    if (has_token_for(wait_epoch)) {
+      take_token_for(wait_epoch);
+      return true;
+    }
+    --waiters;
+    return false;
+  }
   void signal() {
     ++epoch;
     if (waiters > tokens.size()) tokens.push_back(epoch);

@@ -5,6 +5,19 @@
 #include <cstdio>
 
 namespace weft {
+
+std::string code_mark(std::uint64_t address) {
+  char text[32];
+  std::snprintf(text, sizeof text, "{pc:%llx}", static_cast<unsigned long long>(address));
+  return text;
+}
+
+std::string data_mark(std::uint64_t address) {
+  char text[32];
+  std::snprintf(text, sizeof text, "{data:%llx}", static_cast<unsigned long long>(address));
+  return text;
+}
+
 namespace {
 
 // ---- small text helpers -------------------------------------------------------------------

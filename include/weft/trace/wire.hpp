@@ -25,6 +25,11 @@ class WireError : public std::runtime_error {
 /// Decoding expands the repeat counts, so it refuses schedules longer than kMaxScheduleSteps
 /// before it allocates anything for them: a count is only a claim until the steps exist.
 inline constexpr std::size_t kMaxScheduleSteps = 10'000'000;
+/// Marks a code or data address in a message for the driver to symbolise (symbolizer.hpp,
+/// collect_addresses): "{pc:HEX}" and "{data:HEX}".
+std::string code_mark(std::uint64_t address);
+std::string data_mark(std::uint64_t address);
+
 std::string encode_schedule(const std::vector<ThreadId>& schedule, const ThreadRegistry& threads);
 std::vector<ThreadId> decode_schedule(std::string_view text, ThreadRegistry& threads);
 

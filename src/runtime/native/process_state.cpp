@@ -95,6 +95,12 @@ void hide(struct sigaction* old) {
   }
 }
 
+sighandler_t hide(sighandler_t old) {
+  const bool weft_own =
+      g_hidden_handler && reinterpret_cast<void*>(old) == reinterpret_cast<void*>(g_hidden_handler);
+  return weft_own ? SIG_DFL : old;
+}
+
 bool recording() {
   return NativeRuntime::active() != nullptr;
 }
@@ -189,20 +195,12 @@ int sigaction(int sig, const struct sigaction* action, struct sigaction* old) __
 
 sighandler_t signal(int sig, sighandler_t handler) __THROW {
   note_signal(sig);
-  const sighandler_t old = WEFT_REAL(signal, sig, handler);
-  return g_hidden_handler &&
-                 reinterpret_cast<void*>(old) == reinterpret_cast<void*>(g_hidden_handler)
-             ? SIG_DFL
-             : old;
+  return hide(WEFT_REAL(signal, sig, handler));
 }
 
 sighandler_t sysv_signal(int sig, sighandler_t handler) __THROW {
   note_signal(sig);
-  const sighandler_t old = WEFT_REAL(sysv_signal, sig, handler);
-  return g_hidden_handler &&
-                 reinterpret_cast<void*>(old) == reinterpret_cast<void*>(g_hidden_handler)
-             ? SIG_DFL
-             : old;
+  return hide(WEFT_REAL(sysv_signal, sig, handler));
 }
 
 int sigprocmask(int how, const sigset_t* set, sigset_t* old) __THROW {

@@ -1,22 +1,17 @@
 #include "race_detector.hpp"
 
 #include <algorithm>
-#include <cstdio>
+
+#include "weft/trace/wire.hpp"
 
 namespace weft::runtime::native {
 namespace {
-
-std::string hex(std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 std::string describe_access(bool write, bool atomic, std::size_t size, const std::string& thread,
                             std::uint64_t site) {
   std::string s = atomic ? (write ? "atomic write" : "atomic read") : (write ? "write" : "read");
   s += " (" + std::to_string(size) + " bytes) by thread " + thread;
-  if (site) s += " at {pc:" + hex(site) + "}";
+  if (site) s += " at " + code_mark(site);
   return s;
 }
 
@@ -45,8 +40,8 @@ std::optional<std::string> RaceDetector::access(const Access& a, const ThreadReg
       if (now.covers(e.thread, e.epoch)) continue;
       if (report) continue;
       if (!reported_.insert({e.site, a.site}).second) continue;
-      report = "data race on {data:" + hex(a.address) +
-               "}: " + describe_access(e.write, e.atomic, e.size, threads.name(e.thread), e.site) +
+      report = "data race on " + data_mark(a.address) + ": " +
+               describe_access(e.write, e.atomic, e.size, threads.name(e.thread), e.site) +
                " and " + describe_access(a.write, a.atomic, a.size, threads.name(a.thread), a.site);
     }
     // Keep what a later access can race with: a write supersedes every earlier access to its
