@@ -186,8 +186,8 @@ TEST(NativeEndToEnd, AbbaDeadlockNamesBothPendingLocks) {
   ASSERT_EQ(r.exit_code, 1) << r.out;
   EXPECT_EQ(first_bug_kind(r), "deadlock");
   const std::string m = first_bug_message(r);
-  EXPECT_NE(m.find("blocked in lock mutex first"), std::string::npos) << m;
-  EXPECT_NE(m.find("blocked in lock mutex second"), std::string::npos) << m;
+  EXPECT_NE(m.find("waits to lock mutex first at abba_deadlock.c:"), std::string::npos) << m;
+  EXPECT_NE(m.find("waits to lock mutex second at abba_deadlock.c:"), std::string::npos) << m;
   int blocked_on_locks = 0;
   for (const auto& p : r.result["bugs"][0]["pending"])
     blocked_on_locks +=
@@ -684,3 +684,78 @@ TEST(NativeRobustness, ACompilerTrapIsExplained) {
 }
 
 }  // namespace
+
+// Readable reports (issue 17, item 8): memory in the program's terms, waits in the program's
+// terms, a crash in a library by the library and the program's calling line, and several bugs
+// of one execution under one interleaving.
+namespace report_texts {
+
+std::vector<std::string> bug_messages(const CliRun& r) {
+  std::vector<std::string> out;
+  for (const auto& b : r.result["bugs"]) out.push_back(b["message"].get<std::string>());
+  return out;
+}
+
+bool some_message_has(const CliRun& r, const std::string& text) {
+  for (const auto& m : bug_messages(r))
+    if (m.find(text) != std::string::npos) return true;
+  return false;
+}
+
+TEST(NativeReports, NameArrayElementsFieldsHeapBlocksAndLocals) {
+  const CliRun r = check("report_names.c", "--all-bugs");
+  ASSERT_EQ(r.exit_code, 1) << r.out;
+  const auto messages = bug_messages(r);
+  ASSERT_EQ(messages.size(), 4u) << r.out;  // each race once, whichever order it ran in
+  EXPECT_TRUE(some_message_has(r, "data race on counts[3] (0x")) << r.out;
+  EXPECT_TRUE(some_message_has(r, "data race on jobs.head (0x")) << r.out;
+  EXPECT_TRUE(some_message_has(
+      r, "data race on byte 4 of the 16-byte block allocated at report_names.c:27 by thread 0"))
+      << r.out;
+  EXPECT_TRUE(some_message_has(r, "data race on total (a local of main in thread 0, 0x")) << r.out;
+}
+
+TEST(NativeReports, TextReportShowsOneInterleavingPerExecutionWithBugsMarked) {
+  const CliRun r = weft_cli("check " + fixture("report_names.c") + " -q --all-bugs --replay-file " +
+                            replay_file("report_names.c"));
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("Interleaving of these 4 bugs (one execution"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("^^^ bug 1 (data race), bug 2 (data race)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("Interleaving ("), std::string::npos) << r.out;  // no second copy
+}
+
+TEST(NativeReports, LostWakeUpIsDescribedInTheProgramsTerms) {
+  const CliRun r = check("lost_signal.c");
+  ASSERT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_EQ(first_bug_kind(r), "deadlock");
+  const std::string m = first_bug_message(r);
+  EXPECT_NE(m.find("thread 0.0 waits on condition variable ready_changed (with mutex lock) at "
+                   "lost_signal.c:13; no thread will signal it"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find("thread 0 waits to join thread 0.0 at lost_signal.c:24, which is blocked too"),
+            std::string::npos)
+      << m;
+}
+
+TEST(NativeReports, CrashInALibraryNamesTheLibraryAndTheCallingLine) {
+  const CliRun r = check("crash_in_library.c");
+  ASSERT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_EQ(first_bug_kind(r), "crash");
+  const std::string m = first_bug_message(r);
+  EXPECT_NE(m.find("accessing address 0x0 in "), std::string::npos) << m;
+  EXPECT_NE(m.find("libc.so.6, called from crash_in_library.c:10"), std::string::npos) << m;
+  EXPECT_EQ(m.find(" at ?"), std::string::npos) << m;
+}
+
+}  // namespace report_texts
+
+TEST(NativeReports, StackOverflowIsNamed) {
+  const CliRun r = check("stack_overflow.c");
+  ASSERT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_EQ(first_bug_kind(r), "crash");
+  const std::string m = first_bug_message(r);
+  EXPECT_NE(m.find("the guard page below the stack of thread 0.0: its stack overflowed"),
+            std::string::npos)
+      << m;
+}

@@ -125,10 +125,10 @@ TEST(Robustness, AbbaDeadlockReportsBothPendingLocks) {
     });
     ASSERT_EQ(r.bugs.size(), 1u) << explorer::strategy_name(kind);
     EXPECT_EQ(r.bugs[0].kind, Outcome::kDeadlock);
-    EXPECT_NE(r.bugs[0].message.find("thread 0.0 blocked in lock"), std::string::npos)
+    EXPECT_NE(r.bugs[0].message.find("thread 0.0 waits to lock mutex"), std::string::npos)
         << r.bugs[0].message;
-    EXPECT_NE(r.bugs[0].message.find("thread 0.1 blocked in lock"), std::string::npos);
-    EXPECT_NE(r.bugs[0].message.find("held by"), std::string::npos);
+    EXPECT_NE(r.bugs[0].message.find("thread 0.1 waits to lock mutex"), std::string::npos);
+    EXPECT_NE(r.bugs[0].message.find(", held by thread 0."), std::string::npos);
   }
 }
 

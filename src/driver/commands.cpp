@@ -10,6 +10,7 @@
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 #include "weft/driver/native_report.hpp"
@@ -204,6 +205,7 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
   explorer::Statistics total;
   std::vector<RoundBug> found;
   std::set<std::string> seen;
+  std::optional<Symbolizer> symbols;
   std::size_t rounds = 0;
   const auto started = std::chrono::steady_clock::now();
   for (;;) {
@@ -232,12 +234,19 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
     result = explorer::run_exploration(
         *strategy, explorer::read_policy_of(settings.strategy),
         [&](const TestDirective& d) { return server->run(d); }, round_limits);
+    const std::uint64_t executions_before = total.executions;
     add_statistics(total, result.stats);
     std::vector<std::uint64_t> fresh;
     bool user_stop = false;
     for (const auto& bug : result.bugs) {
-      if (seen.insert(std::string(outcome_name(bug.outcome)) + ":" + bug.message).second)
+      // By the message as the user reads it: the marks in the raw one carry addresses (a
+      // local's frames) that may differ between rounds for the same bug.
+      if (!symbols) symbols.emplace(program.path, server->load_base());
+      if (seen.insert(std::string(outcome_name(bug.outcome)) + ":" + bug_message(bug, *symbols))
+              .second) {
         found.push_back({bug, round_program.options.promoted_sites});
+        found.back().bug.execution += executions_before;  // numbered across rounds
+      }
       for (std::uint64_t site : new_race_sites(bug)) fresh.push_back(site);
       if (limits.stop_at && limits.stop_at(bug)) user_stop = true;
     }
@@ -270,7 +279,7 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
   else if (!result.unsupported.empty())
     code = kExitUsage;  // the program used what weft does not model: no verdict at all
 
-  Symbolizer symbols(program.path, server->load_base());
+  if (!symbols) symbols.emplace(program.path, server->load_base());
   const std::string replay_path =
       settings.replay_file.empty() ? default_replay_file(program.path) : settings.replay_file;
   nlohmann::json bugs = nlohmann::json::array();
@@ -283,9 +292,9 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
         replayed_bug = i;
         break;
       }
+  std::string replay;
   for (std::size_t i = 0; i < result.bugs.size(); ++i) {
     const auto& bug = result.bugs[i];
-    std::string replay;
     if (i == replayed_bug) {
       const std::string program_path = settings.program_is_temporary
                                            ? keep_program_beside(replay_path, program.path)
@@ -293,7 +302,7 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
       Program replayed = program;
       replayed.options.promoted_sites = found[i].promoted;
       write_replay_file(replay_path, program_path, replayed, bug, threads,
-                        bug_message(bug, symbols));
+                        bug_message(bug, *symbols));
       // The replay file names the program; `weft check` builds it in a temporary directory, so
       // its replay command needs only the file.
       replay = "weft replay " +
@@ -301,17 +310,39 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
                shell_word(replay_path) + "   (add --gdb to stop in gdb at the bug)";
     }
     if (settings.json) {
-      auto j = native_bug_json(bug, threads, symbols);
+      auto j = native_bug_json(bug, threads, *symbols);
       if (i == replayed_bug) j["replay_file"] = replay_path;
       j["promoted_sites"] = found[i].promoted.size();
+      j["execution"] = bug.execution;
       bugs.push_back(std::move(j));
-    } else {
-      text += format_native_bug(bug, threads, symbols, replay);
-      if (!found[i].promoted.empty() && bug.outcome != Outcome::kDataRace)
-        text += "  Found with the instructions of the data races above as scheduling points (" +
-                grouped(found[i].promoted.size()) + " promoted).\n";
-      text += "\n";
     }
+  }
+  // The bugs of one execution share one interleaving, with each bug marked at its step.
+  for (std::size_t i = 0; !settings.json && i < result.bugs.size();) {
+    std::size_t end = i + 1;
+    while (end < result.bugs.size() && result.bugs[end].execution == result.bugs[i].execution)
+      ++end;
+    std::vector<const explorer::FoundBug*> group;
+    std::size_t promoted_count = 0;
+    bool enabled_by_races = false;
+    for (std::size_t k = i; k < end; ++k) {
+      group.push_back(&result.bugs[k]);
+      promoted_count = std::max(promoted_count, found[k].promoted.size());
+      enabled_by_races |=
+          !found[k].promoted.empty() && result.bugs[k].outcome != Outcome::kDataRace;
+    }
+    const bool has_replay = replayed_bug >= i && replayed_bug < end;
+    std::string group_replay;
+    if (has_replay)
+      group_replay = end - i == 1
+                         ? replay
+                         : replay + " [replays bug " + std::to_string(replayed_bug + 1) + "]";
+    text += format_native_bugs(group, i + 1, threads, *symbols, group_replay);
+    if (enabled_by_races)
+      text += "  Found with the instructions of the data races above as scheduling points (" +
+              grouped(promoted_count) + " promoted).\n";
+    text += "\n";
+    i = end;
   }
 
   // Why the exploration is incomplete, also when bugs were found (with --all-bugs or --stop-on
@@ -319,16 +350,16 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
   std::string why;
   if (!complete) {
     if (!result.unsupported.empty())
-      why = symbols.render(result.unsupported);
+      why = symbols->render(result.unsupported);
     else if (within_bounds)
       why = "every interleaving was explored within the bounds, but " +
             grouped(result.stats.bound_reached) + " of " + grouped(result.stats.executions) +
             " executions stopped at a bound, so behaviours beyond it are not covered; the first: " +
-            symbols.render(result.first_bound_message);
+            symbols->render(result.first_bound_message);
     else if (result.hit_bound)
       why = grouped(result.stats.bound_reached + result.stats.timeouts) + " of " +
             grouped(result.stats.executions) +
-            " executions were cut short; the first: " + symbols.render(result.first_bound_message);
+            " executions were cut short; the first: " + symbols->render(result.first_bound_message);
     else if (result.fixed_inputs && result.exhausted)
       why =
           "every interleaving was explored, but the program reads __VERIFIER_nondet_* inputs, "

@@ -1,6 +1,7 @@
 #include "weft/driver/native_report.hpp"
 
 #include <cctype>
+#include <map>
 
 #include "weft/driver/report.hpp"
 #include "weft/runtime/native_protocol.hpp"
@@ -13,6 +14,10 @@ std::string hex(std::uint64_t v) {
   char buf[24];
   std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
   return buf;
+}
+
+std::string steps_text(std::size_t n) {
+  return std::to_string(n) + (n == 1 ? " step" : " steps");
 }
 
 // describe(), with addresses of global variables replaced by their names.
@@ -86,10 +91,53 @@ std::string format_native_bug(const explorer::FoundBug& bug, const ThreadRegistr
   prepare_symbols(bug, symbols);
   std::string out = "BUG: " + std::string(outcome_name(bug.outcome)) + "\n  " +
                     bug_message(bug, symbols) + "\n\n";
-  out += "Interleaving (" + std::to_string(bug.trace.events.size()) +
-         " steps; each thread in its own column):\n";
+  out += "Interleaving (" + steps_text(bug.trace.events.size()) +
+         "; each thread in its own column):\n";
   out += format_interleaving(bug.trace, threads, event_text(bug, threads, symbols));
   out += "\nSchedule: " + encode_schedule(bug.schedule, threads) + "\n";
+  if (!replay_command.empty()) out += "Replay:   " + replay_command + "\n";
+  return out;
+}
+
+std::string format_native_bugs(const std::vector<const explorer::FoundBug*>& bugs,
+                               std::size_t first_number, const ThreadRegistry& threads,
+                               Symbolizer& symbols, const std::string& replay_command) {
+  if (bugs.empty()) return "";
+  if (bugs.size() == 1) return format_native_bug(*bugs[0], threads, symbols, replay_command);
+  // The longest trace is the whole execution: the others were cut at their bug.
+  const explorer::FoundBug* whole = bugs[0];
+  for (const auto* b : bugs) {
+    prepare_symbols(*b, symbols);
+    if (b->trace.events.size() > whole->trace.events.size() ||
+        (b->trace.events.size() == whole->trace.events.size() && !b->trace.pending.empty()))
+      whole = b;
+  }
+  std::string out;
+  EventText text = event_text(*whole, threads, symbols);
+  std::map<std::size_t, std::string> at_step;        // "bug 1 (data race), bug 2 (...)"
+  std::map<std::string, std::string> with_schedule;  // schedule -> "1, 2"
+  std::vector<std::string> schedule_order;
+  for (std::size_t k = 0; k < bugs.size(); ++k) {
+    const std::string number = std::to_string(first_number + k);
+    const std::string kind = outcome_name(bugs[k]->outcome);
+    out += "BUG " + number + ": " + kind + "\n  " + bug_message(*bugs[k], symbols) + "\n";
+    std::string& here = at_step[std::min(bugs[k]->step, whole->trace.events.size())];
+    here += (here.empty() ? "" : ", ") + ("bug " + number + " (" + kind + ")");
+    const std::string schedule = encode_schedule(bugs[k]->schedule, threads);
+    std::string& numbers = with_schedule[schedule];
+    if (numbers.empty()) schedule_order.push_back(schedule);
+    numbers += (numbers.empty() ? "" : ", ") + number;
+  }
+  for (const auto& [step, which] : at_step) text.marks[step].push_back("^^^ " + which + " here");
+  out += "\nInterleaving of these " + std::to_string(bugs.size()) + " bugs (one execution, " +
+         steps_text(whole->trace.events.size()) + "; each thread in its own column):\n";
+  out += format_interleaving(whole->trace, threads, text);
+  out += "\n";
+  for (const auto& schedule : schedule_order) {
+    const std::string& numbers = with_schedule[schedule];
+    out += "Schedule of bug" + std::string(numbers.find(',') == std::string::npos ? " " : "s ") +
+           numbers + ": " + schedule + "\n";
+  }
   if (!replay_command.empty()) out += "Replay:   " + replay_command + "\n";
   return out;
 }

@@ -315,6 +315,7 @@ Trace read_log(const void* log, const TestDirective& directive, int wait_status,
   Trace events_only;
   std::optional<Trace> ending;
   std::string crashed_thread;
+  std::string crash_details;
   bool read_inputs = false;
   std::size_t at = 0;
   try {
@@ -334,6 +335,9 @@ Trace read_log(const void* log, const TestDirective& directive, int wait_status,
           break;
         case 'C':
           crashed_thread = std::string(body);
+          break;
+        case 'W':
+          crash_details = std::string(body);
           break;
         case 'I':
           read_inputs = true;
@@ -382,9 +386,17 @@ Trace read_log(const void* log, const TestDirective& directive, int wait_status,
     trace.message =
         thread_text + (fault ? " crashed: " : " ended the process by ") + signal_text(sig);
     if (header->fault_signal == sig && fault) {
-      if (header->fault_pc) trace.message += " at " + code_mark(header->fault_pc + 1);
+      // crash_details: " in SYMBOL of LIBRARY, called from {pc:}" for a fault outside the
+      // program, then "; the address is ..." (describe_crash).
+      const auto split = crash_details.find("; ");
+      const std::string in_library = crash_details.substr(0, split);
+      const std::string address_text =
+          split == std::string::npos ? std::string() : crash_details.substr(split);
+      if (in_library.empty() && header->fault_pc)
+        trace.message += " at " + code_mark(header->fault_pc + 1);
       if (sig == SIGSEGV || sig == SIGBUS)
         trace.message += " accessing address 0x" + hex(header->fault_address);
+      trace.message += in_library + address_text;
       if (sig == SIGILL && (header->fault_address & 0xffff) == kUd2)
         trace.message +=
             ": a trap (ud2) the compiler put where the program's behaviour is undefined, such as "

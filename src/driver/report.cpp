@@ -33,6 +33,12 @@ std::string format_interleaving(const Trace& trace, const ThreadRegistry& thread
   std::size_t width = 0;
   for (const auto& l : lines) width = std::max(width, l.size());
   std::string out;
+  const std::string mark_indent(8, ' ');
+  const auto add_marks = [&](std::size_t after) {
+    if (auto m = text.marks.find(after); m != text.marks.end())
+      for (const auto& line : m->second) out += mark_indent + line + "\n";
+  };
+  add_marks(0);
   for (std::size_t i = 0; i < lines.size(); ++i) {
     out += lines[i];
     if (text.location) {
@@ -40,6 +46,7 @@ std::string format_interleaving(const Trace& trace, const ThreadRegistry& thread
       if (!where.empty()) out += std::string(width + 2 - lines[i].size(), ' ') + where;
     }
     out += "\n";
+    add_marks(i + 1);
   }
   for (const auto& p : trace.pending) {
     out += "        ";

@@ -6,6 +6,7 @@
 #include <memory>
 #include <sstream>
 
+#include "weft/driver/debug_info.hpp"
 #include "weft/driver/native_runner.hpp"
 
 namespace weft::driver {
@@ -80,6 +81,13 @@ std::string SourceLocation::short_text() const {
 
 Symbolizer::Symbolizer(std::string program, std::uint64_t load_base)
     : program_(std::move(program)), base_(is_position_independent(program_) ? load_base : 0) {}
+Symbolizer::~Symbolizer() = default;
+Symbolizer::Symbolizer(Symbolizer&&) noexcept = default;
+
+DebugInfo& Symbolizer::debug_info() {
+  if (!debug_info_) debug_info_ = std::make_unique<DebugInfo>(program_);
+  return *debug_info_;
+}
 
 std::uint64_t Symbolizer::offset(std::uint64_t address) const {
   return address >= base_ ? address - base_ : address;
@@ -98,11 +106,18 @@ void Symbolizer::prepare(const std::vector<std::uint64_t>& code,
       code_todo.push_back(a);
       queries.push_back("CODE " + hex(offset(a - 1)));
     }
-  for (auto a : data)
-    if (!data_.count(a) && std::find(data_todo.begin(), data_todo.end(), a) == data_todo.end()) {
+  for (auto a : data) {
+    if (data_.count(a)) continue;
+    // The debug information names elements and fields; the symbol table only variables.
+    if (auto name = debug_info().global(offset(a))) {
+      data_[a] = *name;
+      continue;
+    }
+    if (std::find(data_todo.begin(), data_todo.end(), a) == data_todo.end()) {
       data_todo.push_back(a);
       queries.push_back("DATA " + hex(offset(a)));
     }
+  }
   const auto blocks = symbolize(program_, queries);
   for (std::size_t i = 0; i < code_todo.size(); ++i) {
     SourceLocation best;
@@ -169,12 +184,38 @@ std::string Symbolizer::render(const std::string& message) {
       const std::uint64_t a = std::strtoull(token.c_str() + 5, nullptr, 16);
       const std::string name = data(a);
       out += name.empty() ? hex(a) : name + " (" + hex(a) + ")";
+    } else if (token.starts_with("stack:")) {
+      out += stack_text(token);
     } else {
       out += "{" + token + "}";
     }
     at = close + 1;
   }
   return out + message.substr(at);
+}
+
+// "stack:ADDRESS:THREAD:PC@FP;PC@FP" (memory_description.cpp): the frames above the address on
+// the owning thread's stack, innermost first; the first whose function has a local there names
+// it.
+std::string Symbolizer::stack_text(const std::string& token) {
+  std::istringstream in(token.substr(6));
+  std::string address_text, thread, frames;
+  std::getline(in, address_text, ':');
+  std::getline(in, thread, ':');
+  std::getline(in, frames);
+  const std::uint64_t address = std::strtoull(address_text.c_str(), nullptr, 16);
+  std::istringstream frame_list(frames);
+  for (std::string frame; std::getline(frame_list, frame, ';');) {
+    const auto at = frame.find('@');
+    if (at == std::string::npos) continue;
+    const std::uint64_t pc = std::strtoull(frame.c_str(), nullptr, 16);
+    const std::uint64_t fp = std::strtoull(frame.c_str() + at + 1, nullptr, 16);
+    std::string function;
+    if (auto name = debug_info().local(offset(pc - 1), fp, address, &function))
+      return *name + " (a local of " + (function == "__weft_main" ? "main" : function) +
+             " in thread " + thread + ", " + hex(address) + ")";
+  }
+  return "an address on the stack of thread " + thread + " (" + hex(address) + ")";
 }
 
 void collect_addresses(const std::string& message, std::vector<std::uint64_t>& code,

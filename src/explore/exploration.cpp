@@ -19,9 +19,11 @@ FoundBug found_bug(const Trace& trace, const Failure* failure) {
     b.trace.finished_thread.resize(failure->step);
     if (b.trace.sites.size() > failure->step) b.trace.sites.resize(failure->step);
     b.trace.pending.clear();
+    b.step = failure->step;
   } else {
     b.outcome = trace.outcome;
     b.message = trace.message;
+    b.step = trace.events.size();
   }
   for (const auto& e : b.trace.events) b.schedule.push_back(e.thread);
   return b;
@@ -93,6 +95,8 @@ ExplorationResult run_exploration(Strategy& strategy, ReadPolicy policy,
       for (const auto& f : trace.failures)
         if (is_bug(f.outcome) && messages.insert(f.message).second)
           result.bugs.push_back(found_bug(trace, &f));
+      for (std::size_t i = known_bugs; i < result.bugs.size(); ++i)
+        result.bugs[i].execution = s.executions;
     }
     strategy.observe(trace);
     if (limits.on_execution) {

@@ -106,6 +106,12 @@ void* Fiber::stack_low() const {
   return stack_ ? static_cast<char*>(stack_) + page_size() : nullptr;
 }
 
+std::uintptr_t Fiber::saved_frame_pointer() const {
+  // weft_fiber_switch leaves, from the saved stack pointer up: the two control words (16
+  // bytes), r15, r14, r13, r12, rbx, rbp.
+  return sp_ ? static_cast<const std::uintptr_t*>(sp_)[7] : 0;
+}
+
 std::size_t Fiber::stack_bytes() const {
   return stack_ ? stack_size_ - page_size() : 0;
 }

@@ -31,6 +31,9 @@ class Fiber {
   /// The usable stack (above the guard page): its lowest address and size. Null before start().
   void* stack_low() const;
   std::size_t stack_bytes() const;
+  /// The frame pointer (%rbp) the fiber had when it last switched away, where a walk of its
+  /// frames starts (reports name locals by frame); 0 if it never ran or is running.
+  std::uintptr_t saved_frame_pointer() const;
   /// Saves the current context into `from` and resumes `to`.
   static void switch_to(Fiber& from, Fiber& to);
 

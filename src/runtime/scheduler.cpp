@@ -391,34 +391,64 @@ struct Scheduler::Impl {
       s += "thread " + registry.name(id) +
            " spins forever in a busy-wait loop (no thread changes what it reads)";
     }
-    const std::string blocked = deadlock_message();  // "deadlock: thread ... blocked in ..."
+    const std::string blocked = deadlock_message();  // "deadlock: thread ... waits ..."
     if (!waiting.empty()) s += ";" + blocked.substr(blocked.find(':') + 1);
     trace.outcome = Outcome::kLivelock;
     trace.message = std::move(s);
     trace.failing_thread = spinning.first();
   }
 
+  // "deadlock: thread 0.1 waits on condition variable 0x4a0 (with mutex 0x4c8) at {pc:..}; no
+  // thread will signal it; ...": each blocked thread's wait in the terms of the program's source.
   std::string deadlock_message() {
     std::string s = "deadlock:";
     bool first = true;
     for (ThreadId id = waiting.first(); id != kNoThread; id = waiting.next_from(id + 1)) {
-      ThreadRec& t = *by_id[id];
       s += first ? " " : "; ";
       first = false;
-      s += "thread " + registry.name(id) + " blocked in " + describe(t.pending, &registry);
-      ObjectKey m = 0;
-      if (t.pending.kind == OpKind::kMutexLock) m = t.pending.object;
-      if (t.pending.kind == OpKind::kCondWake) m = t.pending.partner;
-      if (m && mutexes[m].owner != kNoThread)
-        s += " (held by thread " + registry.name(mutexes[m].owner) + ")";
-      if (t.pending.kind == OpKind::kCondWake &&
-          !conds[t.pending.object].has_token_for(t.wait_epoch))
-        s += " (no signal)";
-      if (t.pending.kind == OpKind::kFutexWoken &&
-          !futexes[t.pending.object].has_token_for(t.wait_epoch))
-        s += " (no wake)";
+      s += blocked_wait(*by_id[id]);
     }
     return s;
+  }
+
+  std::string holder_of(ObjectKey mutex) {
+    const ThreadId owner = mutexes[mutex].owner;
+    if (owner == kNoThread) return "";
+    std::string s = ", held by thread " + registry.name(owner);
+    if (by_id[owner]->finished) s += ", which ended without unlocking it";
+    return s;
+  }
+
+  std::string blocked_wait(ThreadRec& t) {
+    const Operation& op = t.pending;
+    std::string s = "thread " + registry.name(t.id) + " ";
+    const std::string at = t.pending_site ? " at " + code_mark(t.pending_site) : "";
+    switch (op.kind) {
+      case OpKind::kMutexLock:
+        return s + "waits to lock mutex " + object_name(op.object) + at + holder_of(op.object);
+      case OpKind::kCondWake:
+        if (!conds[op.object].has_token_for(t.wait_epoch))
+          return s + "waits on condition variable " + object_name(op.object) + " (with mutex " +
+                 object_name(op.partner) + ")" + at + "; no thread will signal it";
+        return s + "was signalled on condition variable " + object_name(op.object) +
+               " and waits to lock mutex " + object_name(op.partner) + " again" + at +
+               holder_of(op.partner);
+      case OpKind::kSemWait:
+        return s + "waits on semaphore " + object_name(op.object) + " (count 0)" + at +
+               "; no thread will post it";
+      case OpKind::kFutexWoken:
+        return s + "waits on futex word " + object_name(op.object) + at +
+               "; no thread will wake it";
+      case OpKind::kThreadJoin: {
+        const auto joined = static_cast<ThreadId>(op.object);
+        s += "waits to join thread " + registry.name(joined) + at;
+        if (joined < by_id.size() && by_id[joined] && waiting.contains(joined))
+          s += ", which is blocked too";
+        return s;
+      }
+      default:
+        return s + "is blocked in " + describe(op, &registry) + at;
+    }
   }
 
   void reset() {
@@ -607,6 +637,13 @@ bool Scheduler::thread_info(ThreadId id, void** stack_low, std::size_t* stack_by
   if (stack_bytes) *stack_bytes = t.fiber ? t.fiber->stack_bytes() : 0;
   if (finished) *finished = t.finished;
   return true;
+}
+
+std::uintptr_t Scheduler::saved_frame_pointer(ThreadId id) const {
+  if (id >= impl_->by_id.size() || !impl_->by_id[id] || impl_->by_id[id] == impl_->running)
+    return 0;
+  const ThreadRec& t = *impl_->by_id[id];
+  return t.fiber && !t.finished ? t.fiber->saved_frame_pointer() : 0;
 }
 
 Scheduler* Scheduler::current() noexcept {

@@ -151,7 +151,6 @@ const char* op_name(OpKind kind) {
   return "unknown";
 }
 
-namespace {
 std::string object_name(ObjectKey key) {
   // In-process keys encode (creating thread + 1, creation count); show them compactly.
   if (key >= kInProcessObjectSpacing && key % kInProcessObjectSpacing == 0) {
@@ -162,7 +161,6 @@ std::string object_name(ObjectKey key) {
   std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(key));
   return buf;
 }
-}  // namespace
 
 std::string describe(const Operation& op, const ThreadRegistry* threads) {
   std::string s = op_name(op.kind);

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "weft/driver/symbolizer.hpp"
 #include "weft/explore/exploration.hpp"
@@ -18,6 +19,13 @@ std::string bug_message(const explorer::FoundBug& bug, Symbolizer& symbols);
 /// and how to replay it.
 std::string format_native_bug(const explorer::FoundBug& bug, const ThreadRegistry& threads,
                               Symbolizer& symbols, const std::string& replay_command);
+
+/// Several bugs found in one execution: each bug's message, then the execution's interleaving
+/// once with each bug marked where it happened, each bug's schedule, and the replay command.
+/// Bugs are numbered from `first_number`. One bug: format_native_bug.
+std::string format_native_bugs(const std::vector<const explorer::FoundBug*>& bugs,
+                               std::size_t first_number, const ThreadRegistry& threads,
+                               Symbolizer& symbols, const std::string& replay_command);
 
 /// The same as JSON: kind, message, thread, schedule, and the interleaving step by step.
 nlohmann::json native_bug_json(const explorer::FoundBug& bug, const ThreadRegistry& threads,

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "weft/explore/exploration.hpp"
 #include "weft/trace/thread_id.hpp"
@@ -14,6 +16,9 @@ namespace weft::driver {
 struct EventText {
   std::function<std::string(const Operation&)> operation;  ///< default: describe()
   std::function<std::string(std::size_t)> location;        ///< default: none
+  /// Lines printed after the first `n` steps (n = 0: before the first), marking where a bug
+  /// happened.
+  std::map<std::size_t, std::vector<std::string>> marks;
 };
 
 /// The trace as numbered steps, each event indented into its thread's column, so that what each

@@ -4,10 +4,13 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace weft::driver {
+
+class DebugInfo;
 
 struct SourceLocation {
   std::string file;  ///< as recorded in the debug info; empty if unknown
@@ -20,22 +23,29 @@ class Symbolizer {
  public:
   /// `load_base`: where the executable was loaded (subtracted for position-independent ones).
   Symbolizer(std::string program, std::uint64_t load_base);
+  ~Symbolizer();
+  Symbolizer(Symbolizer&&) noexcept;
 
   /// Looks up every code address (return addresses: the call before them is reported) and data
   /// address at once; later lookups of the same addresses are free.
   void prepare(const std::vector<std::uint64_t>& code, const std::vector<std::uint64_t>& data);
   SourceLocation code(std::uint64_t return_address);
-  /// The global variable at `address` ("counter", "array+8"), or "" if it is not one.
+  /// The global variable at `address`, down to the element or field ("counter", "counts[3]",
+  /// "q.head"), or "" if it is not one.
   std::string data(std::uint64_t address);
-  /// Replaces {pc:HEX} by "file:line" and {data:HEX} by "name (0xHEX)" or "0xHEX".
+  /// Replaces {pc:HEX} by "file:line", {data:HEX} by "name (0xHEX)" or "0xHEX", and
+  /// {stack:ADDRESS:THREAD:PC@FP;...} by the local variable one of those frames holds there.
   std::string render(const std::string& message);
 
  private:
+  DebugInfo& debug_info();
+  std::string stack_text(const std::string& token);
   std::uint64_t offset(std::uint64_t address) const;
   std::string program_;
   std::uint64_t base_ = 0;
   std::map<std::uint64_t, SourceLocation> code_;
   std::map<std::uint64_t, std::string> data_;
+  std::unique_ptr<DebugInfo> debug_info_;  // read on first use
 };
 
 /// The addresses in {pc:HEX} and {data:HEX} tokens of a message.

@@ -34,6 +34,8 @@ struct FoundBug {
   std::string message;
   std::vector<ThreadId> schedule;
   Trace trace;
+  std::uint64_t execution = 0;  ///< which execution (1, 2, ...) found it
+  std::size_t step = 0;         ///< the number of events before it
 };
 
 /// The bug `failure` of `trace` (or, with nullptr, its deadlock) with the schedule leading to it.

@@ -46,8 +46,9 @@ inline constexpr std::uint64_t kAtomicSectionKey = 8;
 /// A marker string every instrumented binary contains; weft refuses binaries without it.
 inline constexpr const char* kRuntimeMarker = "weft-runtime-v1";
 /// Bumped whenever what the runtime in the program and weft must agree on changes (version 2:
-/// atomic sections carry footprints, and exits wait until no other thread can run).
-inline constexpr int kProtocolVersion = 2;
+/// atomic sections carry footprints, and exits wait until no other thread can run; 3: crash
+/// records "W").
+inline constexpr int kProtocolVersion = 3;
 
 // Control lines (text, one per line):
 //   program → weft at start:  "HELLO <version> <load base, hex>"
@@ -62,6 +63,9 @@ inline constexpr int kProtocolVersion = 2;
 ///   "R <thread name>"    the thread now running (for crashes: who was running)
 ///   "T <trace>"          the end of the execution: the trace without events (encode_trace)
 ///   "I fixed"            the program read an input, which got weft's fixed --nondet value
+///   "C <thread name>"    the thread that crashed
+///   "W <text>"           where it crashed, beyond fault_pc (describe_crash): a library function
+///                        and the program's frame that called it, what the faulting address is
 struct LogHeader {
   std::uint32_t magic;
   std::uint32_t version;

@@ -123,6 +123,9 @@ class Scheduler {
   /// Whether `id` is a thread of this execution; if so, its stack (lowest address, bytes) and
   /// whether it has finished.
   bool thread_info(ThreadId id, void** stack_low, std::size_t* stack_bytes, bool* finished) const;
+  /// The frame pointer thread `id` had when it last gave up the baton (0 for the running thread
+  /// or an unknown one): where reports start walking its frames.
+  std::uintptr_t saved_frame_pointer(ThreadId id) const;
   /// True while the execution is being cut short and its threads unwound.
   bool aborting() const;
   const ThreadRegistry& threads() const;

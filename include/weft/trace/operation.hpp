@@ -190,6 +190,9 @@ ObjectKey mutex_of(const Operation& op);
 
 /// Short lower-case name, e.g. "read", "lock", "cond_wait".
 const char* op_name(OpKind kind);
+/// How reports name an object: "#0.3" for the in-process API's, the address ("0x4a20") for a
+/// native program's (the driver replaces it by the variable's name).
+std::string object_name(ObjectKey key);
 /// Human-readable description, e.g. "write obj#3 (4 bytes)", "lock mutex#2".
 std::string describe(const Operation& op, const ThreadRegistry* threads = nullptr);
 

@@ -19,6 +19,7 @@
 #include <string>
 
 #include "execution_worker.hpp"
+#include "memory_description.hpp"
 #include "native_runtime.hpp"
 #include "process_state.hpp"
 #include "real_functions.hpp"
@@ -107,8 +108,13 @@ class LineReader {
 
 void on_fatal_signal(int sig, siginfo_t* info, void* context) {
   // Best effort: the process is dying anyway. Say where, and who was running.
-  std::uint64_t pc = 0;
-  if (context) pc = static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_RIP];
+  std::uint64_t pc = 0, fp = 0, sp = 0;
+  if (context) {
+    const auto& registers = static_cast<ucontext_t*>(context)->uc_mcontext.gregs;
+    pc = registers[REG_RIP];
+    fp = registers[REG_RBP];
+    sp = registers[REG_RSP];
+  }
   if (g_log) {
     std::uint64_t address = reinterpret_cast<std::uint64_t>(info ? info->si_addr : nullptr);
     // An illegal instruction: the instruction itself says why (it is mapped: it just ran).
@@ -121,6 +127,8 @@ void on_fatal_signal(int sig, siginfo_t* info, void* context) {
     if (NativeRuntime* rt = NativeRuntime::active()) {
       rt->flush_log();
       g_log->append('C', rt->registry().name(rt->scheduler().self()));
+      const std::string where = describe_crash(sig, pc, address, fp, sp);
+      if (!where.empty()) g_log->append('W', where);
     }
   }
   signal(sig, SIG_DFL);

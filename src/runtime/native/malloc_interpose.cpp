@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
 
 #include "native_runtime.hpp"
 #include "real_functions.hpp"
@@ -33,20 +34,30 @@ ThreadHeap* program_heap(std::uint32_t& slot) {
   return rt->program_heap(slot);
 }
 
-void* allocate(size_t bytes, size_t alignment) {
+std::uint32_t running_thread() {
+  NativeRuntime* rt = NativeRuntime::active();
+  return rt ? rt->scheduler().self() : 0;
+}
+
+// `site`: the return address into the program (reports say where a block was allocated).
+void* allocate(size_t bytes, size_t alignment, std::uint64_t site) {
   std::uint32_t slot = 0;
   if (ThreadHeap* heap = program_heap(slot)) {
-    if (void* p = heap->allocate(bytes, alignment, slot)) return p;
+    if (void* p = heap->allocate(bytes, alignment, slot, site, running_thread())) return p;
   }
   return alignment <= 16 ? __libc_malloc(bytes) : __libc_memalign(alignment, bytes);
 }
 
-void release(void* p) {
+void release(void* p, std::uint64_t site) {
   if (!p) return;
   if (!ThreadHeap::owns(p)) return __libc_free(p);
   std::uint32_t slot = 0;
-  if (ThreadHeap* heap = program_heap(slot)) heap->release(p);
+  if (ThreadHeap* heap = program_heap(slot)) heap->release(p, site, running_thread());
   // Freed by the runtime or after the execution: the block is simply not reused.
+}
+
+std::uint64_t caller(void* return_address) {
+  return reinterpret_cast<std::uint64_t>(return_address);
 }
 
 }  // namespace
@@ -54,11 +65,11 @@ void release(void* p) {
 extern "C" {
 
 void* malloc(size_t bytes) {
-  return allocate(bytes, 16);
+  return allocate(bytes, 16, caller(__builtin_return_address(0)));
 }
 
 void free(void* p) {
-  release(p);
+  release(p, caller(__builtin_return_address(0)));
 }
 
 void* calloc(size_t count, size_t size) {
@@ -69,21 +80,22 @@ void* calloc(size_t count, size_t size) {
   }
   std::uint32_t slot = 0;
   if (!program_heap(slot)) return __libc_calloc(count, size);
-  void* p = allocate(bytes, 16);
+  void* p = allocate(bytes, 16, caller(__builtin_return_address(0)));
   if (p) std::memset(p, 0, bytes);  // recycled blocks are not zero
   return p;
 }
 
 void* realloc(void* p, size_t bytes) {
-  if (!p) return allocate(bytes, 16);
+  const std::uint64_t site = caller(__builtin_return_address(0));
+  if (!p) return allocate(bytes, 16, site);
   if (bytes == 0) {
-    release(p);
+    release(p, site);
     return nullptr;
   }
   if (!ThreadHeap::owns(p)) {
     std::uint32_t slot = 0;
     if (!program_heap(slot)) return __libc_realloc(p, bytes);
-    void* q = allocate(bytes, 16);
+    void* q = allocate(bytes, 16, site);
     if (q) {
       std::memcpy(q, p, std::min(bytes, malloc_usable_size(p)));
       __libc_free(p);
@@ -91,34 +103,37 @@ void* realloc(void* p, size_t bytes) {
     return q;
   }
   const size_t have = ThreadHeap::usable_size(p);
-  if (bytes <= have) return p;
-  void* q = allocate(bytes, 16);
+  if (bytes <= have) {
+    ThreadHeap::set_requested(p, bytes);
+    return p;
+  }
+  void* q = allocate(bytes, 16, site);
   if (q) {
     std::memcpy(q, p, have);
-    release(p);
+    release(p, site);
   }
   return q;
 }
 
 int posix_memalign(void** out, size_t alignment, size_t bytes) {
   if (alignment < sizeof(void*) || (alignment & (alignment - 1)) != 0) return EINVAL;
-  void* p = allocate(bytes, alignment);
+  void* p = allocate(bytes, alignment, caller(__builtin_return_address(0)));
   if (!p) return ENOMEM;
   *out = p;
   return 0;
 }
 
 void* aligned_alloc(size_t alignment, size_t bytes) {
-  return allocate(bytes, alignment);
+  return allocate(bytes, alignment, caller(__builtin_return_address(0)));
 }
 void* memalign(size_t alignment, size_t bytes) {
-  return allocate(bytes, alignment);
+  return allocate(bytes, alignment, caller(__builtin_return_address(0)));
 }
 void* valloc(size_t bytes) {
-  return allocate(bytes, 4096);
+  return allocate(bytes, 4096, caller(__builtin_return_address(0)));
 }
 void* pvalloc(size_t bytes) {
-  return allocate((bytes + 4095) & ~size_t{4095}, 4096);
+  return allocate((bytes + 4095) & ~size_t{4095}, 4096, caller(__builtin_return_address(0)));
 }
 
 size_t malloc_usable_size(void* p) {
@@ -129,3 +144,86 @@ size_t malloc_usable_size(void* p) {
 }
 
 }  // extern "C"
+
+// operator new and delete, so that a block's allocation site is the program's line rather than
+// the inside of libstdc++'s operator new (which calls malloc).
+namespace {
+
+void* allocate_or_throw(std::size_t bytes, std::size_t alignment, std::uint64_t site) {
+  while (true) {
+    if (void* p = allocate(bytes ? bytes : 1, alignment, site)) return p;
+    std::new_handler handler = std::get_new_handler();
+    if (!handler) throw std::bad_alloc();
+    handler();
+  }
+}
+
+void* allocate_or_null(std::size_t bytes, std::size_t alignment, std::uint64_t site) noexcept {
+  try {
+    return allocate_or_throw(bytes, alignment, site);
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+std::size_t alignment_of(std::align_val_t a) {
+  return static_cast<std::size_t>(a);
+}
+
+}  // namespace
+
+void* operator new(std::size_t n) {
+  return allocate_or_throw(n, 16, caller(__builtin_return_address(0)));
+}
+void* operator new[](std::size_t n) {
+  return allocate_or_throw(n, 16, caller(__builtin_return_address(0)));
+}
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+  return allocate_or_null(n, 16, caller(__builtin_return_address(0)));
+}
+void* operator new[](std::size_t n, const std::nothrow_t&) noexcept {
+  return allocate_or_null(n, 16, caller(__builtin_return_address(0)));
+}
+void* operator new(std::size_t n, std::align_val_t a) {
+  return allocate_or_throw(n, alignment_of(a), caller(__builtin_return_address(0)));
+}
+void* operator new[](std::size_t n, std::align_val_t a) {
+  return allocate_or_throw(n, alignment_of(a), caller(__builtin_return_address(0)));
+}
+void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
+  return allocate_or_null(n, alignment_of(a), caller(__builtin_return_address(0)));
+}
+void* operator new[](std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
+  return allocate_or_null(n, alignment_of(a), caller(__builtin_return_address(0)));
+}
+
+void operator delete(void* p) noexcept {
+  release(p, caller(__builtin_return_address(0)));
+}
+void operator delete[](void* p) noexcept {
+  release(p, caller(__builtin_return_address(0)));
+}
+void operator delete(void* p, std::size_t) noexcept {
+  release(p, caller(__builtin_return_address(0)));
+}
+void operator delete[](void* p, std::size_t) noexcept {
+  release(p, caller(__builtin_return_address(0)));
+}
+void operator delete(void* p, std::align_val_t) noexcept {
+  release(p, caller(__builtin_return_address(0)));
+}
+void operator delete[](void* p, std::align_val_t) noexcept {
+  release(p, caller(__builtin_return_address(0)));
+}
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept {
+  release(p, caller(__builtin_return_address(0)));
+}
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept {
+  release(p, caller(__builtin_return_address(0)));
+}
+void operator delete(void* p, const std::nothrow_t&) noexcept {
+  release(p, caller(__builtin_return_address(0)));
+}
+void operator delete[](void* p, const std::nothrow_t&) noexcept {
+  release(p, caller(__builtin_return_address(0)));
+}

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "memory_description.hpp"
 #include "weft/trace/wire.hpp"
 
 namespace weft::runtime::native {
@@ -39,10 +40,18 @@ std::optional<std::string> RaceDetector::access(const Access& a, const ThreadReg
       if (e.atomic && a.atomic) continue;
       if (now.covers(e.thread, e.epoch)) continue;
       if (report) continue;
-      if (!reported_.insert({e.site, a.site}).second) continue;
-      report = "data race on " + data_mark(a.address) + ": " +
-               describe_access(e.write, e.atomic, e.size, threads.name(e.thread), e.site) +
-               " and " + describe_access(a.write, a.atomic, a.size, threads.name(a.thread), a.site);
+      if (!reported_.insert({std::min(e.site, a.site), std::max(e.site, a.site)}).second) continue;
+      // The two accesses in a fixed order (by site, then thread), not in the order they ran:
+      // the executions that run them the other way round report the same race, and a run with
+      // --all-bugs lists it once.
+      std::string first =
+          describe_access(e.write, e.atomic, e.size, threads.name(e.thread), e.site);
+      std::string second =
+          describe_access(a.write, a.atomic, a.size, threads.name(a.thread), a.site);
+      if (std::make_pair(a.site, threads.name(a.thread)) <
+          std::make_pair(e.site, threads.name(e.thread)))
+        std::swap(first, second);
+      report = "data race on " + describe_memory(a.address) + ": " + first + " and " + second;
     }
     // Keep what a later access can race with: a write supersedes every earlier access to its
     // bytes (they all happen before it or were reported); a read supersedes its thread's reads.

@@ -1,0 +1,24 @@
+// How reports name memory and code the driver cannot see after an execution: heap blocks (their
+// headers are gone with the worker's memory), the frames that own a stack address, and a crash
+// inside a library. The text carries {pc:}/{data:}/{stack:} marks that the driver symbolizes
+// (wire.hpp; docs/reports.md).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace weft::runtime::native {
+
+/// The memory at `address`, for a report: "byte 4 of the 16-byte block allocated at {pc:..} by
+/// thread 0.1" (and where it was freed, if it was); a stack address as a {stack:} mark with the
+/// owning thread's frames, from which the driver names the local; anything else as {data:}.
+std::string describe_memory(std::uintptr_t address);
+
+/// What a crash handler adds to "crashed: SIGSEGV at {pc:}": for a fault outside the program,
+/// the library and symbol and the nearest frame in the program; then what the faulting address
+/// is, when it is in a heap block or on a stack. `frame_pointer`, `stack_pointer`: the
+/// registers at the fault. Empty if there is nothing to add.
+std::string describe_crash(int signal, std::uint64_t pc, std::uint64_t address,
+                           std::uint64_t frame_pointer, std::uint64_t stack_pointer);
+
+}  // namespace weft::runtime::native
