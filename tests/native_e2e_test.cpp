@@ -602,7 +602,11 @@ TEST(NativeFutex, CxxWaitsAndFuturesAreExploredAndAMissingWakeIsADeadlock) {
   const CliRun missing = check("atomic_wait.cpp", "-- -std=c++20 -DBUG");
   ASSERT_EQ(missing.exit_code, 1) << missing.out << missing.err;
   EXPECT_EQ(first_bug_kind(missing), "deadlock");
-  EXPECT_NE(first_bug_message(missing).find("futex_woken word flag"), std::string::npos)
+  // The wait is in libstdc++'s code (atomic_wait.h), which the program instantiated.
+  EXPECT_NE(first_bug_message(missing).find("waits on futex word flag at atomic_wait"),
+            std::string::npos)
+      << first_bug_message(missing);
+  EXPECT_NE(first_bug_message(missing).find("no thread will wake it"), std::string::npos)
       << first_bug_message(missing);
   // counting_semaphore, latch, barrier, promise/future: every interleaving, no false alarm.
   const CliRun all = check("cxx20_sync.cpp", "-- -std=c++20");
@@ -758,4 +762,24 @@ TEST(NativeReports, StackOverflowIsNamed) {
   EXPECT_NE(m.find("the guard page below the stack of thread 0.0: its stack overflowed"),
             std::string::npos)
       << m;
+}
+
+TEST(NativeProcessState, UnrestoredChangesAreDetectedAndTheRunIsNotCalledComplete) {
+  const CliRun worker = check("unrestored_state.c");
+  EXPECT_EQ(worker.exit_code, 3) << worker.out;  // incomplete
+  EXPECT_EQ(worker.result["complete"], false) << worker.out;
+  ASSERT_TRUE(worker.result.contains("unrestored_state")) << worker.out;
+  EXPECT_EQ(worker.result["unrestored_state"][0], "setpriority");
+  EXPECT_NE(worker.result["incomplete_because"].get<std::string>().find("--fresh-process"),
+            std::string::npos);
+  // In a fresh process per execution nothing carries over: complete, no bug.
+  const CliRun fresh = check("unrestored_state.c", "--fresh-process");
+  EXPECT_EQ(fresh.exit_code, 0) << fresh.out;
+  EXPECT_EQ(fresh.result["complete"], true) << fresh.out;
+}
+
+TEST(NativeProcessState, FilesOpenedBeforeMainAreReadFromTheStartInEveryExecution) {
+  const CliRun r = check("premain_file_offset.c");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(stat(r, "executions"), 2u) << r.out;
 }

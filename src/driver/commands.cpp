@@ -206,6 +206,7 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
   std::vector<RoundBug> found;
   std::set<std::string> seen;
   std::optional<Symbolizer> symbols;
+  std::set<std::string> unrestored;
   std::size_t rounds = 0;
   const auto started = std::chrono::steady_clock::now();
   for (;;) {
@@ -234,6 +235,7 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
     result = explorer::run_exploration(
         *strategy, explorer::read_policy_of(settings.strategy),
         [&](const TestDirective& d) { return server->run(d); }, round_limits);
+    unrestored.insert(result.unrestored_state.begin(), result.unrestored_state.end());
     const std::uint64_t executions_before = total.executions;
     add_statistics(total, result.stats);
     std::vector<std::uint64_t> fresh;
@@ -261,14 +263,20 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
   }
   progress.finish();
   result.stats = total;
+  result.unrestored_state = std::move(unrestored);
   result.bugs.clear();
   for (const auto& b : found) result.bugs.push_back(b.bug);
 
   // Every interleaving was explored, some executions up to the thread or step bound only: a
   // "true within bounds", never a proof. (An execution cut by the time limit is not within a
   // bound: what it would have done is unknown.)
+  // An execution changed process state the worker does not restore: the executions after it
+  // may have started from it, so no verdict of "explored completely" (docs/process-state.md).
+  std::string unrestored_text;
+  for (const auto& what : result.unrestored_state)
+    unrestored_text += (unrestored_text.empty() ? "" : ", ") + what;
   const bool explored = result.unsupported.empty() && result.exhausted && !result.fixed_inputs &&
-                        strategy->exhaustive();
+                        strategy->exhaustive() && unrestored_text.empty();
   const bool complete = explored && !result.hit_bound;
   const bool within_bounds = explored && result.hit_bound && result.stats.timeouts == 0;
   int code = kExitIncomplete;
@@ -365,6 +373,12 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
           "every interleaving was explored, but the program reads __VERIFIER_nondet_* inputs, "
           "which were fixed to " +
           std::to_string(program.options.nondet_value) + " (--nondet) rather than explored";
+    else if (!unrestored_text.empty() && result.exhausted)
+      why =
+          "every interleaving was explored, but the program changed process state that weft "
+          "does not restore between executions (" +
+          unrestored_text +
+          "), so later executions may have started from it; run with --fresh-process";
     else if (!strategy->exhaustive())
       why = "the random strategy does not explore exhaustively";
     else if (!result.bugs.empty() && limits.stop_on_first_bug)
@@ -388,6 +402,7 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
                         {"rounds", rounds},
                         {"bugs", std::move(bugs)}};
     if (!why.empty()) j["incomplete_because"] = why;
+    if (!unrestored_text.empty()) j["unrestored_state"] = result.unrestored_state;
     std::printf("%s\n", j.dump(2).c_str());
     return code;
   }
@@ -419,6 +434,11 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
         "weft: %s instruction%s of data races became scheduling points (race-directed), in %s "
         "rounds of exploration; the verdict is that of the last round\n",
         grouped(promoted.size()).c_str(), promoted.size() == 1 ? "" : "s", grouped(rounds).c_str());
+  if (!unrestored_text.empty() && code == kExitBug)
+    std::printf(
+        "weft: the program changed process state weft does not restore between executions "
+        "(%s); a bug found after it may depend on it: check with --fresh-process\n",
+        unrestored_text.c_str());
   return code;
 }
 

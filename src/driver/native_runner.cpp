@@ -317,6 +317,7 @@ Trace read_log(const void* log, const TestDirective& directive, int wait_status,
   std::string crashed_thread;
   std::string crash_details;
   bool read_inputs = false;
+  std::vector<std::string> unrestored;
   std::size_t at = 0;
   try {
     while (at < text.size()) {
@@ -342,6 +343,9 @@ Trace read_log(const void* log, const TestDirective& directive, int wait_status,
         case 'I':
           read_inputs = true;
           break;
+        case 'U':
+          unrestored.emplace_back(body);
+          break;
         default:
           break;
       }
@@ -356,6 +360,7 @@ Trace read_log(const void* log, const TestDirective& directive, int wait_status,
   trace.finished_thread = std::move(events_only.finished_thread);
   trace.sites = std::move(events_only.sites);
   trace.read_fixed_inputs = read_inputs;
+  trace.unrestored_state = std::move(unrestored);
   if (ending) return trace;
 
   // The child died before it could say how the execution ended: work it out.

@@ -179,7 +179,12 @@ std::string Symbolizer::render(const std::string& message) {
     const std::string token = message.substr(open + 1, close - open - 1);
     out += message.substr(at, open - at);
     if (token.starts_with("pc:")) {
-      out += code(std::strtoull(token.c_str() + 3, nullptr, 16)).short_text();
+      const SourceLocation loc = code(std::strtoull(token.c_str() + 3, nullptr, 16));
+      // "waits to join thread 0.1 at ?" says nothing: drop the " at " of an unknown place.
+      if (loc.file.empty() && out.ends_with(" at "))
+        out.resize(out.size() - 4);
+      else
+        out += loc.short_text();
     } else if (token.starts_with("data:")) {
       const std::uint64_t a = std::strtoull(token.c_str() + 5, nullptr, 16);
       const std::string name = data(a);

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,9 @@ struct ExplorationResult {
   std::string first_bound_message;
   /// Some execution read inputs that were fixed rather than explored (Trace::read_fixed_inputs).
   bool fixed_inputs = false;
+  /// Process state some execution changed and the worker does not restore
+  /// (Trace::unrestored_state), each function once.
+  std::set<std::string> unrestored_state;
 };
 
 /// Runs tests until the strategy is exhausted, a limit is hit, or (if asked) a bug is found.

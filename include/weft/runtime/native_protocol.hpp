@@ -63,6 +63,8 @@ inline constexpr int kProtocolVersion = 3;
 ///   "R <thread name>"    the thread now running (for crashes: who was running)
 ///   "T <trace>"          the end of the execution: the trace without events (encode_trace)
 ///   "I fixed"            the program read an input, which got weft's fixed --nondet value
+///   "U <function>"       the program changed process state a worker does not restore (setuid,
+///                        nice, prctl...): later executions may start from it
 ///   "C <thread name>"    the thread that crashed
 ///   "W <text>"           where it crashed, beyond fault_pc (describe_crash): a library function
 ///                        and the program's frame that called it, what the faulting address is

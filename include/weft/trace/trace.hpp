@@ -85,6 +85,9 @@ struct Trace {
   /// The execution read program inputs (__VERIFIER_nondet_*) that were given one fixed value
   /// instead of being explored: covering every interleaving does not cover every behaviour.
   bool read_fixed_inputs = false;
+  /// Native programs: functions the execution called that changed process state which the
+  /// worker process does not restore afterwards (docs/process-state.md, "Detected").
+  std::vector<std::string> unrestored_state;
 
   /// The operation thread t was about to perform in the state before step k (k == size() means
   /// the final state), or nullopt if t had finished or did not exist yet.

@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -136,7 +137,17 @@ class OpenDescriptors {
         free_[count_++] = {start, fd == kScan ? -1 : fd - 1};
         start = -1;
       }
+      // A regular file open before main (a constructor's log, a redirected stdin): where the
+      // next read or write goes is put back after each execution.
+      struct stat st;
+      if (open && files_ < kMaxFiles && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        const off_t at = lseek(fd, 0, SEEK_CUR);
+        if (at >= 0) file_[files_++] = {fd, at};
+      }
     }
+  }
+  void restore_offsets() const {
+    for (int i = 0; i < files_; ++i) lseek(file_[i].fd, file_[i].offset, SEEK_SET);
   }
   void close_new() const {
     for (int i = 0; i < count_; ++i)
@@ -151,6 +162,13 @@ class OpenDescriptors {
   };
   Range free_[kMaxRanges];
   int count_ = 0;
+  static constexpr int kMaxFiles = 16;
+  struct FileOffset {
+    int fd;
+    off_t offset;
+  };
+  FileOffset file_[kMaxFiles];
+  int files_ = 0;
 };
 
 // How often a worker checks that its address space has not drifted: reading /proc/self/maps
@@ -222,6 +240,7 @@ namespace {
     // directory) and before the snapshot restore, which clears its record.
     restore_process_settings();
     descriptors.close_new();
+    descriptors.restore_offsets();
     const bool retire =
         runs % kDriftCheckEvery == 0 && snapshot.mappings_grew(NativeRuntime::stack_region_begin(),
                                                                NativeRuntime::stack_region_end());

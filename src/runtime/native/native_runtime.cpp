@@ -105,8 +105,8 @@ void NativeRuntime::fail(Outcome outcome, const std::string& message) {
 
 void NativeRuntime::unsupported(const char* what) {
   RuntimeScope scope(*this);
-  scheduler_.fail(Outcome::kUnsupported, "the program called " + std::string(what) +
-                                             " (thread " + registry_.name(scheduler_.self()) +
+  scheduler_.fail(Outcome::kUnsupported, "the program called " + std::string(what) + " (thread " +
+                                             registry_.name(scheduler_.self()) +
                                              "), which weft does not model");
 }
 
@@ -161,6 +161,15 @@ void NativeRuntime::note_input() {
   noted_input_ = true;
   RuntimeScope scope(*this);
   log_->append('I', "fixed");
+}
+
+void NativeRuntime::note_unrestored(const char* what) {
+  if (!log_ || !options_.in_worker) return;  // a fresh child per execution starts clean anyway
+  for (const char* noted : noted_unrestored_)
+    if (noted == what) return;
+  RuntimeScope scope(*this);
+  noted_unrestored_.push_back(what);
+  log_->append('U', what);
 }
 
 void NativeRuntime::flush_log() {

@@ -122,6 +122,9 @@ class NativeRuntime {
   /// The program read an input (__VERIFIER_nondet_*): it gets the fixed value, and the log says
   /// so once, so that weft does not call the exploration complete.
   void note_input();
+  /// The program changed process state that a worker does not put back after the execution
+  /// (`what`: the function, a string literal); the log says so once per execution and function.
+  void note_unrestored(const char* what);
   /// Whether to stop in a debugger at a bug (weft replay --gdb).
   bool break_on_bug = false;
 
@@ -175,6 +178,7 @@ class NativeRuntime {
   std::size_t logged_ = 0;                  // events of it already in the log
   std::uint64_t heap_slots_used_[64] = {};  // bitset over the 4096 heap regions
   bool noted_input_ = false;
+  std::vector<const char*> noted_unrestored_;
 };
 
 /// The identity of a thread `creator` creates with `attr`: the creator's name, scheduling and

@@ -6,7 +6,12 @@
 #include "process_state.hpp"
 
 #include <fcntl.h>
+#include <grp.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -231,6 +236,97 @@ unsigned int alarm(unsigned int seconds) __THROW {
 int setitimer(__itimer_which_t which, const itimerval* value, itimerval* old) __THROW {
   note_timer();
   return WEFT_REAL(setitimer, which, value, old);
+}
+
+}  // extern "C"
+
+// ---- detected, not restored ----------------------------------------------------------------
+// Changes a worker cannot undo (credentials dropped for good, a priority only root may raise
+// again) or that few tests make: the log says the execution made them, and weft's verdict
+// suggests --fresh-process (docs/process-state.md).
+
+namespace {
+
+void note_unrestored(const char* what) {
+  if (NativeRuntime* rt = NativeRuntime::active()) rt->note_unrestored(what);
+}
+
+// prctl options that change the process (the getters and the thread's name do not matter).
+bool prctl_changes_process(int option) {
+  switch (option) {
+    case PR_SET_PDEATHSIG:
+    case PR_SET_DUMPABLE:
+    case PR_SET_KEEPCAPS:
+    case PR_SET_SECCOMP:
+    case PR_CAPBSET_DROP:
+    case PR_SET_SECUREBITS:
+    case PR_SET_TIMERSLACK:
+    case PR_SET_NO_NEW_PRIVS:
+    case PR_SET_CHILD_SUBREAPER:
+    case PR_SET_THP_DISABLE:
+    case PR_SET_TSC:
+    case PR_SET_UNALIGN:
+    case PR_SET_FPEMU:
+    case PR_SET_FPEXC:
+    case PR_SET_ENDIAN:
+    case PR_SET_MM:
+    case PR_SET_PTRACER:
+    case PR_CAP_AMBIENT:
+    case PR_SET_SPECULATION_CTRL:
+    case PR_SET_IO_FLUSHER:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+int nice(int increment) __THROW {
+  note_unrestored("nice");
+  return WEFT_REAL(nice, increment);
+}
+
+int setpriority(__priority_which_t which, id_t who, int priority) __THROW {
+  note_unrestored("setpriority");
+  return WEFT_REAL(setpriority, which, who, priority);
+}
+
+int prctl(int option, ...) __THROW {
+  va_list args;
+  va_start(args, option);
+  unsigned long a[4];
+  for (unsigned long& x : a) x = va_arg(args, unsigned long);
+  va_end(args);
+  if (prctl_changes_process(option)) note_unrestored("prctl");
+  return WEFT_REAL(prctl, option, a[0], a[1], a[2], a[3]);
+}
+
+#define WEFT_DETECTED(name, params, args)      \
+  int name params __THROW {                    \
+    note_unrestored(#name);                    \
+    return WEFT_REAL(name, WEFT_UNPAREN args); \
+  }
+#define WEFT_UNPAREN(...) __VA_ARGS__
+
+WEFT_DETECTED(setuid, (uid_t id), (id))
+WEFT_DETECTED(setgid, (gid_t id), (id))
+WEFT_DETECTED(seteuid, (uid_t id), (id))
+WEFT_DETECTED(setegid, (gid_t id), (id))
+WEFT_DETECTED(setreuid, (uid_t r, uid_t e), (r, e))
+WEFT_DETECTED(setregid, (gid_t r, gid_t e), (r, e))
+WEFT_DETECTED(setresuid, (uid_t r, uid_t e, uid_t s), (r, e, s))
+WEFT_DETECTED(setresgid, (gid_t r, gid_t e, gid_t s), (r, e, s))
+WEFT_DETECTED(setgroups, (size_t n, const gid_t* groups), (n, groups))
+WEFT_DETECTED(unshare, (int flags), (flags))
+WEFT_DETECTED(setns, (int fd, int type), (fd, type))
+WEFT_DETECTED(chroot, (const char* path), (path))
+
+int personality(unsigned long persona) __THROW {
+  if (persona != 0xffffffffUL) note_unrestored("personality");  // 0xffffffff only asks
+  return WEFT_REAL(personality, persona);
 }
 
 }  // extern "C"
