@@ -783,3 +783,14 @@ TEST(NativeProcessState, FilesOpenedBeforeMainAreReadFromTheStartInEveryExecutio
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_EQ(stat(r, "executions"), 2u) << r.out;
 }
+
+TEST(NativeProcessState, OutputLeftInStdioBuffersIsShown) {
+  for (const char* mode : {"", "--fresh-process"}) {
+    const CliRun r =
+        weft_cli("check --show-output " + std::string(mode) + " " + fixture("unflushed_output.c") +
+                 " --replay-file " + replay_file("unflushed_output.c"));
+    EXPECT_EQ(r.exit_code, 0) << mode << r.out << r.err;
+    EXPECT_NE(r.out.find("from the thread; unflushed at the end"), std::string::npos)
+        << mode << r.out;
+  }
+}

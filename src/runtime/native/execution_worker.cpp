@@ -137,10 +137,13 @@ class OpenDescriptors {
         free_[count_++] = {start, fd == kScan ? -1 : fd - 1};
         start = -1;
       }
-      // A regular file open before main (a constructor's log, a redirected stdin): where the
-      // next read or write goes is put back after each execution.
+      // A regular file open before main for reading only (a redirected stdin, a file a
+      // constructor opened): where the next read starts is put back after each execution. Not
+      // a file open for writing: weft's own stdout with --show-output shares its offset, and
+      // output appended by one execution should stay, as when a program is run twice.
       struct stat st;
-      if (open && files_ < kMaxFiles && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+      if (open && files_ < kMaxFiles && (fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDONLY &&
+          fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
         const off_t at = lseek(fd, 0, SEEK_CUR);
         if (at >= 0) file_[files_++] = {fd, at};
       }

@@ -176,6 +176,9 @@ void run_execution(const std::string& directive_text, TraceLog& log, bool break_
   trace.finished_thread.clear();
   trace.sites.clear();
   log.append('T', encode_trace(trace, rt.registry()));
+  // What the program wrote through stdio and did not flush, as exit() would: the worker's
+  // memory (stdio's buffers with it) is written back next, and a fresh child ends in _exit.
+  std::fflush(nullptr);
 }
 
 void limit(int resource, std::uint64_t value) {
