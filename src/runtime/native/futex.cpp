@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <string>
 
+#include "futex.hpp"
 #include "native_runtime.hpp"
 #include "real_functions.hpp"
 
@@ -31,8 +32,16 @@ long fail_with(int error) {
   return -1;
 }
 
-// FUTEX_WAIT and FUTEX_WAIT_BITSET (libstdc++ passes FUTEX_BITSET_MATCH_ANY, which is all a
-// plain wake matches): 0 when woken, -1 with EAGAIN (the word differed) or ETIMEDOUT.
+long futex_wake(NativeRuntime& rt, std::uint32_t* word, long count, std::uint64_t site) {
+  const std::uint64_t n = count < 0 ? 0 : static_cast<std::uint64_t>(count);
+  Operation op{OpKind::kFutexWake, 0, 0, key_of(word), n == INT_MAX ? UINT32_MAX : n};
+  return rt.scheduler().perform(op, site);
+}
+
+}  // namespace
+
+namespace weft::runtime::native {
+
 long futex_wait(NativeRuntime& rt, std::uint32_t* word, std::uint32_t expected, bool timed,
                 std::uint64_t site) {
   Operation op{OpKind::kFutexWait, 0, 4, key_of(word), expected, timed};
@@ -46,13 +55,9 @@ long futex_wait(NativeRuntime& rt, std::uint32_t* word, std::uint32_t expected, 
   }
 }
 
-long futex_wake(NativeRuntime& rt, std::uint32_t* word, long count, std::uint64_t site) {
-  const std::uint64_t n = count < 0 ? 0 : static_cast<std::uint64_t>(count);
-  Operation op{OpKind::kFutexWake, 0, 0, key_of(word), n == INT_MAX ? UINT32_MAX : n};
-  return rt.scheduler().perform(op, site);
-}
+}  // namespace weft::runtime::native
 
-}  // namespace
+using weft::runtime::native::futex_wait;
 
 extern "C" {
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <pthread.h>
+#include <signal.h>
 #include <sched.h>
 
 #include <algorithm>
@@ -18,6 +19,11 @@
 #include "weft/runtime/native_protocol.hpp"
 #include "weft/runtime/scheduler.hpp"
 #include "weft/trace/thread_id.hpp"
+
+/// The futex word every wait for a signal waits on; a signal sent to a waiting thread (or one
+/// blocked in the process) bumps it and wakes all waiters, which look at their own pending set.
+/// Its name is what a deadlock report says such a thread waits on.
+extern "C" std::uint32_t a_signal_sent_by_another_thread;
 
 namespace weft::runtime::native {
 
@@ -74,7 +80,13 @@ struct NativeThread {
   std::uint32_t heap_slot = 0;
   bool has_heap_slot = false;
   SpinTracker spin;
+  /// Signals sent to it by another thread (pthread_kill) and not yet taken by sigwait.
+  sigset_t pending_signals{};
+  /// While it is in sigwait and friends: the signals it waits for.
+  bool in_sigwait = false;
+  sigset_t awaited_signals{};
 };
+
 
 /// Reader-writer locks and barriers are built from the scheduler's mutexes and condition
 /// variables (keyed by the object's address), so their semantics come out of the modelled ones.

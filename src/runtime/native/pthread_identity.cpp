@@ -16,7 +16,11 @@
 #include "native_runtime.hpp"
 #include "real_functions.hpp"
 
+using weft::Operation;
+using weft::OpKind;
 using weft::ThreadId;
+using weft::runtime::native::key_of;
+using weft::runtime::native::NativeThread;
 using weft::runtime::native::NativeRuntime;
 using weft::runtime::native::RuntimeScope;
 using weft::runtime::native::ThreadIdentity;
@@ -210,7 +214,22 @@ int pthread_kill(pthread_t thread, int sig) __THROW {
   if (sig < 0 || sig >= NSIG) return EINVAL;
   if (sig == 0) return 0;
   if (id == rt->scheduler().self()) return raise(sig) == 0 ? 0 : errno;
-  rt->unsupported("pthread_kill with a signal to another thread");
+  // Delivered only where it is taken by sigwait and friends (blocking_calls.cpp): the target
+  // waits for it, or the process blocks it (a program that uses sigwait blocks the signals it
+  // waits for in every thread). A handler run in another thread is not modelled.
+  NativeThread& target = rt->thread(id);
+  sigset_t blocked;
+  WEFT_REAL(pthread_sigmask, SIG_BLOCK, nullptr, &blocked);
+  const bool awaited = target.in_sigwait && sigismember(&target.awaited_signals, sig) == 1;
+  if (!awaited && sigismember(&blocked, sig) != 1)
+    rt->unsupported("pthread_kill with a signal another thread would handle");
+  // The wake is the visible operation; what it delivers is set in the same step, before any
+  // other thread runs.
+  Operation wake{OpKind::kFutexWake, 0, 0, key_of(&a_signal_sent_by_another_thread), UINT32_MAX};
+  rt->scheduler().perform(wake, WEFT_CALLER_SITE());
+  sigaddset(&target.pending_signals, sig);
+  ++a_signal_sent_by_another_thread;
+  return 0;
 }
 
 int pthread_sigqueue(pthread_t thread, int sig, const union sigval value) __THROW {
