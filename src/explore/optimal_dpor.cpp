@@ -80,10 +80,20 @@ class RaceCandidates {
         }
         break;
       case Domain::kSemaphore:
-        if (op.kind == OpKind::kSemWait || op.kind == OpKind::kSemTryWait)
+        // Posts are the semaphore's readers and waits its writers (clock_tracker.cpp): which
+        // posts a wait comes after decides what happens before it, even where the count would
+        // let it come first. So a wait races with the posts since the last wait as well as that
+        // wait, and a post with the last wait, as reads and writes do.
+        if (op.kind == OpKind::kSemWait || op.kind == OpKind::kSemTryWait) {
           push(last_sem_wait_, op.object);
-        // A post races with a trywait that found the count zero (it would succeed after it).
-        if (op.kind == OpKind::kSemPost) push(last_failed_trywait_, op.object);
+          if (auto it = posts_since_wait_.find(op.object); it != posts_since_wait_.end())
+            out.insert(out.end(), it->second.begin(), it->second.end());
+        }
+        if (op.kind == OpKind::kSemPost) {
+          // And with a trywait that found the count zero (it would succeed after it).
+          push(last_failed_trywait_, op.object);
+          push(last_sem_wait_, op.object);
+        }
         break;
       case Domain::kFutex:
         // The futex operations on one word are totally ordered (dependence.cpp).
@@ -139,9 +149,12 @@ class RaceCandidates {
         }
         break;
       case Domain::kSemaphore:
-        if (op.kind == OpKind::kSemWait || (op.kind == OpKind::kSemTryWait && op.result))
+        if (op.kind == OpKind::kSemWait || (op.kind == OpKind::kSemTryWait && op.result)) {
           last_sem_wait_[op.object] = index;
+          posts_since_wait_[op.object].clear();
+        }
         if (op.kind == OpKind::kSemTryWait && !op.result) last_failed_trywait_[op.object] = index;
+        if (op.kind == OpKind::kSemPost) posts_since_wait_[op.object].push_back(index);
         break;
       case Domain::kFutex:
         last_futex_[op.object] = index;
@@ -167,6 +180,7 @@ class RaceCandidates {
   std::size_t last_exit_ = kNone;
   ThreadId last_exit_thread_ = kNoThread;
   std::unordered_map<ObjectKey, std::vector<std::size_t>> failed_trylocks_;
+  std::unordered_map<ObjectKey, std::vector<std::size_t>> posts_since_wait_;
 };
 
 class OptimalDpor final : public Strategy {
