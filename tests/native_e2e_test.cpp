@@ -708,6 +708,15 @@ TEST(NativeOpenMp, UnprotectedCounterInParallelForIsFound) {
   ASSERT_EQ(all.exit_code, 1) << all.out << all.err;
   EXPECT_EQ(first_bug_kind(all), "assertion failure");
   EXPECT_NE(first_bug_message(all).find("counter == N"), std::string::npos);
+  // Every step is the program's: the team's creation, joins and accesses are at its lines, and
+  // no OpenMP runtime code (a thread pool spinning on flags) runs under weft.
+  for (const CliRun* r : {&sync, &all}) {
+    for (const auto& step : r->result["bugs"][0]["interleaving"]) {
+      ASSERT_TRUE(step.contains("file")) << step.dump();
+      EXPECT_NE(step["file"].get<std::string>().find("omp_counter.c"), std::string::npos)
+          << step.dump();
+    }
+  }
 }
 
 // critical and atomic make the same loop correct.
