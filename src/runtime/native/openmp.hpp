@@ -46,10 +46,13 @@ constexpr int kConstructKeys = 64;
 /// objects, repeat across executions).
 struct Team {
   int size = 1;
-  /// In a controlled execution: the addresses of arrival[i * size + j] are the semaphores by
-  /// which thread j tells thread i it reached a barrier, and those of construct_key[c] the
-  /// mutex and condition variable of construct c. Only the addresses are used.
-  unsigned char arrival[kMaxTeamSize * kMaxTeamSize];
+  /// In a controlled execution: the addresses of arrival[((b % 2) * size + i) * size + j] are
+  /// the semaphores by which thread j tells thread i it reached the team's barrier b, and those
+  /// of construct_key[c] the mutex and condition variable of construct c. Only the addresses
+  /// are used. Successive barriers alternate between two sets of semaphores: weft orders a
+  /// semaphore wait after every earlier post, and a post for the next barrier (which may come
+  /// before the wait for this one) would order the waiter after what its sender did since.
+  unsigned char arrival[2 * kMaxTeamSize * kMaxTeamSize];
   unsigned char construct_key[kConstructKeys];
   /// In a plain run: the barrier, and one lock and condition variable for all constructs.
   pthread_mutex_t barrier_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -95,6 +98,7 @@ struct Task {
   int nthreads_var = 0;              ///< threads for the next region (0: the default, not yet read)
   int pushed_threads = 0;            ///< a num_threads clause for the next region only (0: none)
   std::uint64_t constructs_met = 0;  ///< worksharing constructs met in this region
+  std::uint64_t barriers_met = 0;    ///< barriers met in this region
   DispatchedLoop loop;
   WorkShare alone;               ///< the construct state of a thread without others in its team
   bool holds_reduction = false;  ///< __kmpc_reduce took the reduction lock

@@ -87,7 +87,7 @@ void start_team(Team& team, int size) {
   team.size = size;
   NativeRuntime* rt = controlled();
   if (!rt || size == 1) return;
-  for (int i = 0; i < size * size; ++i) {
+  for (int i = 0; i < 2 * size * size; ++i) {
     rt->known_semaphores()[key_of(&team.arrival[i])] = true;
     rt->scheduler().init_semaphore(key_of(&team.arrival[i]), 0);
   }
@@ -97,13 +97,13 @@ void team_barrier(Task& task, std::uint64_t site) {
   Team* team = task.team;
   if (!team || team->size == 1) return;
   if (NativeRuntime* rt = controlled()) {
+    const int n = team->size;
     const int me = task.thread_num;
-    for (int other = 0; other < team->size; ++other)
-      if (other != me)
-        perform(*rt, OpKind::kSemPost, &team->arrival[other * team->size + me], site);
-    for (int other = 0; other < team->size; ++other)
-      if (other != me)
-        perform(*rt, OpKind::kSemWait, &team->arrival[me * team->size + other], site);
+    unsigned char* set = &team->arrival[(task.barriers_met++ % 2) * n * n];
+    for (int other = 0; other < n; ++other)
+      if (other != me) perform(*rt, OpKind::kSemPost, &set[other * n + me], site);
+    for (int other = 0; other < n; ++other)
+      if (other != me) perform(*rt, OpKind::kSemWait, &set[me * n + other], site);
     return;
   }
   pthread_mutex_lock(&team->barrier_lock);
