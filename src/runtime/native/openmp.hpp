@@ -1,10 +1,11 @@
 // weft's model of LLVM's OpenMP runtime (the __kmpc_* entry points clang's -fopenmp calls, and
-// the omp_* library routines), shared by openmp_parallel.cpp, openmp_loops.cpp and
-// openmp_locks.cpp. A team is a set of weft threads made by the interposed thread functions; its
-// barrier, worksharing state and locks are weft mutexes and condition variables, so every
-// ordering among the team's threads is the scheduler's choice (docs/openmp.md). Outside a
-// controlled execution (a plain run of the program) the same code runs on the C library's
-// threads and locks.
+// the omp_* library routines), shared by openmp_team.cpp (tasks, barriers, constructs' state),
+// openmp_parallel.cpp, openmp_sync.cpp, openmp_loops.cpp, openmp_locks.cpp and
+// openmp_unsupported.cpp. A team is a set of weft threads; its barriers are weft semaphores, its
+// worksharing constructs, critical sections, reductions and locks weft mutexes and condition
+// variables, so every ordering among the team's threads that matters is the scheduler's choice
+// (docs/openmp.md). Outside a controlled execution (a plain run of the program) the same code
+// runs on the C library's threads and locks.
 #pragma once
 
 #include <pthread.h>
