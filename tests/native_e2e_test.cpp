@@ -810,6 +810,15 @@ TEST(NativeOpenMp, SynchronisationConstructsBehaveAsOpenMpSays) {
   EXPECT_EQ(shell("readelf -d " + prog + " | grep -c libomp").out, "0\n");
 }
 
+// weft's OpenMP model comes in only with -fopenmp: a program built without it may define the
+// omp_* routines itself.
+TEST(NativeOpenMp, ProgramsWithTheirOwnOmpStubsLinkWithoutOpenMp) {
+  const CliRun stubs = check("omp_stubs.c");
+  EXPECT_EQ(stubs.exit_code, 0) << stubs.out << stubs.err;
+  const CliRun openmp = check("omp_stubs.c", "-- -fopenmp");
+  EXPECT_EQ(openmp.exit_code, 0) << openmp.out << openmp.err;
+}
+
 // Tasks are not modelled: one clear line and exit 2, under weft and in a plain run alike.
 TEST(NativeOpenMp, TasksAreReportedAsNotModelled) {
   const CliRun r = weft_cli("check " + fixture("omp_task.c") + " -q -- -fopenmp");
