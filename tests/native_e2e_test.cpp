@@ -537,14 +537,15 @@ TEST(NativeErrors, CompilerErrorsAndForeignBinariesExitWith2) {
 
 // ---- the program's own process state (issue 17) --------------------------------------------
 
-// Builds a fixture with weft-cc into the temporary directory; returns the program's path.
-std::string build_fixture(const std::string& file) {
+// Builds a fixture with weft-cc (and `flags`) into the temporary directory; returns the
+// program's path.
+std::string build_fixture(const std::string& file, const std::string& flags = "") {
   const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
   const std::string out =
       (std::filesystem::temp_directory_path() / ("weft-e2e-" + test + "-" + file + ".bin"))
           .string();
   const std::string command =
-      std::string(WEFT_CC) + " -O1 " + fixture(file) + " -o " + out + " 2>/dev/null";
+      std::string(WEFT_CC) + " -O1 " + flags + " " + fixture(file) + " -o " + out + " 2>/dev/null";
   EXPECT_EQ(std::system(command.c_str()), 0) << command;
   return out;
 }
@@ -684,6 +685,159 @@ TEST(NativeRobustness, ACompilerTrapIsExplained) {
   EXPECT_NE(first_bug_message(r).find("SIGILL"), std::string::npos) << first_bug_message(r);
   EXPECT_NE(first_bug_message(r).find("a trap (ud2) the compiler put"), std::string::npos)
       << first_bug_message(r);
+}
+
+// ---- OpenMP (weft's model of LLVM's OpenMP runtime, docs/openmp.md) -------------------------
+
+// A parallel loop with a reduction: explored completely, the sum right in every execution. The
+// threads' partial sums are combined under the reduction lock, in either order: 2 executions.
+TEST(NativeOpenMp, ParallelForWithReductionIsExploredCompletely) {
+  for (const char* points : {"", "--points=all"}) {
+    const CliRun r = check("omp_reduction.c", std::string(points) + " -- -fopenmp");
+    ASSERT_EQ(r.exit_code, 0) << points << r.out << r.err;
+    EXPECT_EQ(stat(r, "executions"), 2u) << points;
+    EXPECT_EQ(stat(r, "complete"), 2u) << points;
+  }
+}
+
+// A shared counter incremented in a parallel loop without protection: a data race, and the
+// lost update when every access is a scheduling point.
+TEST(NativeOpenMp, UnprotectedCounterInParallelForIsFound) {
+  const CliRun sync = check("omp_counter.c", "-- -fopenmp");
+  ASSERT_EQ(sync.exit_code, 1) << sync.out << sync.err;
+  EXPECT_EQ(first_bug_kind(sync), "data race");
+  EXPECT_NE(first_bug_message(sync).find("counter"), std::string::npos) << first_bug_message(sync);
+  const CliRun all = check("omp_counter.c", "--points=all -- -fopenmp");
+  ASSERT_EQ(all.exit_code, 1) << all.out << all.err;
+  EXPECT_EQ(first_bug_kind(all), "assertion failure");
+  EXPECT_NE(first_bug_message(all).find("counter == N"), std::string::npos);
+  // Every step is the program's: the team's creation, joins and accesses are at its lines, and
+  // no OpenMP runtime code (a thread pool spinning on flags) runs under weft.
+  for (const CliRun* r : {&sync, &all}) {
+    for (const auto& step : r->result["bugs"][0]["interleaving"]) {
+      ASSERT_TRUE(step.contains("file")) << step.dump();
+      EXPECT_NE(step["file"].get<std::string>().find("omp_counter.c"), std::string::npos)
+          << step.dump();
+    }
+  }
+}
+
+// critical and atomic make the same loop correct.
+TEST(NativeOpenMp, CriticalOrAtomicFixesTheCounter) {
+  for (const char* protect : {"-DPROTECT=1", "-DPROTECT=2"}) {
+    for (const char* points : {"", "--points=all"}) {
+      const CliRun r =
+          check("omp_counter.c", std::string(points) + " -- -fopenmp " + std::string(protect));
+      EXPECT_EQ(r.exit_code, 0) << protect << " " << points << r.out << r.err;
+      EXPECT_EQ(stat(r, "executions"), stat(r, "complete")) << protect << " " << points;
+    }
+  }
+}
+
+// Without the barrier between two phases a thread reads its neighbour's slot too early; with it,
+// nothing goes wrong. The barrier itself adds no choices (each thread posts one semaphore per
+// other thread, and posts commute), so the correct program has one execution.
+TEST(NativeOpenMp, MissingBarrierIsFoundAndTheBarrierFixesIt) {
+  const CliRun missing = check("omp_barrier.c", "--points=all -- -fopenmp -DBARRIER=0");
+  ASSERT_EQ(missing.exit_code, 1) << missing.out << missing.err;
+  EXPECT_EQ(first_bug_kind(missing), "assertion failure");
+  EXPECT_NE(first_bug_message(missing).find("slot[other] == other + 1"), std::string::npos);
+  const CliRun racy = check("omp_barrier.c", "-- -fopenmp -DBARRIER=0");
+  ASSERT_EQ(racy.exit_code, 1) << racy.out << racy.err;
+  bool race_on_slot = false;
+  for (const auto& bug : racy.result["bugs"])
+    race_on_slot |= bug["kind"] == "data race" &&
+                    bug["message"].get<std::string>().find("slot") != std::string::npos;
+  EXPECT_TRUE(race_on_slot) << racy.out;
+  for (const char* points : {"", "--points=all"}) {
+    const CliRun fixed = check("omp_barrier.c", std::string(points) + " -- -fopenmp");
+    EXPECT_EQ(fixed.exit_code, 0) << points << fixed.out << fixed.err;
+    EXPECT_EQ(stat(fixed, "executions"), 1u) << points;
+  }
+}
+
+// Each thread of the region takes the critical section once; creating and joining the team's
+// threads commute with everything else, so the executions are the orders of the critical
+// sections: 2! = 2 with the default team of two threads, 3! = 6 with OMP_NUM_THREADS=3.
+TEST(NativeOpenMp, ExecutionsAreTheOrdersOfTheCriticalSections) {
+  const CliRun two = check("omp_critical_count.c", "-- -fopenmp");
+  ASSERT_EQ(two.exit_code, 0) << two.out << two.err;
+  EXPECT_EQ(stat(two, "executions"), 2u);
+  EXPECT_EQ(stat(two, "complete"), 2u);
+  const CliRun three = shell("OMP_NUM_THREADS=3 " + std::string(WEFT_BIN) + " check " +
+                             fixture("omp_critical_count.c") + " --json -q --replay-file " +
+                             replay_file("omp_critical_count.c") + " -- -fopenmp");
+  ASSERT_EQ(three.exit_code, 0) << three.out << three.err;
+  EXPECT_EQ(stat(three, "executions"), 6u);
+  EXPECT_EQ(stat(three, "complete"), 6u);
+}
+
+// Worksharing loops, each checked against what OpenMP promises (every iteration once, static
+// schedules in the specification's layout, ordered regions in order): no bug, explored
+// completely. Static schedules leave nothing to choose: 1 execution. A dynamic loop of 5
+// iterations in chunks of 2 on two threads takes 5 turns at its counter's lock, 3 that get a
+// chunk and then 1 per thread that finds none: 2^3 owners of the chunks times 2 orders of the
+// last two turns = 16. Guided on 5 iterations gives chunks of 3, 1 and 1: also 16.
+TEST(NativeOpenMp, LoopSchedulesHandOutEveryIterationOnce) {
+  const std::uint64_t expected[] = {0, 1, 1, 16, 16};
+  for (int part = 1; part <= 5; ++part) {
+    const std::string flags = "-- -fopenmp -DPART=" + std::to_string(part);
+    const CliRun r = check("omp_schedules.c", flags);
+    ASSERT_EQ(r.exit_code, 0) << flags << r.out << r.err;
+    EXPECT_EQ(stat(r, "traces"), stat(r, "complete")) << flags;
+    if (part < 5) {
+      EXPECT_EQ(stat(r, "executions"), expected[part]) << flags;
+    }
+    // The same program, run by itself, on the C library's threads.
+    const std::string prog =
+        build_fixture("omp_schedules.c", "-fopenmp -DPART=" + std::to_string(part));
+    EXPECT_EQ(shell("OMP_NUM_THREADS=2 " + prog).exit_code, 0) << flags;
+  }
+}
+
+// single, master, masked, locks, nestable locks, a named critical section, a nested region,
+// single copyprivate and a region whose if clause is false: no bug. The choices are who runs
+// each of the two single regions, and the order of the threads at the lock, the nestable lock
+// and the critical section: 2^5 = 32 executions. Nothing else is a choice (barriers add none,
+// the nested regions run alone). The program also runs by itself.
+TEST(NativeOpenMp, SynchronisationConstructsBehaveAsOpenMpSays) {
+  const CliRun r = check("omp_features.c", "-- -fopenmp");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(stat(r, "executions"), 32u);
+  EXPECT_EQ(stat(r, "complete"), 32u);
+  const std::string prog = build_fixture("omp_features.c", "-fopenmp");
+  EXPECT_EQ(shell("OMP_NUM_THREADS=2 " + prog).exit_code, 0);
+  EXPECT_EQ(shell("OMP_NUM_THREADS=4 " + build_fixture("omp_reduction.c", "-fopenmp")).exit_code,
+            0);
+  // LLVM's OpenMP runtime is not linked: weft's runtime defines its entry points.
+  EXPECT_EQ(shell("readelf -d " + prog + " | grep -c libomp").out, "0\n");
+}
+
+// weft's OpenMP model comes in only with -fopenmp: a program built without it may define the
+// omp_* routines itself.
+TEST(NativeOpenMp, ProgramsWithTheirOwnOmpStubsLinkWithoutOpenMp) {
+  const CliRun stubs = check("omp_stubs.c");
+  EXPECT_EQ(stubs.exit_code, 0) << stubs.out << stubs.err;
+  const CliRun openmp = check("omp_stubs.c", "-- -fopenmp");
+  EXPECT_EQ(openmp.exit_code, 0) << openmp.out << openmp.err;
+}
+
+// Tasks are not modelled: one clear line and exit 2, under weft and in a plain run alike.
+TEST(NativeOpenMp, TasksAreReportedAsNotModelled) {
+  const CliRun r = weft_cli("check " + fixture("omp_task.c") + " -q -- -fopenmp");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE((r.out + r.err)
+                .find("the program called __kmpc_omp_task_alloc (thread 0), which weft "
+                      "does not model"),
+            std::string::npos)
+      << r.out << r.err;
+  const CliRun plain = shell(build_fixture("omp_task.c", "-fopenmp"));
+  EXPECT_EQ(plain.exit_code, 2);
+  EXPECT_NE(plain.err.find("__kmpc_omp_task_alloc, which weft does not model"), std::string::npos)
+      << plain.err;
+  const CliRun gomp = shell(std::string(WEFT_CC) + " -fopenmp=libgomp -c " + fixture("omp_task.c"));
+  EXPECT_EQ(gomp.exit_code, 2);
+  EXPECT_NE(gomp.err.find("weft models only LLVM's OpenMP runtime"), std::string::npos) << gomp.err;
 }
 
 }  // namespace

@@ -198,6 +198,11 @@ class NativeRuntime {
 /// scheduling (pthread_identity.cpp).
 ThreadIdentity identity_for_child(NativeRuntime& rt, ThreadId creator, const pthread_attr_t* attr);
 
+/// Creates a program thread that runs start(arg), as pthread_create does, the creation recorded
+/// at `site`; a thread beyond --max-threads stops the caller (pthread_threads.cpp).
+ThreadId create_thread(NativeRuntime& rt, const pthread_attr_t* attr, void* (*start)(void*),
+                       void* arg, std::uint64_t site);
+
 /// Marks weft's own code running on a program thread, so that what it allocates does not shift
 /// the program's deterministic heap addresses.
 class RuntimeScope {

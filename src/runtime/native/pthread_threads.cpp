@@ -29,6 +29,44 @@ void run_key_destructors(NativeRuntime& rt);
 
 }  // namespace
 
+namespace weft::runtime::native {
+
+ThreadId create_thread(NativeRuntime& rt, const pthread_attr_t* attr, void* (*start)(void*),
+                       void* arg, std::uint64_t site) {
+  if (rt.threads_created() >= rt.options().max_threads) {
+    rt.scheduler().fail(weft::Outcome::kBoundReached, "the execution reached the bound of " +
+                                                          std::to_string(rt.options().max_threads) +
+                                                          " threads (--max-threads)");
+  }
+  rt.count_thread();
+  int detach = PTHREAD_CREATE_JOINABLE;
+  if (attr) pthread_attr_getdetachstate(attr, &detach);
+  // The new thread's identity (name, scheduling, affinity) is its creator's, set up here: the
+  // new thread runs at once and sets it before its own code runs, with no call that would
+  // leave anything on its stack.
+  const ThreadIdentity identity = identity_for_child(rt, rt.scheduler().self(), attr);
+  NativeRuntime* runtime = &rt;
+  const ThreadId id = rt.scheduler().spawn(
+      [runtime, start, arg, identity] {
+        runtime->self().identity = identity;
+        void* result = nullptr;
+        try {
+          result = start(arg);
+        } catch (const ThreadExit& e) {
+          result = e.result;
+        }
+        runtime->self().result = result;
+        // As glibc's thread exit does: thread_local objects first, then pthread keys.
+        run_thread_local_destructors();
+        run_key_destructors(*runtime);
+      },
+      site);
+  rt.thread(id).detached = detach == PTHREAD_CREATE_DETACHED;
+  return id;
+}
+
+}  // namespace weft::runtime::native
+
 extern "C" {
 
 int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*),
@@ -36,37 +74,8 @@ int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*start)
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(pthread_create, thread, attr, start, arg);
   RuntimeScope scope(*rt);
-  if (rt->threads_created() >= rt->options().max_threads) {
-    rt->scheduler().fail(weft::Outcome::kBoundReached,
-                         "the execution reached the bound of " +
-                             std::to_string(rt->options().max_threads) +
-                             " threads (--max-threads)");
-  }
-  rt->count_thread();
-  int detach = PTHREAD_CREATE_JOINABLE;
-  if (attr) pthread_attr_getdetachstate(attr, &detach);
-  const std::uint64_t site = WEFT_CALLER_SITE();
-  // The new thread's identity (name, scheduling, affinity) is its creator's, set up here: the
-  // new thread runs at once and sets it before its own code runs, with no call that would
-  // leave anything on its stack.
-  const weft::runtime::native::ThreadIdentity identity =
-      weft::runtime::native::identity_for_child(*rt, rt->scheduler().self(), attr);
-  const weft::ThreadId id = rt->scheduler().spawn(
-      [rt, start, arg, identity] {
-        rt->self().identity = identity;
-        void* result = nullptr;
-        try {
-          result = start(arg);
-        } catch (const ThreadExit& e) {
-          result = e.result;
-        }
-        rt->self().result = result;
-        // As glibc's thread exit does: thread_local objects first, then pthread keys.
-        weft::runtime::native::run_thread_local_destructors();
-        run_key_destructors(*rt);
-      },
-      site);
-  rt->thread(id).detached = detach == PTHREAD_CREATE_DETACHED;
+  const weft::ThreadId id =
+      weft::runtime::native::create_thread(*rt, attr, start, arg, WEFT_CALLER_SITE());
   *thread = NativeRuntime::handle_of(id);
   return 0;
 }
