@@ -81,12 +81,15 @@ class RaceCandidates {
         break;
       case Domain::kSemaphore:
         // Posts are the semaphore's readers and waits its writers (clock_tracker.cpp): which
-        // posts a wait comes after decides what happens before it, even where the count would
-        // let it come first. So a wait races with the posts since the last wait as well as that
-        // wait, and a post with the last wait, as reads and writes do.
+        // posts a wait comes after decides what happens before it. So a wait races with the
+        // posts since the last wait as well as with that wait, and a post with the last wait,
+        // as reads and writes do; but a wait can come before a post only if it would still find
+        // a unit without it: it found two or more (a trywait's result says only that it found
+        // one; it competes anyway).
         if (op.kind == OpKind::kSemWait || op.kind == OpKind::kSemTryWait) {
           push(last_sem_wait_, op.object);
-          if (auto it = posts_since_wait_.find(op.object); it != posts_since_wait_.end())
+          const bool spare = op.kind == OpKind::kSemTryWait || op.result >= 2;
+          if (auto it = posts_since_wait_.find(op.object); spare && it != posts_since_wait_.end())
             out.insert(out.end(), it->second.begin(), it->second.end());
         }
         if (op.kind == OpKind::kSemPost) {

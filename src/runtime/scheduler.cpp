@@ -313,9 +313,14 @@ struct Scheduler::Impl {
       case OpKind::kCondBroadcast:
         conds[op.object].broadcast();
         return true;
-      case OpKind::kSemWait:
-        --sems[op.object].count;
+      case OpKind::kSemWait: {
+        // The units it found (saturated): whether it could have come before one of the posts
+        // that preceded it (optimal DPOR's race candidates).
+        auto& sem = sems[op.object];
+        op.result = static_cast<std::uint8_t>(std::min<std::uint64_t>(sem.count, 255));
+        --sem.count;
         return true;
+      }
       case OpKind::kSemTryWait: {
         auto& sem = sems[op.object];
         op.result = sem.count > 0;

@@ -33,7 +33,7 @@ enum class OpKind : std::uint8_t {
   kCondWake,  ///< second half: take a signal and reacquire `partner`; blocks until possible
   kCondSignal,
   kCondBroadcast,
-  kSemWait,  ///< blocks while the count is zero
+  kSemWait,  ///< blocks while the count is zero; `result`: the count it found (at most 255)
   kSemPost,
   kThreadCreate,  ///< object = the created thread's id
   kThreadJoin,    ///< object = the joined thread's id; blocks until it has finished
