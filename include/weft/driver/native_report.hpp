@@ -4,12 +4,17 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "weft/driver/symbolizer.hpp"
 #include "weft/explore/exploration.hpp"
 #include "weft/trace/thread_id.hpp"
 
 namespace weft::driver {
+
+/// Looks up what the reports of `bugs` name in one run of llvm-symbolizer, rather than one run
+/// (tens of milliseconds) per bug.
+void prepare_symbols(const std::vector<explorer::FoundBug>& bugs, Symbolizer& symbols);
 
 /// The bug's one-line message with {pc:…}/{data:…} resolved.
 std::string bug_message(const explorer::FoundBug& bug, Symbolizer& symbols);

@@ -17,13 +17,13 @@ std::string describe_access(bool write, bool atomic, std::size_t size, const std
 
 }  // namespace
 
-std::optional<std::string> RaceDetector::access(const Access& a, const ThreadRegistry& threads) {
+std::vector<std::string> RaceDetector::access(const Access& a, const ThreadRegistry& threads) {
   const VectorClock& now = clocks_.thread_clock(a.thread);
   // Plain accesses sit between two visible events of their thread; an atomic one is its own
   // event, already added.
   const std::uint32_t count = now[a.thread];
   const std::uint32_t epoch = a.atomic ? count : count + 1;
-  std::optional<std::string> report;
+  std::vector<std::string> reports;
 
   const std::uintptr_t end = a.address + std::max<std::size_t>(a.size, 1);
   for (std::uintptr_t granule = a.address / 8; granule * 8 < end; ++granule) {
@@ -38,11 +38,11 @@ std::optional<std::string> RaceDetector::access(const Access& a, const ThreadReg
       if (!e.write && !a.write) continue;
       if (e.atomic && a.atomic) continue;
       if (now.covers(e.thread, e.epoch)) continue;
-      if (report) continue;
       if (!reported_.insert({e.site, a.site}).second) continue;
-      report = "data race on " + data_mark(a.address) + ": " +
-               describe_access(e.write, e.atomic, e.size, threads.name(e.thread), e.site) +
-               " and " + describe_access(a.write, a.atomic, a.size, threads.name(a.thread), a.site);
+      reports.push_back("data race on " + data_mark(a.address) + ": " +
+                        describe_access(e.write, e.atomic, e.size, threads.name(e.thread), e.site) +
+                        " and " +
+                        describe_access(a.write, a.atomic, a.size, threads.name(a.thread), a.site));
     }
     // Keep what a later access can race with: a write supersedes every earlier access to its
     // bytes (they all happen before it or were reported); a read supersedes its thread's reads.
@@ -53,7 +53,7 @@ std::optional<std::string> RaceDetector::access(const Access& a, const ThreadReg
     entries.push_back(
         {a.thread, epoch, bytes, static_cast<std::uint32_t>(a.size), a.write, a.atomic, a.site});
   }
-  return report;
+  return reports;
 }
 
 }  // namespace weft::runtime::native
