@@ -1,9 +1,10 @@
 // Differential test of race-directed scheduling points on random C programs with data races
 // (racy_c_program.hpp), built by weft-cc and explored by the weft command: with
 // `--points=sync --all-bugs` (synchronisation as scheduling points, plus the instructions of
-// each race found) weft finds exactly the assertion failures that `--points=all` (every shared
-// access a scheduling point) finds. Sync's executions are executions of all, so sync can find no
-// more; race-directed points must make it find no fewer. The same programs explored with
+// each race found) weft finds exactly the assertion failures (and any other bugs but data
+// races, which only sync reports) that `--points=all` (every shared access a scheduling point)
+// finds. Sync's executions are executions of all, so sync can find no more; race-directed points
+// must make it find no fewer. The same programs explored with
 // `--no-race-points` show that the comparison can fail: without promotion, some programs lose
 // assertion failures that only a race enables.
 //
