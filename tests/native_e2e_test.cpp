@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include "test_support.hpp"
@@ -641,6 +642,30 @@ TEST(NativeRaceDirectedPoints, TheBugBehindARaceIsFoundAndReplayed) {
   const CliRun replay = weft_cli("replay " + replay_file("race_enables_assertion.c") + " --json");
   EXPECT_EQ(replay.result["reproduced"], true) << replay.out << replay.err;
   EXPECT_NE(replay.out.find("data == 42"), std::string::npos) << replay.out;
+}
+
+// An access that races with two earlier accesses reports both races: the second pair is the
+// one whose promotion reaches the assertion (found by the race differential test).
+TEST(NativeRaceDirectedPoints, EveryRaceOfAnAccessIsPromoted) {
+  const CliRun all = check("race_behind_another_race.c", "--points=all --all-bugs");
+  const CliRun sync = check("race_behind_another_race.c", "--all-bugs");
+  ASSERT_EQ(all.exit_code, 1) << all.out;
+  ASSERT_EQ(sync.exit_code, 1) << sync.out;
+  const auto assertions = [](const CliRun& r) {
+    std::set<std::string> found;
+    for (const auto& b : r.result["bugs"])
+      if (b["kind"] == "assertion failure") found.insert(b["message"].get<std::string>());
+    return found;
+  };
+  EXPECT_EQ(assertions(all).size(), 2u) << all.out;
+  EXPECT_EQ(assertions(sync), assertions(all)) << sync.out;
+  bool read_race = false;
+  for (const auto& b : sync.result["bugs"]) {
+    const std::string m = b["message"].get<std::string>();
+    read_race |= m.find("read (4 bytes) by thread 0.0 at race_behind_another_race.c:14") !=
+                 std::string::npos;
+  }
+  EXPECT_TRUE(read_race) << sync.out;
 }
 
 // Inline assembly: memory operands are the atomic accesses they are, and a statement that

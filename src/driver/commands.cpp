@@ -191,7 +191,8 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
   // enables (an assertion it breaks, a crash) is explored too. Each round is a whole
   // exploration over the points of the round before plus the new ones; the last round, which
   // found no new race, is the one whose completeness the verdict states.
-  const bool race_directed = program.options.points == "sync" && !limits.stop_on_first_bug;
+  const bool race_directed =
+      settings.race_points && program.options.points == "sync" && !limits.stop_on_first_bug;
   std::set<std::uint64_t> promoted(program.options.promoted_sites.begin(),
                                    program.options.promoted_sites.end());
   const auto new_race_sites = [&](const explorer::FoundBug& bug) {
@@ -240,6 +241,8 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
     add_statistics(total, result.stats);
     std::vector<std::uint64_t> fresh;
     bool user_stop = false;
+    if (!symbols) symbols.emplace(program.path, server->load_base());
+    prepare_symbols(result.bugs, *symbols);  // one llvm-symbolizer run for all of them
     for (const auto& bug : result.bugs) {
       // By the message as the user reads it: the marks in the raw one carry addresses (a
       // local's frames) that may differ between rounds for the same bug.
@@ -301,6 +304,7 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
         break;
       }
   std::string replay;
+  prepare_symbols(result.bugs, *symbols);
   for (std::size_t i = 0; i < result.bugs.size(); ++i) {
     const auto& bug = result.bugs[i];
     if (i == replayed_bug) {

@@ -37,8 +37,10 @@ std::string operation_text(const Operation& op, const ThreadRegistry& threads,
   return s;
 }
 
-void prepare_symbols(const explorer::FoundBug& bug, Symbolizer& symbols) {
-  std::vector<std::uint64_t> code(bug.trace.sites.begin(), bug.trace.sites.end()), data;
+// The code and data addresses a bug's report names.
+void add_addresses(const explorer::FoundBug& bug, std::vector<std::uint64_t>& code,
+                   std::vector<std::uint64_t>& data) {
+  code.insert(code.end(), bug.trace.sites.begin(), bug.trace.sites.end());
   for (const auto& e : bug.trace.events) {
     const Domain d = domain_of(e.op.kind);
     if (d == Domain::kNone || d == Domain::kThread || d == Domain::kProcess) continue;
@@ -50,6 +52,15 @@ void prepare_symbols(const explorer::FoundBug& bug, Symbolizer& symbols) {
       data.push_back(p.op.object);
   }
   collect_addresses(bug.message, code, data);
+  // Addresses the scheduler writes as 0x... (a deadlock's mutexes), which bug_message names.
+  for (std::size_t at = bug.message.find("0x"); at != std::string::npos;
+       at = bug.message.find("0x", at + 2))
+    data.push_back(std::strtoull(bug.message.c_str() + at + 2, nullptr, 16));
+}
+
+void prepare_symbols(const explorer::FoundBug& bug, Symbolizer& symbols) {
+  std::vector<std::uint64_t> code, data;
+  add_addresses(bug, code, data);
   symbols.prepare(code, data);
 }
 
@@ -66,6 +77,12 @@ EventText event_text(const explorer::FoundBug& bug, const ThreadRegistry& thread
 }
 
 }  // namespace
+
+void prepare_symbols(const std::vector<explorer::FoundBug>& bugs, Symbolizer& symbols) {
+  std::vector<std::uint64_t> code, data;
+  for (const auto& bug : bugs) add_addresses(bug, code, data);
+  symbols.prepare(code, data);
+}
 
 std::string bug_message(const explorer::FoundBug& bug, Symbolizer& symbols) {
   // Objects the scheduler names by address (a deadlock's mutexes) get their variable names.

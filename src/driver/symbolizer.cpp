@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include "weft/driver/debug_info.hpp"
@@ -30,30 +31,39 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
-// Runs llvm-symbolizer over `queries` (one per line) and returns its output blocks, one per
-// query (they end with an empty line).
+// Runs llvm-symbolizer over `queries` and returns its output blocks, one per query (they end
+// with an empty line). The queries go on the command line, which the shell takes as one word of at
+// most 128 KiB: a long list is split over several runs.
 std::vector<std::vector<std::string>> symbolize(const std::string& program,
                                                 const std::vector<std::string>& queries) {
+  constexpr std::size_t kMaxCommand = 64 * 1024;
   std::vector<std::vector<std::string>> blocks;
-  if (queries.empty()) return blocks;
-  std::string command = "llvm-symbolizer-14 --obj=" + shell_quote(program) + " --inlining";
-  for (const auto& q : queries) command += " " + shell_quote(q);
-  command += " 2>/dev/null";
-  std::unique_ptr<FILE, int (*)(FILE*)> out(popen(command.c_str(), "r"), pclose);
-  if (!out) return blocks;
-  std::vector<std::string> block;
-  char line[4096];
-  while (std::fgets(line, sizeof line, out.get())) {
-    std::string s(line);
-    while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
-    if (s.empty()) {
-      blocks.push_back(std::move(block));
-      block.clear();
-    } else {
-      block.push_back(std::move(s));
+  std::size_t next = 0;
+  while (next < queries.size()) {
+    std::string command = "llvm-symbolizer-14 --obj=" + shell_quote(program) + " --inlining";
+    const std::size_t first = next;
+    while (next < queries.size() &&
+           (next == first || command.size() + queries[next].size() + 3 < kMaxCommand))
+      command += " " + shell_quote(queries[next++]);
+    command += " 2>/dev/null";
+    const std::size_t expected = blocks.size() + (next - first);
+    std::unique_ptr<FILE, int (*)(FILE*)> out(popen(command.c_str(), "r"), pclose);
+    std::vector<std::string> block;
+    char line[4096];
+    while (out && std::fgets(line, sizeof line, out.get())) {
+      std::string s(line);
+      while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+      if (s.empty()) {
+        blocks.push_back(std::move(block));
+        block.clear();
+      } else {
+        block.push_back(std::move(s));
+      }
     }
+    if (!block.empty()) blocks.push_back(std::move(block));
+    // One block per query, whatever the run printed, so that the next run's blocks line up.
+    blocks.resize(expected);
   }
-  if (!block.empty()) blocks.push_back(std::move(block));
   return blocks;
 }
 
@@ -100,9 +110,9 @@ void Symbolizer::prepare(const std::vector<std::uint64_t>& code,
     if (a < 4096) data_[a] = "";
   std::vector<std::string> queries;
   std::vector<std::uint64_t> code_todo, data_todo;
+  std::set<std::uint64_t> code_asked, data_asked;
   for (auto a : code)
-    if (a && !code_.count(a) &&
-        std::find(code_todo.begin(), code_todo.end(), a) == code_todo.end()) {
+    if (a && !code_.count(a) && code_asked.insert(a).second) {
       code_todo.push_back(a);
       queries.push_back("CODE " + hex(offset(a - 1)));
     }
@@ -113,7 +123,7 @@ void Symbolizer::prepare(const std::vector<std::uint64_t>& code,
       data_[a] = *name;
       continue;
     }
-    if (std::find(data_todo.begin(), data_todo.end(), a) == data_todo.end()) {
+    if (data_asked.insert(a).second) {
       data_todo.push_back(a);
       queries.push_back("DATA " + hex(offset(a)));
     }

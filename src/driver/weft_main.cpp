@@ -26,6 +26,10 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
   cmd.add_option("--stop-on", s.stop_on,
                  "Keep exploring past other bugs, and stop at the first whose kind or message "
                  "contains this text (e.g. \"reach_error\" or \"data race\")");
+  cmd.add_flag(
+      "--no-race-points", [&s](std::int64_t) { s.race_points = false; },
+      "With --points=sync, keep the instructions of data races found from becoming scheduling "
+      "points (one round of exploration: what a race enables stays unexplored)");
   cmd.add_option("--max-executions", s.max_executions,
                  "Stop after this many executions (0: no limit)")
       ->capture_default_str();

@@ -23,6 +23,9 @@ struct ExploreSettings {
   bool sleep_sets = true;
   bool all_bugs = false;  ///< keep exploring after the first bug
   std::string stop_on;    ///< with all_bugs: stop at a bug whose kind or message has this
+  /// With points "sync" and all_bugs or stop_on: a race's instructions become scheduling points
+  /// and the exploration starts over (race-directed points); false keeps one round.
+  bool race_points = true;
   std::uint64_t max_executions = 0;
   double time_limit = 0;  ///< seconds for the whole exploration (0: none)
   std::uint64_t random_executions = 1000;

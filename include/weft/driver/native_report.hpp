@@ -12,6 +12,10 @@
 
 namespace weft::driver {
 
+/// Looks up what the reports of `bugs` name in one run of llvm-symbolizer, rather than one run
+/// (tens of milliseconds) per bug.
+void prepare_symbols(const std::vector<explorer::FoundBug>& bugs, Symbolizer& symbols);
+
 /// The bug's one-line message with {pc:…}/{data:…} resolved.
 std::string bug_message(const explorer::FoundBug& bug, Symbolizer& symbols);
 

@@ -83,14 +83,12 @@ void plain_access(void* addr, std::uint64_t size, bool write, std::uint64_t site
   }
   // Accesses in atomic sections are atomic accesses for the race property (SV-COMP's
   // convention): they race only with plain accesses.
-  const auto report =
+  auto reports =
       rt->races().access(RaceDetector::Access{sched.self(), reinterpret_cast<std::uintptr_t>(addr),
                                               size, write, in_section, site},
                          rt->registry());
-  if (report) {
-    if (rt->break_on_bug) asm volatile("int3");  // weft replay --gdb
-    sched.note_failure(weft::Outcome::kDataRace, *report);
-  }
+  if (!reports.empty() && rt->break_on_bug) asm volatile("int3");  // weft replay --gdb
+  for (auto& report : reports) sched.note_failure(weft::Outcome::kDataRace, std::move(report));
 }
 
 }  // namespace
@@ -132,11 +130,11 @@ void __weft_atomic(void* addr, std::uint64_t size, std::uint32_t kind, std::uint
       site);
   note_atomic_for_spin(*rt, addr, size, kind);
   if (rt->options().points == Points::kSync) {
-    const auto report = rt->races().access(
+    auto reports = rt->races().access(
         RaceDetector::Access{sched.self(), reinterpret_cast<std::uintptr_t>(addr), size,
                              kind != kLoad, true, site},
         rt->registry());
-    if (report) sched.note_failure(weft::Outcome::kDataRace, *report);
+    for (auto& report : reports) sched.note_failure(weft::Outcome::kDataRace, std::move(report));
   }
 }
 

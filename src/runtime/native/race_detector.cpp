@@ -18,13 +18,13 @@ std::string describe_access(bool write, bool atomic, std::size_t size, const std
 
 }  // namespace
 
-std::optional<std::string> RaceDetector::access(const Access& a, const ThreadRegistry& threads) {
+std::vector<std::string> RaceDetector::access(const Access& a, const ThreadRegistry& threads) {
   const VectorClock& now = clocks_.thread_clock(a.thread);
   // Plain accesses sit between two visible events of their thread; an atomic one is its own
   // event, already added.
   const std::uint32_t count = now[a.thread];
   const std::uint32_t epoch = a.atomic ? count : count + 1;
-  std::optional<std::string> report;
+  std::vector<std::string> reports;
 
   const std::uintptr_t end = a.address + std::max<std::size_t>(a.size, 1);
   for (std::uintptr_t granule = a.address / 8; granule * 8 < end; ++granule) {
@@ -39,7 +39,6 @@ std::optional<std::string> RaceDetector::access(const Access& a, const ThreadReg
       if (!e.write && !a.write) continue;
       if (e.atomic && a.atomic) continue;
       if (now.covers(e.thread, e.epoch)) continue;
-      if (report) continue;
       if (!reported_.insert({std::min(e.site, a.site), std::max(e.site, a.site)}).second) continue;
       // The two accesses in a fixed order (by site, then thread), not in the order they ran:
       // the executions that run them the other way round report the same race, and a run with
@@ -51,7 +50,8 @@ std::optional<std::string> RaceDetector::access(const Access& a, const ThreadReg
       if (std::make_pair(a.site, threads.name(a.thread)) <
           std::make_pair(e.site, threads.name(e.thread)))
         std::swap(first, second);
-      report = "data race on " + describe_memory(a.address) + ": " + first + " and " + second;
+      reports.push_back("data race on " + describe_memory(a.address) + ": " + first + " and " +
+                        second);
     }
     // Keep what a later access can race with: a write supersedes every earlier access to its
     // bytes (they all happen before it or were reported); a read supersedes its thread's reads.
@@ -62,7 +62,7 @@ std::optional<std::string> RaceDetector::access(const Access& a, const ThreadReg
     entries.push_back(
         {a.thread, epoch, bytes, static_cast<std::uint32_t>(a.size), a.write, a.atomic, a.site});
   }
-  return report;
+  return reports;
 }
 
 }  // namespace weft::runtime::native

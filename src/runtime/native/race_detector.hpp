@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -33,10 +32,12 @@ class RaceDetector {
     std::uint64_t site = 0;  ///< code address, for the report
   };
 
-  /// Records an access; returns a one-line report if it races with an earlier access (each pair
-  /// of sites is reported once per execution). Sites and the address appear as {pc:HEX} and
-  /// {data:HEX} for the driver to symbolize.
-  std::optional<std::string> access(const Access& a, const ThreadRegistry& threads);
+  /// Records an access; returns a one-line report for each earlier access it races with (each
+  /// pair of sites is reported once per execution). Every pair counts: race-directed scheduling
+  /// points promote the sites of each reported race, and an access that a later write of the
+  /// same race supersedes here may race in no other execution. Sites and the address appear as
+  /// {pc:HEX} and {data:HEX} for the driver to symbolize.
+  std::vector<std::string> access(const Access& a, const ThreadRegistry& threads);
 
  private:
   struct Entry {
