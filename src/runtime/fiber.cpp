@@ -9,6 +9,11 @@
 #include <cstdlib>
 #include <cstring>
 
+#if WEFT_FIBER_ASAN
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+
 #if !defined(__x86_64__)
 #error "weft's fibers are implemented for x86-64 only so far"
 #endif
@@ -27,6 +32,10 @@ std::size_t page_size() {
 }  // namespace
 
 Fiber::~Fiber() {
+#if WEFT_FIBER_ASAN
+  // Frames still poisoned there must not poison whatever is mapped at these addresses next.
+  if (stack_) __asan_unpoison_memory_region(stack_low(), stack_bytes());
+#endif
   if (stack_ && !adopted_) munmap(stack_, stack_size_);
 }
 
@@ -80,6 +89,19 @@ void Fiber::start(Entry entry, void* arg, std::size_t stack_bytes, std::uintptr_
     // Guard page: a stack overflow faults instead of corrupting the next stack.
     if (!adopted_) mprotect(stack_, page_size(), PROT_NONE);
   }
+  Entry first = entry;
+  void* first_arg = arg;
+#if WEFT_FIBER_ASAN
+  // The frames of the stack's last run that never returned (the entry's, those suspended in a
+  // switch) left their redzones poisoned; the new run's frames must not trip over them.
+  __asan_unpoison_memory_region(stack_low(), this->stack_bytes());
+  asan_stack_low_ = stack_low();
+  asan_stack_bytes_ = this->stack_bytes();
+  entry_ = entry;
+  arg_ = arg;
+  first = &Fiber::asan_first_entry;
+  first_arg = this;
+#endif
   // Initial frame, popped by weft_fiber_switch: fp control words, r15..rbp, return address.
   auto top = reinterpret_cast<std::uintptr_t>(stack_) + stack_size_;
   top &= ~std::uintptr_t{15};
@@ -90,12 +112,12 @@ void Fiber::start(Entry entry, void* arg, std::size_t stack_bytes, std::uintptr_
   asm volatile("fnstcw %0" : "=m"(fpucw));
   frame[0] = fpucw;
   frame[1] = mxcsr;
-  frame[2] = 0;                                       // r15
-  frame[3] = 0;                                       // r14
-  frame[4] = reinterpret_cast<std::uint64_t>(arg);    // r13
-  frame[5] = reinterpret_cast<std::uint64_t>(entry);  // r12
-  frame[6] = 0;                                       // rbx
-  frame[7] = 0;                                       // rbp
+  frame[2] = 0;                                           // r15
+  frame[3] = 0;                                           // r14
+  frame[4] = reinterpret_cast<std::uint64_t>(first_arg);  // r13
+  frame[5] = reinterpret_cast<std::uint64_t>(first);      // r12
+  frame[6] = 0;                                           // rbx
+  frame[7] = 0;                                           // rbp
   frame[8] = reinterpret_cast<std::uint64_t>(&weft_fiber_trampoline);
   frame[9] = 0;  // after `ret` the stack pointer is here (top - 16): aligned for the call
   frame[10] = 0;
@@ -116,8 +138,47 @@ std::size_t Fiber::stack_bytes() const {
   return stack_ ? stack_size_ - page_size() : 0;
 }
 
+// Under ASan, a switch is announced before it (the destination's stack) and completed after it,
+// on the destination; so ASan checks, and unpoisons on a throw (__asan_handle_no_return), the
+// stack that is really in use. ASan's fake stack of the fiber left (stack-use-after-return
+// checks) is kept in `fake_stack` while the switch is suspended, and given back on its return.
 void Fiber::switch_to(Fiber& from, Fiber& to) {
+#if WEFT_FIBER_ASAN
+  void* fake_stack = nullptr;
+  to.asan_switched_from_ = &from;
+  __sanitizer_start_switch_fiber(&fake_stack, to.asan_stack_low_, to.asan_stack_bytes_);
   weft_fiber_switch(&from.sp_, to.sp_);
+  from.asan_arrived(fake_stack);
+#else
+  weft_fiber_switch(&from.sp_, to.sp_);
+#endif
 }
+
+void Fiber::exit_to(Fiber& from, Fiber& to) {
+#if WEFT_FIBER_ASAN
+  to.asan_switched_from_ = &from;
+  // No place to keep the fake stack: ASan frees it, as `from` is never resumed.
+  __sanitizer_start_switch_fiber(nullptr, to.asan_stack_low_, to.asan_stack_bytes_);
+#endif
+  weft_fiber_switch(&from.sp_, to.sp_);
+  __builtin_unreachable();
+}
+
+#if WEFT_FIBER_ASAN
+// The first code on a started fiber's stack: a switch that began elsewhere completes here, with
+// no fake stack of this fiber to restore yet.
+void Fiber::asan_first_entry(void* self) {
+  auto& fiber = *static_cast<Fiber*>(self);
+  fiber.asan_arrived(nullptr);
+  fiber.entry_(fiber.arg_);
+}
+
+// Completes a switch to this fiber. ASan answers with the stack that was left, which is how a
+// fiber without a stack of its own learns its bounds for the switches back to it.
+void Fiber::asan_arrived(void* fake_stack) {
+  Fiber& left = *asan_switched_from_;
+  __sanitizer_finish_switch_fiber(fake_stack, &left.asan_stack_low_, &left.asan_stack_bytes_);
+}
+#endif
 
 }  // namespace weft::runtime

@@ -8,6 +8,16 @@
 #include <cstdint>
 #include <vector>
 
+// Under AddressSanitizer every switch is announced to it (fiber.cpp); other builds compile none
+// of that. GCC says so with __SANITIZE_ADDRESS__, clang with __has_feature.
+#if defined(__SANITIZE_ADDRESS__)
+#define WEFT_FIBER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define WEFT_FIBER_ASAN 1
+#endif
+#endif
+
 namespace weft::runtime {
 
 /// A stack plus a saved stack pointer. `entry(arg)` runs on the first switch to it and must never
@@ -36,9 +46,25 @@ class Fiber {
   std::uintptr_t saved_frame_pointer() const;
   /// Saves the current context into `from` and resumes `to`.
   static void switch_to(Fiber& from, Fiber& to);
+  /// Resumes `to` and never comes back: `from`'s entry is done, and `from` may only be start()ed
+  /// again. (AddressSanitizer then frees what it kept for `from`'s stack.)
+  [[noreturn]] static void exit_to(Fiber& from, Fiber& to);
 
  private:
   void clear_adopted_stack();
+#if WEFT_FIBER_ASAN
+  static void asan_first_entry(void* self);
+  void asan_arrived(void* fake_stack);
+
+  // The stack ASan is told about when a switch goes to this fiber. For a fiber without a stack
+  // of its own (the OS thread's) only ASan knows it: it tells it when the first switch away
+  // from it completes.
+  const void* asan_stack_low_ = nullptr;
+  std::size_t asan_stack_bytes_ = 0;
+  Fiber* asan_switched_from_ = nullptr;  // whose switch to this fiber is completing
+  Entry entry_ = nullptr;
+  void* arg_ = nullptr;
+#endif
 
   void* sp_ = nullptr;
   bool adopted_ = false;  // the stack was mapped by an earlier execution; never unmapped here

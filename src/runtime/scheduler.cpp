@@ -121,12 +121,21 @@ struct Scheduler::Impl {
       Fiber::switch_to(*t.fiber, main_fiber);
       return;
     }
+    hand_back_os_thread_state(t);
+    Fiber::switch_to(*t.fiber, main_fiber);
+    errno = t.saved_errno;
+  }
+  // The last switch of a finished thread: its fiber is never resumed, only started afresh.
+  [[noreturn]] void leave_finished_thread(ThreadRec& t) {
+    if (!t.storage) hand_back_os_thread_state(t);
+    Fiber::exit_to(*t.fiber, main_fiber);
+  }
+  // Keeps the thread's errno and exception state, and gives the scheduler back its own.
+  void hand_back_os_thread_state(ThreadRec& t) {
     EhGlobals* g = eh_globals();
     t.eh = *g;
     *g = main_eh;
     t.saved_errno = errno;
-    Fiber::switch_to(*t.fiber, main_fiber);
-    errno = t.saved_errno;
   }
 
   static void thread_entry(void* arg) {
@@ -149,8 +158,7 @@ struct Scheduler::Impl {
     t.body = nullptr;
     t.finished = true;
     self.waiting.erase(t.id);
-    self.switch_to_scheduler(t);
-    __builtin_unreachable();
+    self.leave_finished_thread(t);
   }
 
   const RunLimits* limits = nullptr;
