@@ -68,14 +68,16 @@ void Fiber::clear_adopted_stack() {
 }
 
 void Fiber::start(Entry entry, void* arg, std::size_t stack_bytes, std::uintptr_t place_at,
-                  bool adopt) {
+                  bool adopt, bool mapped) {
   if (!stack_) {
     stack_size_ = stack_bytes + page_size();
     const int flags =
         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | (place_at ? MAP_FIXED_NOREPLACE : 0);
-    stack_ =
-        mmap(reinterpret_cast<void*>(place_at), stack_size_, PROT_READ | PROT_WRITE, flags, -1, 0);
-    if (stack_ == MAP_FAILED && place_at && adopt && errno == EEXIST) {
+    const bool known = place_at && adopt && mapped;
+    if (!known)
+      stack_ = mmap(reinterpret_cast<void*>(place_at), stack_size_, PROT_READ | PROT_WRITE, flags,
+                    -1, 0);
+    if (known || (stack_ == MAP_FAILED && place_at && adopt && errno == EEXIST)) {
       stack_ = reinterpret_cast<void*>(place_at);
       clear_adopted_stack();
     } else if (stack_ == MAP_FAILED && place_at)

@@ -36,11 +36,17 @@ class Fiber {
   /// (so that a thread's stack addresses do not depend on the order threads were created in).
   /// With `adopt`, a stack of the same size already mapped at `place_at` (left by an earlier
   /// execution of the same process) is taken over and cleared, which is cheaper than a new one.
+  /// With `mapped` as well, the stack is known to be there: it is taken over without asking
+  /// the kernel.
   void start(Entry entry, void* arg, std::size_t stack_bytes, std::uintptr_t place_at = 0,
-             bool adopt = false);
+             bool adopt = false, bool mapped = false);
   /// The usable stack (above the guard page): its lowest address and size. Null before start().
   void* stack_low() const;
   std::size_t stack_bytes() const;
+  /// Whether its stack (with the guard page) starts at `place`.
+  bool placed_at(std::uintptr_t place) const {
+    return place && stack_ == reinterpret_cast<void*>(place);
+  }
   /// The frame pointer (%rbp) the fiber had when it last switched away, where a walk of its
   /// frames starts (reports name locals by frame); 0 if it never ran or is running.
   std::uintptr_t saved_frame_pointer() const;

@@ -171,7 +171,7 @@ struct Scheduler::Impl {
 
   // A stack address from the thread's name, probing past slots other threads of this execution
   // took (only hash collisions make two executions place a thread differently).
-  std::uintptr_t stack_place(ThreadId id) {
+  std::uintptr_t stack_place(ThreadId id, std::uintptr_t* slot_out = nullptr) {
     if (!limits || !limits->stack_region) return 0;
     constexpr std::uintptr_t kSlots = RunLimits::kStackSlots;
     const std::string& name = registry.name(id);
@@ -180,6 +180,7 @@ struct Scheduler::Impl {
            used_stack_slots.end())
       slot = (slot + 1) % kSlots;
     used_stack_slots.push_back(slot);
+    if (slot_out) *slot_out = slot;
     const std::uintptr_t stride = RunLimits::stack_region_bytes(limits->stack_bytes) / kSlots;
     return limits->stack_region + slot * stride;
   }
@@ -199,16 +200,27 @@ struct Scheduler::Impl {
     if (fiber_pool.empty()) fiber_pool.push_back(std::make_unique<Fiber>());
     rec->fiber = fiber_pool.back().release();
     fiber_pool.pop_back();
+    std::uintptr_t slot = RunLimits::kStackSlots;
+    const std::uintptr_t place = stack_place(id, &slot);
+    const bool adopt = limits && limits->adopt_placed_stacks;
+    std::uint8_t* mapped = adopt && limits->mapped_stack_slots && slot < RunLimits::kStackSlots
+                               ? &limits->mapped_stack_slots[slot]
+                               : nullptr;
+    // Bit 0: the stack is mapped; bit 1: the storage beside it too.
     rec->fiber->start(&Impl::thread_entry, rec.get(),
-                      limits ? limits->stack_bytes : kFiberStackBytes, stack_place(id),
-                      limits && limits->adopt_placed_stacks);
+                      limits ? limits->stack_bytes : kFiberStackBytes, place, adopt,
+                      mapped && (*mapped & 1));
+    const std::uintptr_t stack = reinterpret_cast<std::uintptr_t>(rec->fiber->stack_low());
+    const bool placed = limits && limits->stack_region && stack >= limits->stack_region;
+    if (mapped && rec->fiber->placed_at(place)) *mapped |= 1;
     if (limits && limits->thread_storage && id != kMainThread) {
       // Beside its stack, in the gap before the next slot's: it stays with the stack.
       storage_owner = limits->thread_storage;
-      const std::uintptr_t stack = reinterpret_cast<std::uintptr_t>(rec->fiber->stack_low());
-      const bool placed = limits->stack_region && stack >= limits->stack_region;
+      bool storage_placed = false;
       rec->storage = storage_owner->create(id, placed ? stack + rec->fiber->stack_bytes() : 0,
-                                           placed ? kStorageGap : 0);
+                                           placed ? kStorageGap : 0,
+                                           placed && mapped && (*mapped & 2), &storage_placed);
+      if (storage_placed && mapped) *mapped |= 2;
     }
     if (id >= by_id.size()) by_id.resize(id + 1, nullptr);
     by_id[id] = rec.release();

@@ -38,6 +38,11 @@ struct RunLimits {
   /// Take over a stack an earlier execution of this process left at a thread's place (a worker
   /// process that runs many executions), clearing it, instead of mapping a new one.
   bool adopt_placed_stacks = false;
+  /// With adopt_placed_stacks: one byte per stack slot in memory that outlives executions (a
+  /// worker does not write it back with the rest of its memory), where the scheduler notes the
+  /// slots whose stack and storage are mapped, so that later executions take them over without
+  /// asking the kernel (a failed mmap per thread and execution). nullptr: ask.
+  std::uint8_t* mapped_stack_slots = nullptr;
   /// Gives every thread but the first its own thread-local storage, switched with its fiber
   /// (nullptr: all threads share the OS thread's, with errno and the C++ exception state
   /// swapped on each switch). Not owned.

@@ -19,8 +19,10 @@ class ThreadStorage {
   virtual ~ThreadStorage() = default;
   /// The thread pointer of a new thread's storage, initialised as a new thread's would be.
   /// [`place`, `place` + `bytes`) is address space the thread may keep its storage in, free or
-  /// left there by an earlier execution of this process for the same thread (0: none).
-  virtual void* create(ThreadId id, std::uintptr_t place, std::size_t bytes) = 0;
+  /// left there by an earlier execution of this process for the same thread (0: none);
+  /// `mapped`: it is known to be left there. Sets `*placed` to whether the storage is there.
+  virtual void* create(ThreadId id, std::uintptr_t place, std::size_t bytes, bool mapped,
+                       bool* placed) = 0;
   /// Frees what `create` returned (the thread's fiber will not run again).
   virtual void release(void* thread_pointer) = 0;
 };

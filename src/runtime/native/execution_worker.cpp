@@ -221,6 +221,7 @@ namespace {
   CommandBuffer command;
   MemorySnapshot snapshot;
   const OpenDescriptors descriptors;
+  NativeRuntime::mapped_stack_slots();  // before the snapshot: it must outlive every restore
   const bool ok = command.ok() && snapshot.capture();
   shared.state.store(ok ? kIdle : kUnavailable);
   if (!ok) _exit(0);

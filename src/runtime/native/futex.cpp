@@ -5,6 +5,8 @@
 // start waiting, one step) and kFutexWoken (blocks until a wake), a wake is kFutexWake, so the
 // strategies explore them like condition variables, and a wait no thread will end is reported
 // in a deadlock.
+#include "futex.hpp"
+
 #include <errno.h>
 #include <linux/futex.h>
 #include <stdarg.h>
@@ -15,7 +17,6 @@
 #include <cstdint>
 #include <string>
 
-#include "futex.hpp"
 #include "native_runtime.hpp"
 #include "real_functions.hpp"
 

@@ -1,5 +1,7 @@
 #include "native_runtime.hpp"
 
+#include <sys/mman.h>
+
 #include <csignal>
 #include <cstdlib>
 #include <functional>
@@ -34,6 +36,18 @@ std::uintptr_t NativeRuntime::stack_region_begin() {
 }
 std::uintptr_t NativeRuntime::stack_region_end() {
   return kStackRegion + RunLimits::stack_region_bytes(kStackBytes);
+}
+
+std::uint8_t* NativeRuntime::mapped_stack_slots() {
+  // Mapped the first time, which a worker makes before it snapshots its memory: the pointer is
+  // then part of the snapshot, and the bytes survive every restore, which writes back private
+  // mappings only (MemorySnapshot), hence a shared one (no other process maps it).
+  static std::uint8_t* slots = [] {
+    void* m = mmap(nullptr, RunLimits::kStackSlots, PROT_READ | PROT_WRITE,
+                   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    return m == MAP_FAILED ? nullptr : static_cast<std::uint8_t*>(m);
+  }();
+  return slots;
 }
 
 ThreadHeap* NativeRuntime::program_heap(std::uint32_t& slot) {
@@ -136,6 +150,7 @@ Trace NativeRuntime::run(const TestDirective& directive, int argc, char** argv, 
   limits.stack_bytes = kStackBytes;
   limits.stack_region = kStackRegion;
   limits.adopt_placed_stacks = options_.in_worker;
+  if (options_.in_worker) limits.mapped_stack_slots = mapped_stack_slots();
   if (GlibcThreadStorage::instance().available())
     limits.thread_storage = &GlibcThreadStorage::instance();
   Trace trace = scheduler_.run(

@@ -3,8 +3,8 @@
 #pragma once
 
 #include <pthread.h>
-#include <signal.h>
 #include <sched.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -87,7 +87,6 @@ struct NativeThread {
   sigset_t awaited_signals{};
 };
 
-
 /// Reader-writer locks and barriers are built from the scheduler's mutexes and condition
 /// variables (keyed by the object's address), so their semantics come out of the modelled ones.
 struct RwLockState {
@@ -163,6 +162,9 @@ class NativeRuntime {
   /// The heap of the program thread running now, and its region slot; nullptr when the
   /// allocation is not the program's (the scheduler itself, or weft's code on a program thread).
   ThreadHeap* program_heap(std::uint32_t& slot);
+  /// Which stack slots have a thread's stack and storage mapped in this process
+  /// (RunLimits::mapped_stack_slots). A worker calls it before it snapshots its memory.
+  static std::uint8_t* mapped_stack_slots();
   /// The region thread stacks are placed in: a worker process keeps them between executions.
   static std::uintptr_t stack_region_begin();
   static std::uintptr_t stack_region_end();

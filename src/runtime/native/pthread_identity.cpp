@@ -20,8 +20,8 @@ using weft::Operation;
 using weft::OpKind;
 using weft::ThreadId;
 using weft::runtime::native::key_of;
-using weft::runtime::native::NativeThread;
 using weft::runtime::native::NativeRuntime;
+using weft::runtime::native::NativeThread;
 using weft::runtime::native::RuntimeScope;
 using weft::runtime::native::ThreadIdentity;
 

@@ -76,14 +76,17 @@ GlibcThreadStorage::GlibcThreadStorage() {
     errno_offset_ = err - libc.data;
 }
 
-void* GlibcThreadStorage::create(ThreadId, std::uintptr_t place, std::size_t bytes) {
+void* GlibcThreadStorage::create(ThreadId, std::uintptr_t place, std::size_t bytes, bool mapped,
+                                 bool* placed) {
+  *placed = false;
   if (!allocate_) return nullptr;
   char* tp = nullptr;
   const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   const std::size_t need = (static_size_ + static_align_ + page - 1) / page * page;
   if (place && tcb_size_ && need <= bytes) {
-    void* block = mmap(reinterpret_cast<void*>(place), need, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    void* block = mapped ? reinterpret_cast<void*>(place)
+                         : mmap(reinterpret_cast<void*>(place), need, PROT_READ | PROT_WRITE,
+                                MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
     // Already there: left by an earlier execution for this thread's place, and reused.
     if (block == MAP_FAILED && errno == EEXIST) block = reinterpret_cast<void*>(place);
     if (block == reinterpret_cast<void*>(place)) {
@@ -92,6 +95,7 @@ void* GlibcThreadStorage::create(ThreadId, std::uintptr_t place, std::size_t byt
       std::memset(reinterpret_cast<void*>(tcb), 0, tcb_size_);
       tp = static_cast<char*>(allocate_(reinterpret_cast<void*>(tcb)));
       if (tp) placed_.push_back(tp);
+      *placed = tp != nullptr;
     }
   }
   if (!tp) tp = static_cast<char*>(allocate_(nullptr));

@@ -29,7 +29,8 @@ class GlibcThreadStorage final : public ThreadStorage {
   /// storage, with errno and the C++ exception state swapped on each switch).
   bool available() const { return allocate_ != nullptr; }
 
-  void* create(ThreadId id, std::uintptr_t place, std::size_t bytes) override;
+  void* create(ThreadId id, std::uintptr_t place, std::size_t bytes, bool mapped,
+               bool* placed) override;
   void release(void* thread_pointer) override;
 
  private:
