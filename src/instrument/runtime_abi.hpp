@@ -1,5 +1,5 @@
 // The C ABI between instrumented code and the weft runtime: hook names and argument encodings.
-// Must match the runtime's definitions in src/runtime/native.
+// The runtime includes it too (memory_hooks.cpp), so the encodings have one home.
 #pragma once
 
 #include <cstdint>

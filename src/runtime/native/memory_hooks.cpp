@@ -3,6 +3,7 @@
 // for data races and atomics are the scheduling points.
 #include <cstdint>
 
+#include "../../instrument/runtime_abi.hpp"
 #include "native_runtime.hpp"
 
 using weft::Operation;
@@ -15,10 +16,13 @@ using weft::runtime::native::SpinTracker;
 
 namespace {
 
-// Kinds of atomic instruction, as the pass numbers them.
-enum AtomicKind : std::uint32_t { kLoad = 0, kStore = 1, kRmw = 2, kCmpXchg = 3, kFence = 4 };
-// The `kind` argument of __weft_asm (runtime_abi.hpp AsmKind).
-enum AsmKind : std::uint32_t { kAsmBarrier = 0, kAsmOpaque = 1 };
+// The hooks' argument encodings, shared with the pass (runtime_abi.hpp).
+using weft::instrument::AsmKind;
+using weft::instrument::AtomicKind;
+constexpr std::uint32_t kLoad = static_cast<std::uint32_t>(AtomicKind::kLoad);
+constexpr std::uint32_t kStore = static_cast<std::uint32_t>(AtomicKind::kStore);
+constexpr std::uint32_t kFence = static_cast<std::uint32_t>(AtomicKind::kFence);
+constexpr std::uint32_t kAsmBarrier = static_cast<std::uint32_t>(AsmKind::kBarrier);
 
 std::uint32_t clamp_size(std::uint64_t size) {
   return size > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(size);
