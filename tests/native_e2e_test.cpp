@@ -11,83 +11,15 @@
 #include <set>
 #include <string>
 
+#include "native_cli.hpp"
 #include "test_support.hpp"
 #include "weft/weft.hpp"
 
 namespace {
 
+using namespace weft::test;
 using nlohmann::json;
 using weft::explorer::StrategyKind;
-
-struct CliRun {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-  json result;
-};
-
-std::string fixture(const std::string& name) {
-  return std::string(WEFT_NATIVE_FIXTURES) + "/" + name;
-}
-
-std::string slurp(FILE* f) {
-  std::string s;
-  char buf[4096];
-  while (f && std::fgets(buf, sizeof buf, f)) s += buf;
-  return s;
-}
-
-// Runs the shell command `command_line` (with `input` on its stdin); parses stdout as JSON when
-// it is JSON, and keeps stderr.
-CliRun shell(const std::string& command_line, const std::string& input = "") {
-  const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  const auto dir = std::filesystem::temp_directory_path();
-  const std::string err_file = (dir / ("weft-e2e-" + test + ".stderr")).string();
-  const std::string in_file = (dir / ("weft-e2e-" + test + ".stdin")).string();
-  {
-    std::FILE* in = std::fopen(in_file.c_str(), "w");
-    std::fputs(input.c_str(), in);
-    std::fclose(in);
-  }
-  const std::string command = command_line + " <" + in_file + " 2>" + err_file;
-  CliRun r;
-  FILE* p = popen(command.c_str(), "r");
-  r.out = slurp(p);
-  const int status = p ? pclose(p) : -1;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::FILE* err = std::fopen(err_file.c_str(), "r");
-  r.err = slurp(err);
-  if (err) std::fclose(err);
-  r.result = json::parse(r.out, nullptr, false);
-  return r;
-}
-
-// Runs the weft command line with `args`.
-CliRun weft_cli(const std::string& args, const std::string& input = "") {
-  return shell(std::string(WEFT_BIN) + " " + args, input);
-}
-
-// Per test and program, so that tests running in parallel do not share files.
-std::string replay_file(const std::string& name) {
-  const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  return (std::filesystem::temp_directory_path() / ("weft-e2e-" + test + "-" + name + ".json"))
-      .string();
-}
-
-CliRun check(const std::string& file, const std::string& options = "") {
-  return weft_cli("check " + fixture(file) + " --json -q --replay-file " + replay_file(file) + " " +
-                  options);
-}
-
-std::string first_bug_kind(const CliRun& r) {
-  return r.result["bugs"][0]["kind"].get<std::string>();
-}
-std::string first_bug_message(const CliRun& r) {
-  return r.result["bugs"][0]["message"].get<std::string>();
-}
-std::uint64_t stat(const CliRun& r, const char* name) {
-  return r.result["statistics"][name].get<std::uint64_t>();
-}
 
 TEST(NativeEndToEnd, LostUpdateIsFoundWithSourceLocations) {
   const CliRun r = check("lost_update.c");
@@ -512,8 +444,7 @@ TEST(NativeRobustness, UnsupportedFunctionStopsTheRunNamingIt) {
   const struct {
     const char* program;
     const char* call;
-  } cases[] = {{"cancel_thread.c", "pthread_cancel"},
-               {"fork_in_program.c", "fork"}};
+  } cases[] = {{"cancel_thread.c", "pthread_cancel"}, {"fork_in_program.c", "fork"}};
   for (const auto& c : cases) {
     const CliRun r = check(c.program);
     EXPECT_EQ(r.exit_code, 2) << c.program << r.out;
@@ -983,9 +914,10 @@ TEST(NativeRobustness, WaitForASignalNoThreadSendsLastsForEver) {
   const CliRun joined = check("waits_for_signal.c", "-- -DJOIN_IT");
   ASSERT_EQ(joined.exit_code, 1) << joined.out;
   EXPECT_EQ(first_bug_kind(joined), "deadlock");
-  EXPECT_NE(first_bug_message(joined).find(
-                "thread 0.0 waits on futex word a_signal_sent_by_another_thread at waits_for_signal.c:"),
-            std::string::npos)
+  EXPECT_NE(
+      first_bug_message(joined).find(
+          "thread 0.0 waits on futex word a_signal_sent_by_another_thread at waits_for_signal.c:"),
+      std::string::npos)
       << first_bug_message(joined);
 }
 

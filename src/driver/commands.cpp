@@ -459,6 +459,8 @@ static int replay_command_unguarded(const std::string& replay_file, const std::s
   program.options.max_threads = file.options.max_threads;
   program.options.nondet_value = file.options.nondet_value;
   program.options.keep_spinning = file.options.keep_spinning;
+  program.options.memory_checks = file.options.memory_checks;
+  program.options.leaks = file.options.leaks;
   program.options.promoted_sites = file.options.promoted_sites;
   program.options.execution_seconds = file.options.execution_seconds;
   std::uint64_t base = 0;

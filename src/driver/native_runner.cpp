@@ -67,6 +67,8 @@ std::vector<std::string> program_environment(const ProgramOptions& o) {
   if (o.show_output) env.push_back("WEFT_SHOW_OUTPUT=1");
   if (o.fresh_process) env.push_back(std::string(native::kFreshProcessEnv) + "=1");
   if (o.keep_spinning) env.push_back(std::string(native::kKeepSpinningEnv) + "=1");
+  if (!o.memory_checks) env.push_back(std::string(native::kMemoryChecksEnv) + "=0");
+  if (o.leaks) env.push_back(std::string(native::kLeaksEnv) + "=1");
   if (!o.promoted_sites.empty()) {
     std::string sites;
     for (std::uint64_t site : o.promoted_sites) sites += (sites.empty() ? "" : ",") + hex(site);

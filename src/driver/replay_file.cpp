@@ -144,6 +144,8 @@ std::string replay_file_text(const ReplayFile& file) {
                   {"max_threads", file.options.max_threads},
                   {"nondet", file.options.nondet_value},
                   {"keep_spinning", file.options.keep_spinning},
+                  {"memory_checks", file.options.memory_checks},
+                  {"leaks", file.options.leaks},
                   {"promoted_sites", file.options.promoted_sites},
                   {"execution_timeout", file.options.execution_seconds},
                   {"schedule", file.schedule},
@@ -203,6 +205,9 @@ ReplayFile parse_replay_file(std::string_view text, const std::string& file_name
                                            std::numeric_limits<std::int64_t>::max());
   if (const auto it = j.find("keep_spinning"); it != j.end())
     r.options.keep_spinning = check.boolean(*it, "keep_spinning");
+  if (const auto it = j.find("memory_checks"); it != j.end())
+    r.options.memory_checks = check.boolean(*it, "memory_checks");
+  if (const auto it = j.find("leaks"); it != j.end()) r.options.leaks = check.boolean(*it, "leaks");
   if (const auto it = j.find("promoted_sites"); it != j.end()) {
     if (!it->is_array())
       check.fail("promoted_sites",

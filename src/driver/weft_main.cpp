@@ -64,6 +64,13 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
                "Let threads go around busy-wait loops up to --max-steps, instead of stopping a "
                "thread after an iteration that neither left the loop nor changed anything (such "
                "executions are redundant: others run the writes it waits for first)");
+  cmd.add_flag(
+      "--no-memory-checks", [&p](std::int64_t) { p.options.memory_checks = false; },
+      "Do not check heap accesses and frees for memory errors (use after free, overflows, "
+      "double and invalid frees); frees are then not scheduling points either");
+  cmd.add_flag("--leaks", p.options.leaks,
+               "Report heap blocks still allocated when the program exits, once per allocation "
+               "site");
   cmd.add_flag("--fresh-process", p.options.fresh_process,
                "Fork a fresh process for every execution, instead of one worker process that "
                "restores its memory after each (slower; for programs that change other process "

@@ -10,6 +10,7 @@ Domain domain_of(OpKind kind) {
     case OpKind::kAtomicStore:
     case OpKind::kAtomicRmw:
     case OpKind::kAtomicCas:
+    case OpKind::kFree:
       return Domain::kMemory;
     case OpKind::kMutexLock:
     case OpKind::kMutexTryLock:
@@ -147,6 +148,8 @@ const char* op_name(OpKind kind) {
       return "futex_wake";
     case OpKind::kFutexWoken:
       return "futex_woken";
+    case OpKind::kFree:
+      return "free";
   }
   return "unknown";
 }

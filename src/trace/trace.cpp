@@ -5,7 +5,12 @@ namespace weft {
 bool is_bug(Outcome o) {
   return o == Outcome::kDeadlock || o == Outcome::kAssertionFailure ||
          o == Outcome::kUncaughtException || o == Outcome::kMisuse || o == Outcome::kDataRace ||
-         o == Outcome::kCrash || o == Outcome::kLivelock;
+         o == Outcome::kCrash || o == Outcome::kLivelock || is_memory_error(o) ||
+         o == Outcome::kSanitizerReport;
+}
+
+bool is_memory_error(Outcome o) {
+  return o >= Outcome::kUseAfterFree && o <= Outcome::kMemoryLeak;
 }
 
 bool is_whole_execution_bug(Outcome o) {
@@ -47,6 +52,22 @@ const char* outcome_name(Outcome o) {
       return "spin blocked";
     case Outcome::kLivelock:
       return "livelock";
+    case Outcome::kUseAfterFree:
+      return "use after free";
+    case Outcome::kHeapOverflow:
+      return "heap buffer overflow";
+    case Outcome::kDoubleFree:
+      return "double free";
+    case Outcome::kInvalidFree:
+      return "invalid free";
+    case Outcome::kFreedRealloc:
+      return "realloc of freed memory";
+    case Outcome::kMismatchedFree:
+      return "mismatched free";
+    case Outcome::kMemoryLeak:
+      return "memory leak";
+    case Outcome::kSanitizerReport:
+      return "sanitizer report";
   }
   return "unknown";
 }

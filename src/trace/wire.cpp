@@ -78,7 +78,7 @@ ThreadId parse_thread(std::string_view s, ThreadRegistry& threads) {
 
 Outcome parse_outcome(std::string_view s) {
   const auto o = parse_number(s, "outcome");
-  if (o > static_cast<unsigned>(Outcome::kLivelock)) throw WireError("unknown outcome");
+  if (o > static_cast<unsigned>(Outcome::kSanitizerReport)) throw WireError("unknown outcome");
   return static_cast<Outcome>(o);
 }
 
@@ -160,7 +160,7 @@ Operation decode_op(std::string_view s, ThreadRegistry& threads) {
     throw WireError("an operation has 5 fields (and 't' if timed, 'f...' with a footprint), got " +
                     quoted(s));
   const auto kind = parse_number(f[0], "operation kind");
-  if (kind > static_cast<unsigned>(OpKind::kFutexWoken))
+  if (kind > static_cast<unsigned>(OpKind::kFree))
     throw WireError("unknown operation kind " + std::to_string(kind));
   op.kind = static_cast<OpKind>(kind);
   op.result = static_cast<std::uint8_t>(parse_number(f[1], "operation result"));

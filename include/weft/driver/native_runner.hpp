@@ -37,6 +37,10 @@ struct ProgramOptions {
   bool fresh_process = false;
   /// Let threads go around busy-wait loops up to the step bound (see kKeepSpinningEnv).
   bool keep_spinning = false;
+  /// Check heap accesses and deallocations for memory errors (kMemoryChecksEnv).
+  bool memory_checks = true;
+  /// Report blocks still allocated when a completed execution ends (kLeaksEnv).
+  bool leaks = false;
   /// With points "sync": code addresses of plain accesses that are scheduling points all the
   /// same, the instructions of races found earlier in the run (kPromotedSitesEnv).
   std::vector<std::uint64_t> promoted_sites;

@@ -20,7 +20,8 @@ inline constexpr std::size_t kMaxReplayFileBytes = std::size_t{64} << 20;
 struct ReplayFile {
   std::string program;  ///< absolute path of the program built by weft-cc
   std::vector<std::string> args;
-  /// The options that decide what an execution does (points, bounds, nondet, keep_spinning),
+  /// The options that decide what an execution does (points, bounds, nondet, keep_spinning,
+  /// memory checks, leaks),
   /// and the time limit of one execution; the limits of exploration runs are not recorded.
   ProgramOptions options;
   std::string schedule;  ///< wire format, "w1:0*2,0.0,..."

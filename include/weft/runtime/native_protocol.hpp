@@ -36,6 +36,10 @@ inline constexpr const char* kFreshProcessEnv = "WEFT_FRESH_PROCESS";
 /// "1": let threads go around busy-wait loops (up to the step bound) instead of stopping them
 /// after one iteration that did not leave the loop.
 inline constexpr const char* kKeepSpinningEnv = "WEFT_KEEP_SPINNING";
+/// "0": no memory-error checks (--no-memory-checks); frees are then not operations either.
+inline constexpr const char* kMemoryChecksEnv = "WEFT_MEMORY_CHECKS";
+/// "1": report heap blocks still allocated when a completed execution ends (--leaks).
+inline constexpr const char* kLeaksEnv = "WEFT_LEAKS";
 /// "1": stop in the debugger (raise SIGTRAP) when a replayed execution reaches its bug.
 inline constexpr const char* kBreakOnBugEnv = "WEFT_BREAK_ON_BUG";
 
@@ -47,8 +51,8 @@ inline constexpr std::uint64_t kAtomicSectionKey = 8;
 inline constexpr const char* kRuntimeMarker = "weft-runtime-v1";
 /// Bumped whenever what the runtime in the program and weft must agree on changes (version 2:
 /// atomic sections carry footprints, and exits wait until no other thread can run; 3: crash
-/// records "W").
-inline constexpr int kProtocolVersion = 3;
+/// records "W"; 4: free is an operation, memory-error options).
+inline constexpr int kProtocolVersion = 4;
 
 // Control lines (text, one per line):
 //   program → weft at start:  "HELLO <version> <load base, hex>"

@@ -59,6 +59,9 @@ enum class OpKind : std::uint8_t {
   /// Second half of a futex wait: blocks until a wake (or, `timed`, may time out: `result` 1
   /// woken, 0 timed out).
   kFutexWoken,
+  /// free/delete of the heap block [object, object+size): a write of the whole block, so it
+  /// conflicts with every access to it (a use after free in one order, none in the other).
+  kFree,
 };
 
 /// The object of an operation that stands for an inline-assembly statement: a kYield for a

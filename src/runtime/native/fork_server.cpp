@@ -56,6 +56,10 @@ NativeOptions options_from_env() {
     o.nondet_value = std::strtoll(v, nullptr, 10);
   const char* keep = std::getenv(weft::native::kKeepSpinningEnv);
   o.stop_spinning = !(keep && *keep == '1');
+  const char* checks = std::getenv(weft::native::kMemoryChecksEnv);
+  o.memory_checks = !(checks && *checks == '0');
+  const char* leaks = std::getenv(weft::native::kLeaksEnv);
+  o.leaks = leaks && *leaks == '1';
   for (const char* p = std::getenv(weft::native::kPromotedSitesEnv); p && *p;) {
     char* end = nullptr;
     const std::uint64_t site = std::strtoull(p, &end, 16);

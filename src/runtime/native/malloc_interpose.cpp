@@ -9,6 +9,7 @@
 #include <cstring>
 #include <new>
 
+#include "memory_errors.hpp"
 #include "native_runtime.hpp"
 #include "real_functions.hpp"
 #include "thread_heap.hpp"
@@ -21,7 +22,12 @@ void* __libc_realloc(void*, size_t);
 void* __libc_memalign(size_t, size_t);
 }
 
+using weft::runtime::native::AllocKind;
+using weft::runtime::native::FreeCall;
+using weft::runtime::native::FreeDetails;
 using weft::runtime::native::NativeRuntime;
+using weft::runtime::native::RaceDetector;
+using weft::runtime::native::RuntimeScope;
 using weft::runtime::native::ThreadHeap;
 
 namespace {
@@ -40,19 +46,56 @@ std::uint32_t running_thread() {
 }
 
 // `site`: the return address into the program (reports say where a block was allocated).
-void* allocate(size_t bytes, size_t alignment, std::uint64_t site) {
+void* allocate(size_t bytes, size_t alignment, std::uint64_t site,
+               AllocKind kind = AllocKind::kMalloc) {
   std::uint32_t slot = 0;
   if (ThreadHeap* heap = program_heap(slot)) {
-    if (void* p = heap->allocate(bytes, alignment, slot, site, running_thread())) return p;
+    if (void* p = heap->allocate(bytes, alignment, slot, site, running_thread(), kind)) return p;
   }
   return alignment <= 16 ? __libc_malloc(bytes) : __libc_memalign(alignment, bytes);
 }
 
-void release(void* p, std::uint64_t site) {
+// A deallocation by the program: a visible operation that conflicts with every access to the
+// block (once there is another thread to interleave with), checked before the block goes.
+void release_checked(NativeRuntime& rt, ThreadHeap& heap, void* p, std::uint64_t site,
+                     const FreeDetails& how) {
+  if (!ThreadHeap::owns(p)) {
+    // A block of the C library's (from before the execution, or weft's own code freeing on a
+    // program thread): no operation of the program's heap, but never a stack or global address.
+    (void)check_free(rt, p, how, site);
+    return __libc_free(p);
+  }
+  auto& sched = rt.scheduler();
+  const bool shared = rt.threads_created() > 1 && !sched.aborting();
+  if (shared) {
+    const auto peek = ThreadHeap::inspect(p);
+    const std::size_t size = peek && !peek->freed ? std::max<std::size_t>(peek->requested, 1) : 1;
+    RuntimeScope scope(rt);
+    sched.perform(weft::Operation{weft::OpKind::kFree, 0, static_cast<std::uint32_t>(size),
+                                  reinterpret_cast<weft::ObjectKey>(p), 0},
+                  site);
+  }
+  // After the operation: another thread may have freed the block while this one waited.
+  const auto block = check_free(rt, p, how, site);
+  if (shared && rt.options().points == weft::runtime::native::Points::kSync) {
+    RuntimeScope scope(rt);
+    auto reports = rt.races().access(
+        RaceDetector::Access{sched.self(), block->start, std::max<std::size_t>(block->requested, 1),
+                             true, false, site, true},
+        rt.registry());
+    for (auto& report : reports) sched.note_failure(weft::Outcome::kDataRace, std::move(report));
+  }
+  heap.release(p, site, sched.self());
+}
+
+void release(void* p, std::uint64_t site, const FreeDetails& how = {}) {
   if (!p) return;
-  if (!ThreadHeap::owns(p)) return __libc_free(p);
   std::uint32_t slot = 0;
-  if (ThreadHeap* heap = program_heap(slot)) heap->release(p, site, running_thread());
+  ThreadHeap* heap = program_heap(slot);
+  NativeRuntime* rt = NativeRuntime::active();
+  if (heap && rt->options().memory_checks) return release_checked(*rt, *heap, p, site, how);
+  if (!ThreadHeap::owns(p)) return __libc_free(p);
+  if (heap) heap->release(p, site, running_thread());
   // Freed by the runtime or after the execution: the block is simply not reused.
 }
 
@@ -88,13 +131,19 @@ void* calloc(size_t count, size_t size) {
 void* realloc(void* p, size_t bytes) {
   const std::uint64_t site = caller(__builtin_return_address(0));
   if (!p) return allocate(bytes, 16, site);
+  const FreeDetails how{FreeCall::kRealloc, {}, {}};
   if (bytes == 0) {
-    release(p, site);
+    release(p, site, how);
     return nullptr;
   }
+  std::uint32_t slot = 0;
+  ThreadHeap* heap = program_heap(slot);
+  NativeRuntime* rt = NativeRuntime::active();
+  // A freed block, or something that is no block, stops the thread, as free would.
+  if (heap && rt->options().memory_checks)
+    (void)weft::runtime::native::check_free(*rt, p, how, site);
   if (!ThreadHeap::owns(p)) {
-    std::uint32_t slot = 0;
-    if (!program_heap(slot)) return __libc_realloc(p, bytes);
+    if (!heap) return __libc_realloc(p, bytes);
     void* q = allocate(bytes, 16, site);
     if (q) {
       std::memcpy(q, p, std::min(bytes, malloc_usable_size(p)));
@@ -110,7 +159,7 @@ void* realloc(void* p, size_t bytes) {
   void* q = allocate(bytes, 16, site);
   if (q) {
     std::memcpy(q, p, have);
-    release(p, site);
+    release(p, site, how);
   }
   return q;
 }
@@ -149,18 +198,20 @@ size_t malloc_usable_size(void* p) {
 // the inside of libstdc++'s operator new (which calls malloc).
 namespace {
 
-void* allocate_or_throw(std::size_t bytes, std::size_t alignment, std::uint64_t site) {
+void* allocate_or_throw(std::size_t bytes, std::size_t alignment, std::uint64_t site,
+                        AllocKind kind) {
   while (true) {
-    if (void* p = allocate(bytes ? bytes : 1, alignment, site)) return p;
+    if (void* p = allocate(bytes ? bytes : 1, alignment, site, kind)) return p;
     std::new_handler handler = std::get_new_handler();
     if (!handler) throw std::bad_alloc();
     handler();
   }
 }
 
-void* allocate_or_null(std::size_t bytes, std::size_t alignment, std::uint64_t site) noexcept {
+void* allocate_or_null(std::size_t bytes, std::size_t alignment, std::uint64_t site,
+                       AllocKind kind) noexcept {
   try {
-    return allocate_or_throw(bytes, alignment, site);
+    return allocate_or_throw(bytes, alignment, site, kind);
   } catch (...) {
     return nullptr;
   }
@@ -173,57 +224,53 @@ std::size_t alignment_of(std::align_val_t a) {
 }  // namespace
 
 void* operator new(std::size_t n) {
-  return allocate_or_throw(n, 16, caller(__builtin_return_address(0)));
+  return allocate_or_throw(n, 16, caller(__builtin_return_address(0)), AllocKind::kNew);
 }
 void* operator new[](std::size_t n) {
-  return allocate_or_throw(n, 16, caller(__builtin_return_address(0)));
+  return allocate_or_throw(n, 16, caller(__builtin_return_address(0)), AllocKind::kNewArray);
 }
 void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
-  return allocate_or_null(n, 16, caller(__builtin_return_address(0)));
+  return allocate_or_null(n, 16, caller(__builtin_return_address(0)), AllocKind::kNew);
 }
 void* operator new[](std::size_t n, const std::nothrow_t&) noexcept {
-  return allocate_or_null(n, 16, caller(__builtin_return_address(0)));
+  return allocate_or_null(n, 16, caller(__builtin_return_address(0)), AllocKind::kNewArray);
 }
 void* operator new(std::size_t n, std::align_val_t a) {
-  return allocate_or_throw(n, alignment_of(a), caller(__builtin_return_address(0)));
+  return allocate_or_throw(n, alignment_of(a), caller(__builtin_return_address(0)),
+                           AllocKind::kNew);
 }
 void* operator new[](std::size_t n, std::align_val_t a) {
-  return allocate_or_throw(n, alignment_of(a), caller(__builtin_return_address(0)));
+  return allocate_or_throw(n, alignment_of(a), caller(__builtin_return_address(0)),
+                           AllocKind::kNewArray);
 }
 void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
-  return allocate_or_null(n, alignment_of(a), caller(__builtin_return_address(0)));
+  return allocate_or_null(n, alignment_of(a), caller(__builtin_return_address(0)), AllocKind::kNew);
 }
 void* operator new[](std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
-  return allocate_or_null(n, alignment_of(a), caller(__builtin_return_address(0)));
+  return allocate_or_null(n, alignment_of(a), caller(__builtin_return_address(0)),
+                          AllocKind::kNewArray);
 }
 
-void operator delete(void* p) noexcept {
-  release(p, caller(__builtin_return_address(0)));
-}
-void operator delete[](void* p) noexcept {
-  release(p, caller(__builtin_return_address(0)));
-}
-void operator delete(void* p, std::size_t) noexcept {
-  release(p, caller(__builtin_return_address(0)));
-}
-void operator delete[](void* p, std::size_t) noexcept {
-  release(p, caller(__builtin_return_address(0)));
-}
-void operator delete(void* p, std::align_val_t) noexcept {
-  release(p, caller(__builtin_return_address(0)));
-}
-void operator delete[](void* p, std::align_val_t) noexcept {
-  release(p, caller(__builtin_return_address(0)));
-}
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept {
-  release(p, caller(__builtin_return_address(0)));
-}
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept {
-  release(p, caller(__builtin_return_address(0)));
-}
-void operator delete(void* p, const std::nothrow_t&) noexcept {
-  release(p, caller(__builtin_return_address(0)));
-}
-void operator delete[](void* p, const std::nothrow_t&) noexcept {
-  release(p, caller(__builtin_return_address(0)));
-}
+// Each form says how the block must have been allocated and, if sized or aligned, its size
+// and alignment: a mismatch is a bug (memory_errors.hpp).
+#define WEFT_DELETE(signature, call, size, alignment)                                              \
+  void signature noexcept {                                                                        \
+    release(p, caller(__builtin_return_address(0)), FreeDetails{FreeCall::call, size, alignment}); \
+  }
+WEFT_DELETE(operator delete(void* p), kDelete, {}, {})
+WEFT_DELETE(operator delete[](void* p), kDeleteArray, {}, {})
+WEFT_DELETE(operator delete(void* p, std::size_t n), kDelete, n, {})
+WEFT_DELETE(operator delete[](void* p, std::size_t n), kDeleteArray, n, {})
+WEFT_DELETE(operator delete(void* p, std::align_val_t a), kDelete, {}, alignment_of(a))
+WEFT_DELETE(operator delete[](void* p, std::align_val_t a), kDeleteArray, {}, alignment_of(a))
+WEFT_DELETE(operator delete(void* p, std::size_t n, std::align_val_t a), kDelete, n,
+            alignment_of(a))
+WEFT_DELETE(operator delete[](void* p, std::size_t n, std::align_val_t a), kDeleteArray, n,
+            alignment_of(a))
+WEFT_DELETE(operator delete(void* p, const std::nothrow_t&), kDelete, {}, {})
+WEFT_DELETE(operator delete[](void* p, const std::nothrow_t&), kDeleteArray, {}, {})
+WEFT_DELETE(operator delete(void* p, std::align_val_t a, const std::nothrow_t&), kDelete, {},
+            alignment_of(a))
+WEFT_DELETE(operator delete[](void* p, std::align_val_t a, const std::nothrow_t&), kDeleteArray, {},
+            alignment_of(a))
+#undef WEFT_DELETE

@@ -100,25 +100,10 @@ std::string describe_stack(NativeRuntime& rt, const StackOwner& o, std::uintptr_
   return "{stack:" + hex(address) + ":" + thread + ":" + frames + "}";
 }
 
-std::string describe_block(NativeRuntime& rt, const HeapBlock& b, std::uintptr_t address) {
-  std::string s =
-      address == b.start ? "the " : "byte " + std::to_string(address - b.start) + " of the ";
-  s += std::to_string(b.requested) + "-byte block allocated";
-  if (b.alloc_site) s += " at " + code_mark(b.alloc_site);
-  s += " by thread " + rt.registry().name(b.alloc_thread);
-  if (b.freed) {
-    s += ", freed";
-    if (b.free_site) s += " at " + code_mark(b.free_site);
-    s += " by thread " + rt.registry().name(b.free_thread);
-  }
-  return s + " (0x" + hex(address) + ")";
-}
-
 std::string describe(std::uintptr_t address, std::uintptr_t running_fp) {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return data_mark(address);
-  if (auto block = ThreadHeap::block_containing(address))
-    return describe_block(*rt, *block, address);
+  if (auto block = ThreadHeap::block_containing(address)) return describe_block(*block, address);
   const StackOwner o = stack_owner(*rt, address);
   if (o.thread != kNoThread) return describe_stack(*rt, o, address, running_fp);
   return data_mark(address);
@@ -143,6 +128,32 @@ std::uint64_t nearest_program_return(const StackOwner& o, std::uint64_t sp) {
 }
 
 }  // namespace
+
+std::string describe_block(const HeapBlock& b, std::uintptr_t address) {
+  NativeRuntime* rt = NativeRuntime::active();
+  const auto name = [&](std::uint32_t thread) {
+    return rt ? rt->registry().name(thread) : std::to_string(thread);
+  };
+  const std::uintptr_t end = b.start + b.requested;
+  std::string s;
+  if (address == b.start)
+    s = "the ";
+  else if (address < b.start)
+    s = std::to_string(b.start - address) + " bytes before the ";
+  else if (address >= end && !(b.requested == 0 && address == b.start))
+    s = std::to_string(address - end) + " bytes after the end of the ";
+  else
+    s = "byte " + std::to_string(address - b.start) + " of the ";
+  s += std::to_string(b.requested) + "-byte block allocated";
+  if (b.alloc_site) s += " at " + code_mark(b.alloc_site);
+  s += " by thread " + name(b.alloc_thread);
+  if (b.freed) {
+    s += ", freed";
+    if (b.free_site) s += " at " + code_mark(b.free_site);
+    s += " by thread " + name(b.free_thread);
+  }
+  return s + " (0x" + hex(address) + ")";
+}
 
 std::string describe_memory(std::uintptr_t address) {
   return describe(address, reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0)));
@@ -170,7 +181,7 @@ std::string describe_crash(int signal, std::uint64_t pc, std::uint64_t address,
   }
   if (signal == SIGSEGV || signal == SIGBUS) {
     if (auto block = ThreadHeap::block_containing(address)) {
-      s += "; the address is " + describe_block(*rt, *block, address);
+      s += "; the address is " + describe_block(*block, address);
     } else {
       const StackOwner o = stack_owner(*rt, address, 4096);
       if (o.thread != kNoThread && address < o.low)

@@ -7,7 +7,14 @@
 #include <cstdint>
 #include <string>
 
+#include "thread_heap.hpp"
+
 namespace weft::runtime::native {
+
+/// `address` in or near heap block `b`: "byte 4 of the 16-byte block allocated at {pc:..} by
+/// thread 0.1, freed at {pc:..} by thread 0 (0x...)", "3 bytes after the end of the ...",
+/// "16 bytes before the ...".
+std::string describe_block(const HeapBlock& b, std::uintptr_t address);
 
 /// The memory at `address`, for a report: "byte 4 of the 16-byte block allocated at {pc:..} by
 /// thread 0.1" (and where it was freed, if it was); a stack address as a {stack:} mark with the

@@ -4,10 +4,13 @@
 #include <cstdint>
 
 #include "../../instrument/runtime_abi.hpp"
+#include "heap_shadow.hpp"
+#include "memory_errors.hpp"
 #include "native_runtime.hpp"
 
 using weft::Operation;
 using weft::OpKind;
+using weft::runtime::native::HeapShadow;
 using weft::runtime::native::NativeRuntime;
 using weft::runtime::native::Points;
 using weft::runtime::native::RaceDetector;
@@ -23,6 +26,15 @@ constexpr std::uint32_t kLoad = static_cast<std::uint32_t>(AtomicKind::kLoad);
 constexpr std::uint32_t kStore = static_cast<std::uint32_t>(AtomicKind::kStore);
 constexpr std::uint32_t kFence = static_cast<std::uint32_t>(AtomicKind::kFence);
 constexpr std::uint32_t kAsmBarrier = static_cast<std::uint32_t>(AsmKind::kBarrier);
+
+// Every instrumented access to the heap is checked against the heap's shadow before it happens
+// (memory_errors.hpp): the test is two compares and a load unless the access is wrong.
+inline void check_heap(NativeRuntime& rt, const void* addr, std::uint64_t size, bool write,
+                       std::uint64_t site) {
+  const auto a = reinterpret_cast<std::uintptr_t>(addr);
+  if (HeapShadow::covers(a) && !HeapShadow::accessible(a, size) && rt.options().memory_checks)
+    weft::runtime::native::heap_access_error(rt, a, size, write, site);
+}
 
 std::uint32_t clamp_size(std::uint64_t size) {
   return size > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(size);
@@ -58,6 +70,7 @@ void plain_access(void* addr, std::uint64_t size, bool write, std::uint64_t site
   // While the main thread is the only thread there has been, no access can race or be
   // reordered with another thread's: everything it does happens before every later thread.
   if (rt->threads_created() == 1) {
+    check_heap(*rt, addr, size, write, site);
     // No other thread can change what a busy-wait loop of main's reads: as good as visible.
     if (rt->self().spin.active()) {
       RuntimeScope scope(*rt);
@@ -76,10 +89,13 @@ void plain_access(void* addr, std::uint64_t size, bool write, std::uint64_t site
     sched.perform(Operation{write ? OpKind::kWrite : OpKind::kRead, 0, clamp_size(size),
                             reinterpret_cast<weft::ObjectKey>(addr), 0},
                   site);
+    // Checked once it is its turn: a free may have run while it waited.
+    check_heap(*rt, addr, size, write, site);
     // What the access right after this hook sees: no other thread runs in between.
     note_for_spin(*rt, addr, size, write, true);
     if (!promoted) return;
   } else {
+    check_heap(*rt, addr, size, write, site);
     // Inside an atomic section (with every access visible) no other thread runs: as good as
     // visible. With --points=sync a plain read is not an event the strategies could reorder.
     note_for_spin(*rt, addr, size, write, all);
@@ -118,13 +134,14 @@ void __weft_atomic(void* addr, std::uint64_t size, std::uint32_t kind, std::uint
   (void)ordering;
   NativeRuntime* rt = NativeRuntime::for_hook();
   if (!rt || kind == kFence) return;
-  RuntimeScope scope(*rt);
   const std::uint64_t site = WEFT_CALLER_SITE();
+  RuntimeScope scope(*rt);
   static constexpr OpKind kOps[] = {OpKind::kAtomicLoad, OpKind::kAtomicStore, OpKind::kAtomicRmw,
                                     OpKind::kAtomicCas};
   auto& sched = rt->scheduler();
   // Inside an atomic section with every access visible, the section is the visible operation.
   if (rt->options().points == Points::kAll && rt->self().atomic_depth > 0) {
+    check_heap(*rt, addr, size, kind != kLoad, site);
     rt->self().section.add(reinterpret_cast<weft::ObjectKey>(addr), size, kind != kLoad);
     note_atomic_for_spin(*rt, addr, size, kind);
     return;
@@ -132,6 +149,7 @@ void __weft_atomic(void* addr, std::uint64_t size, std::uint32_t kind, std::uint
   sched.perform(
       Operation{kOps[kind & 3], 0, clamp_size(size), reinterpret_cast<weft::ObjectKey>(addr), 0},
       site);
+  check_heap(*rt, addr, size, kind != kLoad, site);
   note_atomic_for_spin(*rt, addr, size, kind);
   if (rt->options().points == Points::kSync) {
     auto reports = rt->races().access(

@@ -7,6 +7,7 @@
 #include <functional>
 #include <new>
 
+#include "memory_errors.hpp"
 #include "thread_storage.hpp"
 #include "weft/trace/wire.hpp"
 
@@ -69,6 +70,13 @@ ThreadHeap* NativeRuntime::program_heap(std::uint32_t& slot) {
   }
   slot = t.heap_slot;
   return &t.heap;
+}
+
+std::vector<std::uint32_t> NativeRuntime::heap_slots() const {
+  std::vector<std::uint32_t> slots;
+  for (std::uint32_t s = 0; s < 4096; ++s)
+    if (heap_slots_used_[s / 64] & (std::uint64_t{1} << (s % 64))) slots.push_back(s);
+  return slots;
 }
 
 NativeRuntime::~NativeRuntime() {
@@ -137,7 +145,8 @@ Trace NativeRuntime::run(const TestDirective& directive, int argc, char** argv, 
     // Plain accesses (race-directed scheduling points) do not synchronise: they are checked,
     // not taken as happens-before.
     const OpKind kind = t.events.back().op.kind;
-    if (options_.points == Points::kSync && kind != OpKind::kRead && kind != OpKind::kWrite)
+    if (options_.points == Points::kSync && kind != OpKind::kRead && kind != OpKind::kWrite &&
+        kind != OpKind::kFree)
       races_.on_event(t.events.back());
     // Records lag one event behind: an event's "finished its thread" mark is known only when its
     // thread has run on to the next one.
@@ -166,6 +175,7 @@ Trace NativeRuntime::run(const TestDirective& directive, int argc, char** argv, 
       },
       limits);
   current_trace_ = nullptr;
+  if (options_.leaks && trace.outcome == Outcome::kComplete) report_leaks(*this, trace);
   log_until(trace, trace.events.size());
   active_ = nullptr;
   return trace;

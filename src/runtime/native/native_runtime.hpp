@@ -43,6 +43,11 @@ struct NativeOptions {
   bool in_worker = false;
   /// Stop a thread after one iteration of a busy-wait loop that did not leave it (spin_loops.cpp).
   bool stop_spinning = true;
+  /// Check every heap access and deallocation for memory errors, and make frees visible
+  /// operations (memory_errors.hpp); off with --no-memory-checks.
+  bool memory_checks = true;
+  /// At the end of a completed execution, report blocks still allocated (--leaks).
+  bool leaks = false;
   /// With Points::kSync: the code addresses of plain accesses that are scheduling points all the
   /// same (the instructions of races found earlier), sorted.
   std::vector<std::uint64_t> promoted_sites;
@@ -170,6 +175,8 @@ class NativeRuntime {
   static std::uintptr_t stack_region_end();
   /// Destructors of thread-specific data keys (process-wide: keys outlive executions).
   static std::unordered_map<pthread_key_t, void (*)(void*)>& key_destructors();
+  /// The heap regions the program's threads allocated from in this execution.
+  std::vector<std::uint32_t> heap_slots() const;
   std::uint32_t threads_created() const { return threads_created_; }
   void count_thread() { ++threads_created_; }
 

@@ -8,10 +8,11 @@
 namespace weft::runtime::native {
 namespace {
 
-std::string describe_access(bool write, bool atomic, std::size_t size, const std::string& thread,
-                            std::uint64_t site) {
+std::string describe_access(bool write, bool atomic, bool free, std::size_t size,
+                            const std::string& thread, std::uint64_t site) {
   std::string s = atomic ? (write ? "atomic write" : "atomic read") : (write ? "write" : "read");
-  s += " (" + std::to_string(size) + " bytes) by thread " + thread;
+  s = free ? "free" : s + " (" + std::to_string(size) + " bytes)";
+  s += " by thread " + thread;
   if (site) s += " at " + code_mark(site);
   return s;
 }
@@ -33,7 +34,10 @@ std::vector<std::string> RaceDetector::access(const Access& a, const ThreadRegis
     std::uint8_t bytes = 0;
     for (std::uintptr_t b = lo; b < hi; ++b) bytes |= std::uint8_t(1u << (b - granule * 8));
 
-    auto& entries = shadow_[granule].entries;
+    // A free keeps nothing: its granules are looked up, not made.
+    const auto cell = a.free ? shadow_.find(granule) : shadow_.end();
+    if (a.free && cell == shadow_.end()) continue;
+    auto& entries = a.free ? cell->second.entries : shadow_[granule].entries;
     for (const Entry& e : entries) {
       if (e.thread == a.thread || !(e.bytes & bytes)) continue;
       if (!e.write && !a.write) continue;
@@ -44,14 +48,18 @@ std::vector<std::string> RaceDetector::access(const Access& a, const ThreadRegis
       // the executions that run them the other way round report the same race, and a run with
       // --all-bugs lists it once.
       std::string first =
-          describe_access(e.write, e.atomic, e.size, threads.name(e.thread), e.site);
+          describe_access(e.write, e.atomic, false, e.size, threads.name(e.thread), e.site);
       std::string second =
-          describe_access(a.write, a.atomic, a.size, threads.name(a.thread), a.site);
+          describe_access(a.write, a.atomic, a.free, a.size, threads.name(a.thread), a.site);
       if (std::make_pair(a.site, threads.name(a.thread)) <
           std::make_pair(e.site, threads.name(e.thread)))
         std::swap(first, second);
       reports.push_back("data race on " + describe_memory(a.address) + ": " + first + " and " +
                         second);
+    }
+    if (a.free) {
+      shadow_.erase(cell);
+      continue;
     }
     // Keep what a later access can race with: a write supersedes every earlier access to its
     // bytes (they all happen before it or were reported); a read supersedes its thread's reads.

@@ -30,6 +30,9 @@ class RaceDetector {
     bool write = false;
     bool atomic = false;     ///< atomic accesses never race with each other
     std::uint64_t site = 0;  ///< code address, for the report
+    /// A free of the block [address, address+size): a write of all of it that ends what the
+    /// detector keeps about its bytes (a later access is a use after free, caught as such).
+    bool free = false;
   };
 
   /// Records an access; returns a one-line report for each earlier access it races with (each

@@ -3,18 +3,20 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <climits>
 #include <cstdint>
 #include <cstring>
 #include <new>
 
+#include "heap_shadow.hpp"
+
 namespace weft::runtime::native {
 namespace {
 
-constexpr std::uintptr_t kHeapRegion = 0x200000000000ULL;  // above the thread stacks
-constexpr std::uintptr_t kRegionBytes = std::uintptr_t{1} << 30;
-constexpr std::uintptr_t kSlots = 4096;
+constexpr std::uintptr_t kRegionBytes = kHeapRegionBytes;
+constexpr std::uintptr_t kSlots = kHeapSlots;
 constexpr std::uint32_t kMagic = 0x77656674;
 
 constexpr std::uint32_t kFreedMagic = 0x66726565;
@@ -27,8 +29,8 @@ constexpr std::size_t kMaxAlignment = 32768;  // the header's 16-bit offset; lar
 struct Header {
   std::uint32_t magic;  ///< kMagic while allocated, kFreedMagic once freed
   std::uint8_t size_class;
-  std::uint8_t unused;
-  std::uint16_t offset;  ///< from the block start to the pointer handed out
+  std::uint8_t kind_and_alignment;  ///< AllocKind in bits 0-1, log2 of the alignment above
+  std::uint16_t offset;             ///< from the block start to the pointer handed out
   std::uint32_t requested;
   std::uint16_t alloc_thread;
   std::uint16_t free_thread;
@@ -66,6 +68,45 @@ std::size_t class_for(std::size_t bytes) {
   return lo;
 }
 
+bool valid_magic(std::uint32_t magic) {
+  return magic == kMagic || magic == kFreedMagic;
+}
+
+HeapBlock block_of(const Header& h, std::uintptr_t user) {
+  HeapBlock b;
+  b.start = user;
+  b.requested = h.requested;
+  b.alloc_site = h.alloc_site;
+  b.alloc_thread = h.alloc_thread;
+  b.freed = h.magic == kFreedMagic;
+  b.free_site = h.free_site;
+  b.free_thread = h.free_thread;
+  b.kind = static_cast<AllocKind>(h.kind_and_alignment & 3);
+  b.alignment = std::size_t{1} << (h.kind_and_alignment >> 2);
+  return b;
+}
+
+// Calls f(block start, block end, header of the pointer handed out) for each block carved from
+// the region containing `address`, in address order, up to `address` (all of them if it is the
+// region's end). Blocks were carved one after another from the region's start; the shadow says
+// where the carved part ends, and whether the region is mapped at all.
+template <typename F>
+void walk_region(std::uintptr_t region, std::uintptr_t until, F&& f) {
+  if (!HeapShadow::covers(region)) return;
+  for (std::uintptr_t at = region; at < until && at < region + kRegionBytes;) {
+    if (HeapShadow::state(at) != kBlockHeader) return;
+    const Header* first = reinterpret_cast<const Header*>(at);
+    if (!valid_magic(first->magic) || first->size_class >= ThreadHeap::kClasses) return;
+    const std::uintptr_t end = at + class_size(first->size_class);
+    if (!f(at, end, *(reinterpret_cast<const Header*>(at + first->offset) - 1))) return;
+    at = end;
+  }
+}
+
+std::uintptr_t region_of(std::uintptr_t address) {
+  return kHeapRegion + (address - kHeapRegion) / kRegionBytes * kRegionBytes;
+}
+
 }  // namespace
 
 bool ThreadHeap::owns(const void* p) {
@@ -82,16 +123,19 @@ std::size_t ThreadHeap::usable_size(const void* p) {
 void ThreadHeap::set_requested(void* p, std::size_t bytes) {
   Header* h = static_cast<Header*>(p) - 1;
   h->requested = bytes > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(bytes);
+  const auto user = reinterpret_cast<std::uintptr_t>(p);
+  HeapShadow::mark_resized(user, bytes, user - h->offset + class_size(h->size_class));
 }
 
 void ThreadHeap::unmap_all() {
   munmap(reinterpret_cast<void*>(kHeapRegion), kSlots * kRegionBytes);
+  HeapShadow::unmap();
 }
 
 void* ThreadHeap::allocate(std::size_t bytes, std::size_t alignment, std::uint32_t slot,
-                           std::uint64_t site, std::uint32_t thread) {
+                           std::uint64_t site, std::uint32_t thread, AllocKind kind) {
   if (alignment < 16) alignment = 16;
-  if (alignment > kMaxAlignment) {
+  if (alignment > kMaxAlignment || bytes > UINT32_MAX) {
     errno = ENOMEM;
     return nullptr;
   }
@@ -106,6 +150,10 @@ void* ThreadHeap::allocate(std::size_t bytes, std::size_t alignment, std::uint32
     free_[c] = *free_link(block, c);
   } else {
     if (!next_) {
+      if (!HeapShadow::map()) {
+        errno = ENOMEM;
+        return nullptr;
+      }
       const std::uintptr_t base = kHeapRegion + (slot % kSlots) * kRegionBytes;
       void* m = mmap(reinterpret_cast<void*>(base), kRegionBytes, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
@@ -133,55 +181,104 @@ void* ThreadHeap::allocate(std::size_t bytes, std::size_t alignment, std::uint32
   Header* h = reinterpret_cast<Header*>(user) - 1;
   h->magic = kMagic;
   h->size_class = static_cast<std::uint8_t>(c);
+  h->kind_and_alignment =
+      static_cast<std::uint8_t>(static_cast<unsigned>(kind) | (std::countr_zero(alignment) << 2));
   h->offset = offset;
-  h->requested = bytes > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(bytes);
+  h->requested = static_cast<std::uint32_t>(bytes);
   h->alloc_thread = static_cast<std::uint16_t>(thread);
   h->free_thread = 0;
   h->alloc_site = site;
   h->free_site = 0;
+  HeapShadow::mark_allocated(reinterpret_cast<std::uintptr_t>(block), user, bytes,
+                             reinterpret_cast<std::uintptr_t>(block) + class_size(c));
   return reinterpret_cast<void*>(user);
 }
 
 void ThreadHeap::release(void* p, std::uint64_t site, std::uint32_t thread) {
   Header* h = static_cast<Header*>(p) - 1;
-  if (h->magic != kMagic) return;  // not a live block of ours (double free): leave it
+  if (h->magic != kMagic) return;  // the caller checked; never free a block twice
   char* block = static_cast<char*>(p) - h->offset;
   const std::uint32_t c = h->size_class;
   h->magic = kFreedMagic;
   h->free_site = site;
   h->free_thread = static_cast<std::uint16_t>(thread);
   reinterpret_cast<Header*>(block)->magic = kFreedMagic;
-  *free_link(block, c) = free_[c];
-  free_[c] = block;
+  HeapShadow::mark_freed(reinterpret_cast<std::uintptr_t>(p),
+                         reinterpret_cast<std::uintptr_t>(block) + class_size(c));
+  // Into the quarantine, so that a use after free finds the block freed rather than reused;
+  // the oldest blocks leave it for the free lists once it holds more than kQuarantineBytes.
+  *free_link(block, c) = nullptr;
+  if (quarantine_tail_)
+    *free_link(quarantine_tail_, reinterpret_cast<Header*>(quarantine_tail_)->size_class) = block;
+  else
+    quarantine_head_ = block;
+  quarantine_tail_ = block;
+  quarantined_ += class_size(c);
+  while (quarantined_ > kQuarantineBytes && quarantine_head_ != quarantine_tail_) {
+    char* oldest = quarantine_head_;
+    const std::uint32_t oc = reinterpret_cast<Header*>(oldest)->size_class;
+    quarantine_head_ = static_cast<char*>(*free_link(oldest, oc));
+    quarantined_ -= class_size(oc);
+    *free_link(oldest, oc) = free_[oc];
+    free_[oc] = oldest;
+  }
+}
+
+std::optional<HeapBlock> ThreadHeap::inspect(const void* p) {
+  const auto user = reinterpret_cast<std::uintptr_t>(p);
+  if (user % kShadowGranule || !HeapShadow::covers(user) || user - kHeapRegion < sizeof(Header))
+    return std::nullopt;
+  // Only the granules before a block's first byte are a header.
+  if (HeapShadow::state(user - kShadowGranule) != kBlockHeader) return std::nullopt;
+  const Header* h = static_cast<const Header*>(p) - 1;
+  if (!valid_magic(h->magic) || h->size_class >= kClasses || h->offset < sizeof(Header))
+    return std::nullopt;
+  const Header* first = reinterpret_cast<const Header*>(user - h->offset);
+  if (!valid_magic(first->magic) || first->offset != h->offset) return std::nullopt;
+  return block_of(*h, user);
 }
 
 std::optional<HeapBlock> ThreadHeap::block_containing(std::uintptr_t address) {
-  if (!owns(reinterpret_cast<const void*>(address))) return std::nullopt;
-  const std::uintptr_t region = kHeapRegion + (address - kHeapRegion) / kRegionBytes * kRegionBytes;
-  // Blocks were carved one after another from the region's start; untouched memory reads as 0.
-  for (std::uintptr_t at = region; at <= address;) {
-    const Header* first = reinterpret_cast<const Header*>(at);
-    if ((first->magic != kMagic && first->magic != kFreedMagic) || first->size_class >= kClasses)
-      return std::nullopt;
-    const std::uintptr_t end = at + class_size(first->size_class);
-    if (address < end) {
-      const Header* h = reinterpret_cast<const Header*>(at + first->offset) - 1;
-      const std::uintptr_t user = at + first->offset;
-      if (address < user || address >= user + std::max<std::uint32_t>(h->requested, 1))
-        return std::nullopt;  // in a header or the slack after the requested bytes
-      HeapBlock b;
-      b.start = user;
-      b.requested = h->requested;
-      b.alloc_site = h->alloc_site;
-      b.alloc_thread = h->alloc_thread;
-      b.freed = h->magic == kFreedMagic;
-      b.free_site = h->free_site;
-      b.free_thread = h->free_thread;
-      return b;
-    }
-    at = end;
-  }
-  return std::nullopt;
+  if (!HeapShadow::covers(address)) return std::nullopt;
+  std::optional<HeapBlock> found;
+  walk_region(region_of(address), address + 1,
+              [&](std::uintptr_t at, std::uintptr_t end, const Header& h) {
+                if (address >= end) return true;
+                const std::uintptr_t user = at + h.offset;
+                // Not in a header or the slack after the requested bytes.
+                if (address >= user && address < user + std::max<std::uint32_t>(h.requested, 1))
+                  found = block_of(h, user);
+                return false;
+              });
+  return found;
+}
+
+std::optional<HeapBlock> ThreadHeap::block_nearest(std::uintptr_t address) {
+  if (!HeapShadow::covers(address)) return std::nullopt;
+  std::optional<HeapBlock> before, after;
+  walk_region(region_of(address), kHeapRegion + kHeapBytes,
+              [&](std::uintptr_t at, std::uintptr_t, const Header& h) {
+                const std::uintptr_t user = at + h.offset;
+                if (user <= address) {
+                  before = block_of(h, user);
+                  return true;
+                }
+                after = block_of(h, user);
+                return false;
+              });
+  if (!before) return after;
+  if (!after) return before;
+  const std::uintptr_t past_before = address - (before->start + before->requested);
+  return past_before <= after->start - address ? before : after;
+}
+
+void ThreadHeap::for_each_live_block(std::uint32_t slot,
+                                     const std::function<void(const HeapBlock&)>& f) {
+  walk_region(kHeapRegion + (slot % kSlots) * kRegionBytes, kHeapRegion + kHeapBytes,
+              [&](std::uintptr_t at, std::uintptr_t, const Header& h) {
+                if (h.magic == kMagic) f(block_of(h, at + h.offset));
+                return true;
+              });
 }
 
 }  // namespace weft::runtime::native
