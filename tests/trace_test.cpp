@@ -67,6 +67,32 @@ TEST(Dependence, FutexOperationsOnOneWordAndTheWordsWrites) {
 
 // A woken thread comes after the wake that woke it, and what the waker wrote before the wake
 // happens before what the woken thread does next.
+TEST(Dependence, AFreeConflictsWithEveryAccessToItsBlock) {
+  const auto p = ReadPolicy::kReadsCommute;
+  const auto free_block = ev(1, OpKind::kFree, 1024, 4096);
+  EXPECT_TRUE(dependent(free_block, ev(2, OpKind::kRead, 1024 + 4000), p));
+  EXPECT_TRUE(dependent(free_block, ev(2, OpKind::kWrite, 1020, 8), p));  // straddles the start
+  EXPECT_FALSE(dependent(free_block, ev(2, OpKind::kRead, 1024 + 4096), p));
+  EXPECT_TRUE(dependent(free_block, ev(2, OpKind::kFree, 1024, 4096), p));  // a double free
+}
+
+// A free records itself only in granules with a history (freed_blocks.hpp); an access to a
+// granule nobody touched before the free must still come after it.
+TEST(Clocks, AnAccessToAFreedBlockHappensAfterTheFreeWhereverItIs) {
+  ClockTracker clocks(ReadPolicy::kReadsCommute);
+  clocks.add(ev(1, OpKind::kRead, 1024));  // thread 1 read the first bytes
+  const VectorClock freed = clocks.add(ev(1, OpKind::kFree, 1024, 1 << 20));
+  const VectorClock late = clocks.add(ev(2, OpKind::kRead, 1024 + 700000));
+  EXPECT_GE(late[1], freed[1]);
+  const VectorClock outside = clocks.add(ev(3, OpKind::kRead, 1024 + (1 << 20)));
+  EXPECT_EQ(outside[1], 0u);
+  // And the free comes after the accesses before it.
+  ClockTracker other(ReadPolicy::kReadsCommute);
+  const VectorClock read = other.add(ev(2, OpKind::kRead, 1024 + 5000));
+  const VectorClock freed_later = other.add(ev(1, OpKind::kFree, 1024, 1 << 20));
+  EXPECT_GE(freed_later[2], read[2]);
+}
+
 TEST(Clocks, AFutexWakeHappensBeforeTheWaitItEnds) {
   ClockTracker clocks(ReadPolicy::kReadsCommute);
   clocks.add(ev(1, OpKind::kFutexWait, 64, 4, 0));

@@ -14,6 +14,7 @@
 #include "wakeup_tree.hpp"
 #include "weft/trace/byte_classes.hpp"
 #include "weft/trace/clock_tracker.hpp"
+#include "weft/trace/freed_blocks.hpp"
 
 namespace weft::explorer {
 namespace {
@@ -39,20 +40,33 @@ class RaceCandidates {
       if (auto it = map.find(key); it != map.end()) out.push_back(it->second);
     };
     // A memory operation, or each access of an atomic section with a known footprint.
-    for_each_access(op, [&](ObjectKey g, ByteMask read_only, ByteMask written) {
-      auto it = memory_.find(g);
-      if (it == memory_.end()) return;
-      it->second.for_each(written, [&](const Access& a) {
+    const auto against = [&](const ByteClasses<Access>& classes, ByteMask read_only,
+                             ByteMask written) {
+      classes.for_each(written, [&](const Access& a) {
         if (!a.reads_since.empty()) {
           out.insert(out.end(), a.reads_since.begin(), a.reads_since.end());
         } else if (a.last_write != kNone) {
           out.push_back(a.last_write);
         }
       });
-      it->second.for_each(read_only, [&](const Access& a) {
+      classes.for_each(read_only, [&](const Access& a) {
         if (a.last_write != kNone) out.push_back(a.last_write);
       });
-    });
+    };
+    if (op.kind == OpKind::kFree) {
+      for_each_granule_with_history(memory_, op.object, op.size,
+                                    [&](ObjectKey, const ByteClasses<Access>& classes,
+                                        ByteMask bytes) { against(classes, 0, bytes); });
+    } else {
+      for_each_access(op, [&](ObjectKey g, ByteMask read_only, ByteMask written) {
+        if (auto it = memory_.find(g); it != memory_.end()) against(it->second, read_only, written);
+      });
+    }
+    // An access to a freed block races with the free, which wrote all of it (freed_blocks.hpp).
+    if (!freed_.empty())
+      FreedBlocks<std::size_t>::for_each_extent(op, [&](ObjectKey start, std::uint64_t size) {
+        freed_.for_each_overlapping(start, size, [&](std::size_t free) { out.push_back(free); });
+      });
     if (touches_everything(op)) {
       // A footprint-less section races with the last event of every other thread.
       for (ThreadId t = 0; t < last_of_thread_.size(); ++t)
@@ -123,16 +137,26 @@ class RaceCandidates {
       last_global_ = index;
       last_global_thread_ = e.thread;
     }
-    for_each_access(op, [&](ObjectKey g, ByteMask read_only, ByteMask written) {
-      auto& classes = memory_[g];
-      classes.split(written);
-      classes.split(read_only);
-      classes.for_each(written, [&](Access& a) {
-        a.last_write = index;
-        a.reads_since.clear();
+    const auto write = [&](Access& a) {
+      a.last_write = index;
+      a.reads_since.clear();
+    };
+    if (op.kind == OpKind::kFree) {
+      for_each_granule_with_history(memory_, op.object, op.size,
+                                    [&](ObjectKey, ByteClasses<Access>& classes, ByteMask bytes) {
+                                      classes.split(bytes);
+                                      classes.for_each(bytes, write);
+                                    });
+      freed_.add(op.object, op.size, index);
+    } else {
+      for_each_access(op, [&](ObjectKey g, ByteMask read_only, ByteMask written) {
+        auto& classes = memory_[g];
+        classes.split(written);
+        classes.split(read_only);
+        classes.for_each(written, write);
+        classes.for_each(read_only, [&](Access& a) { a.reads_since.push_back(index); });
       });
-      classes.for_each(read_only, [&](Access& a) { a.reads_since.push_back(index); });
-    });
+    }
     switch (domain_of(op.kind)) {
       case Domain::kMutex:
         if (acquires_mutex(op)) {
@@ -174,6 +198,7 @@ class RaceCandidates {
     std::vector<std::size_t> reads_since;
   };
   std::unordered_map<ObjectKey, ByteClasses<Access>> memory_;  // by granule, exact to the byte
+  FreedBlocks<std::size_t> freed_;  // frees, for granules without a history when they ran
   std::unordered_map<ObjectKey, std::size_t> last_futex_;
   std::unordered_map<ObjectKey, std::size_t> last_acquire_, last_wake_, last_cond_, last_sem_wait_,
       last_failed_trywait_;

@@ -37,12 +37,28 @@ const VectorClock& ClockTracker::add(const Event& e) {
   // (the splits may move classes, so no pointer into them is taken before they are all done).
   auto& granules = scratch_granules_;
   granules.clear();
-  for_each_access(op, [&](ObjectKey g, ByteMask read_only, ByteMask written) {
-    auto& classes = memory_[g];
-    classes.split(written);
-    classes.split(read_only);
-    granules.push_back({&classes, read_only, written});
-  });
+  if (op.kind == OpKind::kFree) {
+    for_each_granule_with_history(memory_, op.object, op.size,
+                                  [&](ObjectKey, ByteClasses<Access>& classes, ByteMask bytes) {
+                                    classes.split(bytes);
+                                    granules.push_back({&classes, 0, bytes});
+                                  });
+  } else {
+    for_each_access(op, [&](ObjectKey g, ByteMask read_only, ByteMask written) {
+      auto& classes = memory_[g];
+      classes.split(written);
+      classes.split(read_only);
+      granules.push_back({&classes, read_only, written});
+    });
+  }
+  // Every access to a freed block's bytes comes after the free, read or write.
+  if (!freed_.empty())
+    FreedBlocks<FreeClock>::for_each_extent(op, [&](ObjectKey start, std::uint64_t size) {
+      freed_.for_each_overlapping(start, size, [&](const FreeClock& f) {
+        clock.join(f.clock);
+        level = std::max(level, f.level);
+      });
+    });
   for (const GranuleAccess& g : granules) {
     g.classes->for_each(g.written, [&](Access& a) { touch(a, false); });
     g.classes->for_each(g.read_only,
@@ -96,6 +112,7 @@ const VectorClock& ClockTracker::add(const Event& e) {
     last_global_ = clock;
     last_global_level_ = level;
   }
+  if (op.kind == OpKind::kFree) freed_.add(op.object, op.size, FreeClock{clock, level});
   for (std::size_t i = 0; i < touched.size(); ++i) {
     Access& a = *touched[i];
     if (reads[i]) {

@@ -6,6 +6,7 @@
 
 #include "weft/trace/byte_classes.hpp"
 #include "weft/trace/dependence.hpp"
+#include "weft/trace/freed_blocks.hpp"
 #include "weft/trace/operation.hpp"
 #include "weft/trace/vector_clock.hpp"
 
@@ -58,6 +59,11 @@ class ClockTracker {
   bool join_covers_end_ = false;
   std::vector<PerThread> threads_;
   std::unordered_map<ObjectKey, ByteClasses<Access>> memory_;  // by granule, exact to the byte
+  struct FreeClock {
+    VectorClock clock;
+    std::uint32_t level = 0;
+  };
+  FreedBlocks<FreeClock> freed_;  // frees, for granules without a history when they ran
   std::unordered_map<ObjectKey, Access> mutexes_, conds_, sems_, futexes_;
   // Exits and atomic sections without a known footprint depend on every event: they are ordered
   // after every event before them, and every later event after them.
