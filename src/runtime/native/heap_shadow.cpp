@@ -10,7 +10,7 @@ namespace {
 constexpr std::uintptr_t kShadowBytes = kHeapBytes / kShadowGranule;
 
 void fill(std::uintptr_t from, std::uintptr_t to, std::uint8_t value) {
-  if (to <= from) return;
+  if (to <= from || !HeapShadow::covers(from)) return;
   const std::uintptr_t first = (from - kHeapRegion) / kShadowGranule;
   const std::uintptr_t last = (to - kHeapRegion + kShadowGranule - 1) / kShadowGranule;
   std::memset(reinterpret_cast<void*>(kHeapShadow + first), value, last - first);
@@ -19,7 +19,8 @@ void fill(std::uintptr_t from, std::uintptr_t to, std::uint8_t value) {
 // The program's bytes [user, user+bytes), 16-aligned at `user`: whole granules, then a partial.
 void fill_accessible(std::uintptr_t user, std::size_t bytes) {
   fill(user, user + (bytes & ~(kShadowGranule - 1)), kWholeGranule);
-  if (const std::size_t rest = bytes & (kShadowGranule - 1))
+  const std::size_t rest = bytes & (kShadowGranule - 1);
+  if (rest && HeapShadow::covers(user))
     *reinterpret_cast<std::uint8_t*>(kHeapShadow + (user + bytes - kHeapRegion) / kShadowGranule) =
         static_cast<std::uint8_t>(rest);
 }

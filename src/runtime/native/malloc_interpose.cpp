@@ -93,7 +93,10 @@ void release(void* p, std::uint64_t site, const FreeDetails& how = {}) {
   std::uint32_t slot = 0;
   ThreadHeap* heap = program_heap(slot);
   NativeRuntime* rt = NativeRuntime::active();
-  if (heap && rt->options().memory_checks) return release_checked(*rt, *heap, p, site, how);
+  // While an execution is cut short, destructors that free run unchecked: a bug found there
+  // could not stop their thread (they may not throw).
+  if (heap && rt->options().memory_checks && !rt->scheduler().aborting())
+    return release_checked(*rt, *heap, p, site, how);
   if (!ThreadHeap::owns(p)) return __libc_free(p);
   if (heap) heap->release(p, site, running_thread());
   // Freed by the runtime or after the execution: the block is simply not reused.
@@ -140,7 +143,7 @@ void* realloc(void* p, size_t bytes) {
   ThreadHeap* heap = program_heap(slot);
   NativeRuntime* rt = NativeRuntime::active();
   // A freed block, or something that is no block, stops the thread, as free would.
-  if (heap && rt->options().memory_checks)
+  if (heap && rt->options().memory_checks && !rt->scheduler().aborting())
     (void)weft::runtime::native::check_free(*rt, p, how, site);
   if (!ThreadHeap::owns(p)) {
     if (!heap) return __libc_realloc(p, bytes);
@@ -187,7 +190,11 @@ void* pvalloc(size_t bytes) {
 
 size_t malloc_usable_size(void* p) {
   if (!p) return 0;
-  if (ThreadHeap::owns(p)) return ThreadHeap::usable_size(p);
+  // What the program asked for: the slack after it is not the program's (heap_shadow.hpp).
+  if (ThreadHeap::owns(p)) {
+    if (auto block = ThreadHeap::inspect(p)) return block->requested;
+    return ThreadHeap::usable_size(p);
+  }
   static auto real = reinterpret_cast<size_t (*)(void*)>(dlsym(RTLD_NEXT, "malloc_usable_size"));
   return real ? real(p) : 0;
 }

@@ -32,7 +32,9 @@ constexpr std::uint32_t kAsmBarrier = static_cast<std::uint32_t>(AsmKind::kBarri
 inline void check_heap(NativeRuntime& rt, const void* addr, std::uint64_t size, bool write,
                        std::uint64_t site) {
   const auto a = reinterpret_cast<std::uintptr_t>(addr);
-  if (HeapShadow::covers(a) && !HeapShadow::accessible(a, size) && rt.options().memory_checks)
+  // Not while the execution is cut short: the thread unwinds, and a bug could not stop it.
+  if (HeapShadow::covers(a) && !HeapShadow::accessible(a, size) && rt.options().memory_checks &&
+      !rt.scheduler().aborting())
     weft::runtime::native::heap_access_error(rt, a, size, write, site);
 }
 

@@ -28,6 +28,7 @@ std::uint8_t perform(NativeRuntime& rt, OpKind kind, OmpLock* lock, std::uint64_
 }
 
 [[noreturn]] void missing(NativeRuntime& rt, const char* routine) {
+  RuntimeScope scope(rt);  // the message is weft's, not the program's heap
   rt.fail(weft::Outcome::kMisuse,
           std::string(routine) + " on a lock the thread does not hold (OpenMP: undefined)");
 }

@@ -88,6 +88,8 @@ void __assert_fail(const char* assertion, const char* file, unsigned int line,
     WEFT_REAL(__assert_fail, assertion, file, line, function);
     __builtin_unreachable();
   }
+  // The message's strings are weft's: neither the program's heap nor its frees (operations).
+  RuntimeScope scope(*rt);
   rt->fail(Outcome::kAssertionFailure, thread_name(*rt) + ": assertion `" + assertion +
                                            "' failed at " + file + ":" + std::to_string(line) +
                                            " in " + function);

@@ -108,9 +108,11 @@ int rw_unlock(NativeRuntime& rt, pthread_rwlock_t* l, std::uint64_t site) {
     state.writer = false;
   else if (state.readers > 0)
     --state.readers;
-  else
+  else {
+    RuntimeScope scope(rt);  // the message is weft's, not the program's heap
     rt.fail(weft::Outcome::kMisuse, "thread " + rt.registry().name(rt.scheduler().self()) +
                                         " unlocks a reader-writer lock nobody holds");
+  }
   perform(rt, OpKind::kCondBroadcast, l, site);
   rw_leave(rt, l, site);
   return 0;
