@@ -37,6 +37,7 @@ bool HeapShadow::map() {
 }
 
 void HeapShadow::unmap() {
+  if (!mapped_) return;  // most executions of most programs allocate nothing: no system call
   munmap(reinterpret_cast<void*>(kHeapShadow), kShadowBytes);
   mapped_ = false;
 }
