@@ -5,7 +5,7 @@ namespace weft {
 bool is_bug(Outcome o) {
   return o == Outcome::kDeadlock || o == Outcome::kAssertionFailure ||
          o == Outcome::kUncaughtException || o == Outcome::kMisuse || o == Outcome::kDataRace ||
-         o == Outcome::kCrash || o == Outcome::kLivelock;
+         o == Outcome::kCrash || o == Outcome::kLivelock || o == Outcome::kSanitizerReport;
 }
 
 bool is_whole_execution_bug(Outcome o) {
@@ -47,6 +47,8 @@ const char* outcome_name(Outcome o) {
       return "spin blocked";
     case Outcome::kLivelock:
       return "livelock";
+    case Outcome::kSanitizerReport:
+      return "sanitizer report";
   }
   return "unknown";
 }

@@ -78,7 +78,7 @@ ThreadId parse_thread(std::string_view s, ThreadRegistry& threads) {
 
 Outcome parse_outcome(std::string_view s) {
   const auto o = parse_number(s, "outcome");
-  if (o > static_cast<unsigned>(Outcome::kLivelock)) throw WireError("unknown outcome");
+  if (o > static_cast<unsigned>(Outcome::kSanitizerReport)) throw WireError("unknown outcome");
   return static_cast<Outcome>(o);
 }
 

@@ -30,6 +30,9 @@ enum class Outcome : std::uint8_t {
   kSpinBlocked,
   /// A thread spins forever: its busy-wait loop reads only values that no thread changes again.
   kLivelock,
+  /// A sanitizer the program was built with (weft-cc -fsanitize=address or =undefined) reported
+  /// an error: the message is its summary (docs/sanitizers.md).
+  kSanitizerReport,
 };
 
 bool is_bug(Outcome o);

@@ -8,8 +8,27 @@
 #include <cerrno>
 #include <cstring>
 
+// AddressSanitizer's, weak: defined only in a program built by weft-cc -fsanitize=address.
+extern "C" __attribute__((weak)) void __asan_get_shadow_mapping(std::size_t* scale,
+                                                                std::size_t* offset);
+
 namespace weft::runtime::native {
 namespace {
+
+// AddressSanitizer's shadow of the whole address space, [begin, end), or an empty range without
+// it. Its terabytes are reserved, not used, and cannot be copied; nor need they be: what an
+// execution poisons there is on the thread stacks, which are unpoisoned when a stack is taken
+// over (Fiber::start), and on the program's globals, whose redzones never change.
+struct ShadowRange {
+  std::uintptr_t begin = 0, end = 0;
+};
+ShadowRange sanitizer_shadow() {
+  if (!&__asan_get_shadow_mapping) return {};
+  std::size_t scale = 0, offset = 0;
+  __asan_get_shadow_mapping(&scale, &offset);
+  constexpr std::uintptr_t kAddressSpaceEnd = std::uintptr_t{1} << 47;  // x86-64 user space
+  return {offset, offset + (kAddressSpaceEnd >> scale)};
+}
 
 // /proc/self/maps, read into a mapping of its own: the heap must not change while it is read.
 // The mapping is shared, so that it is not itself a private writable mapping in the list.
@@ -111,6 +130,7 @@ bool MemorySnapshot::capture() {
   if (!maps.ok()) return false;
   count_ = 0;
   bytes_ = 0;
+  const ShadowRange shadow = sanitizer_shadow();
   for (const char* p = maps.begin(); p < maps.end();) {
     Mapping m{};
     p = parse_line(p, maps.end(), m);
@@ -118,6 +138,7 @@ bool MemorySnapshot::capture() {
     if (!m.private_writable || is_named(m, "[stack]") || is_named(m, "[vvar]") ||
         is_named(m, "[vdso]") || is_named(m, "[vsyscall]"))
       continue;
+    if (m.start >= shadow.begin && m.end <= shadow.end) continue;
     if (count_ == kMaxRegions) return false;
     regions_[count_++] = {reinterpret_cast<char*>(m.start), m.end - m.start, nullptr};
     bytes_ += m.end - m.start;

@@ -12,7 +12,10 @@
 namespace weft::runtime::native {
 namespace {
 
-constexpr std::uintptr_t kHeapRegion = 0x200000000000ULL;  // above the thread stacks
+// Above the thread stacks (native_runtime.cpp), outside AddressSanitizer's shadow and below both
+// its allocator (0x600000000000) and where the program is loaded without address-space
+// randomization (0x555555554000).
+constexpr std::uintptr_t kHeapRegion = 0x500000000000ULL;
 constexpr std::uintptr_t kRegionBytes = std::uintptr_t{1} << 30;
 constexpr std::uintptr_t kSlots = 4096;
 constexpr std::uint32_t kMagic = 0x77656674;
