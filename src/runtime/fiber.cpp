@@ -38,8 +38,8 @@ std::size_t page_size() {
 }
 
 bool asan_present() {
-  return &__sanitizer_start_switch_fiber != nullptr && &__sanitizer_finish_switch_fiber != nullptr &&
-         &__asan_unpoison_memory_region != nullptr;
+  return &__sanitizer_start_switch_fiber != nullptr &&
+         &__sanitizer_finish_switch_fiber != nullptr && &__asan_unpoison_memory_region != nullptr;
 }
 
 }  // namespace
@@ -52,6 +52,8 @@ Fiber::~Fiber() {
 
 void Fiber::clear_adopted_stack() {
   adopted_ = true;
+  // Unpoisoned first: under ASan, memset checks that the memory it writes is not poisoned.
+  if (asan_present()) __asan_unpoison_memory_region(stack_low(), stack_bytes());
   // The stack must read as a fresh one would (zero), or a program that reads memory it never
   // wrote would see the last execution's values. Only pages the earlier executions touched are
   // resident; a few are cleared in place (kept, so no page faults), many are dropped.
@@ -151,10 +153,11 @@ std::size_t Fiber::stack_bytes() const {
   return stack_ ? stack_size_ - page_size() : 0;
 }
 
-// Under ASan (its runtime in the process), a switch is announced before it (the destination's stack) and completed after it,
-// on the destination; so ASan checks, and unpoisons on a throw (__asan_handle_no_return), the
-// stack that is really in use. ASan's fake stack of the fiber left (stack-use-after-return
-// checks) is kept in `fake_stack` while the switch is suspended, and given back on its return.
+// Under ASan (its runtime in the process), a switch is announced before it (the destination's
+// stack) and completed after it, on the destination; so ASan checks, and unpoisons on a throw
+// (__asan_handle_no_return), the stack that is really in use. ASan's fake stack of the fiber left
+// (stack-use-after-return checks) is kept in `fake_stack` while the switch is suspended, and given
+// back on its return.
 void Fiber::switch_to(Fiber& from, Fiber& to) {
   if (!asan_present()) return weft_fiber_switch(&from.sp_, to.sp_);
   void* fake_stack = nullptr;
