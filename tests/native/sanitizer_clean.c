@@ -1,9 +1,12 @@
 // A correct program whose threads use local arrays, a global array and nested calls, so that
 // AddressSanitizer poisons and unpoisons their frames on weft's thread stacks in every
-// execution; one thread leaves through pthread_exit, its frames never returning. Its
+// execution; one thread leaves through pthread_exit, its frames never returning. Each frees a
+// string from strdup, which under ASan must come from the heap free() gives back to. Its
 // Mazurkiewicz traces are the 3! orders of the critical sections.
 #include <assert.h>
 #include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
 
 static int totals[3];
 static int next_index;
@@ -25,7 +28,9 @@ static void record(int amount) {
 
 static void* worker(void* arg) {
   char name[16] = "worker";
-  record((int)(long)arg + name[0] - 'w');
+  char* label = strdup(name);
+  record((int)(long)arg + label[0] - 'w');
+  free(label);
   if ((long)arg == 2) pthread_exit(0);
   return 0;
 }
