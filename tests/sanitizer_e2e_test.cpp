@@ -179,6 +179,12 @@ TEST(SanitizerEndToEnd, SanitizersThatCannotRunUnderWeftAreRefusedInOneLine) {
         << r.err;
     EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
   }
+  const CliRun minimal =
+      shell(std::string(WEFT_CC) + " -fsanitize=undefined -fsanitize-minimal-runtime -o " +
+            temporary(".bin").string() + " " + fixture("locked_counter.c"));
+  EXPECT_EQ(minimal.exit_code, 2);
+  EXPECT_EQ(minimal.err.find("weft-cc: error: -fsanitize-minimal-runtime: weft cannot see"), 0u)
+      << minimal.err;
 }
 
 TEST(SanitizerEndToEnd, MissingSanitizerRuntimeIsOneLine) {
