@@ -68,6 +68,8 @@ inline constexpr int kProtocolVersion = 3;
 ///   "C <thread name>"    the thread that crashed
 ///   "W <text>"           where it crashed, beyond fault_pc (describe_crash): a library function
 ///                        and the program's frame that called it, what the faulting address is
+///   "S <text>"           a sanitizer the program was built with reported an error (one line,
+///                        with {pc:}/{in:} marks; after a "C" record naming the thread)
 struct LogHeader {
   std::uint32_t magic;
   std::uint32_t version;
