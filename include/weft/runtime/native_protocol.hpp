@@ -47,8 +47,8 @@ inline constexpr std::uint64_t kAtomicSectionKey = 8;
 inline constexpr const char* kRuntimeMarker = "weft-runtime-v1";
 /// Bumped whenever what the runtime in the program and weft must agree on changes (version 2:
 /// atomic sections carry footprints, and exits wait until no other thread can run; 3: crash
-/// records "W").
-inline constexpr int kProtocolVersion = 3;
+/// records "W"; 4: sanitizer reports "S").
+inline constexpr int kProtocolVersion = 4;
 
 // Control lines (text, one per line):
 //   program → weft at start:  "HELLO <version> <load base, hex>"
