@@ -318,6 +318,7 @@ Trace read_log(const void* log, const TestDirective& directive, int wait_status,
   std::string crash_details;
   std::string sanitizer_report;           // "S": the first report of a sanitizer
   std::size_t sanitizer_report_step = 0;  // events logged before it
+  std::string sanitizer_thread;           // the "C" record before it
   bool read_inputs = false;
   std::vector<std::string> unrestored;
   std::size_t at = 0;
@@ -346,6 +347,7 @@ Trace read_log(const void* log, const TestDirective& directive, int wait_status,
           if (sanitizer_report.empty()) {
             sanitizer_report = std::string(body);
             sanitizer_report_step = events_only.events.size();
+            sanitizer_thread = crashed_thread;
           }
           break;
         case 'I':
@@ -373,7 +375,7 @@ Trace read_log(const void* log, const TestDirective& directive, int wait_status,
     // A sanitizer that was told to go on after a report (UBSAN_OPTIONS=halt_on_error=0): the
     // report is still the bug of the thread that ran into it.
     if (!sanitizer_report.empty() && !is_bug(trace.outcome)) {
-      const ThreadId who = threads.intern(crashed_thread).value_or(kNoThread);
+      const ThreadId who = threads.intern(sanitizer_thread).value_or(kNoThread);
       trace.outcome = Outcome::kSanitizerReport;
       trace.message = (who == kNoThread ? std::string() : "thread " + threads.name(who) + ": ") +
                       sanitizer_report;
