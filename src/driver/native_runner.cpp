@@ -318,6 +318,9 @@ Trace read_log(const void* log, const TestDirective& directive, int wait_status,
   std::optional<Trace> ending;
   std::string crashed_thread;
   std::string crash_details;
+  std::string sanitizer_report;           // "S": the first report of a sanitizer
+  std::size_t sanitizer_report_step = 0;  // events logged before it
+  std::string sanitizer_thread;           // the "C" record before it
   bool read_inputs = false;
   std::vector<std::string> unrestored;
   std::size_t at = 0;
@@ -342,6 +345,13 @@ Trace read_log(const void* log, const TestDirective& directive, int wait_status,
         case 'W':
           crash_details = std::string(body);
           break;
+        case 'S':
+          if (sanitizer_report.empty()) {
+            sanitizer_report = std::string(body);
+            sanitizer_report_step = events_only.events.size();
+            sanitizer_thread = crashed_thread;
+          }
+          break;
         case 'I':
           read_inputs = true;
           break;
@@ -363,7 +373,20 @@ Trace read_log(const void* log, const TestDirective& directive, int wait_status,
   trace.sites = std::move(events_only.sites);
   trace.read_fixed_inputs = read_inputs;
   trace.unrestored_state = std::move(unrestored);
-  if (ending) return trace;
+  if (ending) {
+    // A sanitizer that was told to go on after a report (UBSAN_OPTIONS=halt_on_error=0): the
+    // report is still the bug of the thread that ran into it.
+    if (!sanitizer_report.empty() && !is_bug(trace.outcome)) {
+      const ThreadId who = threads.intern(sanitizer_thread).value_or(kNoThread);
+      trace.outcome = Outcome::kSanitizerReport;
+      trace.message = (who == kNoThread ? std::string() : "thread " + threads.name(who) + ": ") +
+                      sanitizer_report;
+      trace.failing_thread = who;
+      trace.failures.insert(trace.failures.begin(),
+                            {trace.outcome, trace.message, who, sanitizer_report_step});
+    }
+    return trace;
+  }
 
   // The child died before it could say how the execution ended: work it out.
   std::size_t followed = 0;
@@ -387,6 +410,9 @@ Trace read_log(const void* log, const TestDirective& directive, int wait_status,
     trace.outcome = Outcome::kTimeout;
     trace.message = "an execution used more than the memory limit of " +
                     std::to_string(options.memory_mb) + " MiB (raise --memory-limit)";
+  } else if (!sanitizer_report.empty()) {
+    trace.outcome = Outcome::kSanitizerReport;
+    trace.message = (who == kNoThread ? std::string() : thread_text + ": ") + sanitizer_report;
   } else if (sig != 0) {
     trace.outcome = Outcome::kCrash;
     const bool fault = sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL;

@@ -195,6 +195,10 @@ std::string Symbolizer::render(const std::string& message) {
         out.resize(out.size() - 4);
       else
         out += loc.short_text();
+    } else if (token.starts_with("in:")) {
+      // " in FUNCTION" of a code address (as a {pc:}), or nothing when it is unknown.
+      const SourceLocation loc = code(std::strtoull(token.c_str() + 3, nullptr, 16));
+      if (!loc.function.empty()) out += " in " + loc.function;
     } else if (token.starts_with("data:")) {
       const std::uint64_t a = std::strtoull(token.c_str() + 5, nullptr, 16);
       const std::string name = data(a);
@@ -238,6 +242,8 @@ void collect_addresses(const std::string& message, std::vector<std::uint64_t>& c
   for (std::size_t at = message.find('{'); at != std::string::npos;
        at = message.find('{', at + 1)) {
     if (message.compare(at, 4, "{pc:") == 0)
+      code.push_back(std::strtoull(message.c_str() + at + 4, nullptr, 16));
+    else if (message.compare(at, 4, "{in:") == 0)
       code.push_back(std::strtoull(message.c_str() + at + 4, nullptr, 16));
     else if (message.compare(at, 6, "{data:") == 0)
       data.push_back(std::strtoull(message.c_str() + at + 6, nullptr, 16));

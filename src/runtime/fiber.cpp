@@ -9,17 +9,25 @@
 #include <cstdlib>
 #include <cstring>
 
-#if WEFT_FIBER_ASAN
-#include <sanitizer/asan_interface.h>
-#include <sanitizer/common_interface_defs.h>
-#endif
-
 #if !defined(__x86_64__)
 #error "weft's fibers are implemented for x86-64 only so far"
 #endif
 
 extern "C" void weft_fiber_switch(void** save_sp, void* load_sp);
 extern "C" void weft_fiber_trampoline();
+
+// AddressSanitizer's fiber interface, weak: defined only when its runtime is linked into the
+// process, which is decided at link time (weft built with the asan preset) or by the program
+// (weft-cc -fsanitize=address links it into a program with weft's runtime, built without it).
+extern "C" {
+__attribute__((weak)) void __sanitizer_start_switch_fiber(void** fake_stack_save,
+                                                          const void* bottom, std::size_t size);
+__attribute__((weak)) void __sanitizer_finish_switch_fiber(void* fake_stack_save,
+                                                           const void** bottom_old,
+                                                           std::size_t* size_old);
+__attribute__((weak)) void __asan_unpoison_memory_region(const volatile void* address,
+                                                         std::size_t size);
+}
 
 namespace weft::runtime {
 namespace {
@@ -29,18 +37,23 @@ std::size_t page_size() {
   return size;
 }
 
+bool asan_present() {
+  return &__sanitizer_start_switch_fiber != nullptr &&
+         &__sanitizer_finish_switch_fiber != nullptr && &__asan_unpoison_memory_region != nullptr;
+}
+
 }  // namespace
 
 Fiber::~Fiber() {
-#if WEFT_FIBER_ASAN
   // Frames still poisoned there must not poison whatever is mapped at these addresses next.
-  if (stack_) __asan_unpoison_memory_region(stack_low(), stack_bytes());
-#endif
+  if (stack_ && asan_present()) __asan_unpoison_memory_region(stack_low(), stack_bytes());
   if (stack_ && !adopted_) munmap(stack_, stack_size_);
 }
 
 void Fiber::clear_adopted_stack() {
   adopted_ = true;
+  // Unpoisoned first: under ASan, memset checks that the memory it writes is not poisoned.
+  if (asan_present()) __asan_unpoison_memory_region(stack_low(), stack_bytes());
   // The stack must read as a fresh one would (zero), or a program that reads memory it never
   // wrote would see the last execution's values. Only pages the earlier executions touched are
   // resident; a few are cleared in place (kept, so no page faults), many are dropped.
@@ -93,17 +106,17 @@ void Fiber::start(Entry entry, void* arg, std::size_t stack_bytes, std::uintptr_
   }
   Entry first = entry;
   void* first_arg = arg;
-#if WEFT_FIBER_ASAN
-  // The frames of the stack's last run that never returned (the entry's, those suspended in a
-  // switch) left their redzones poisoned; the new run's frames must not trip over them.
-  __asan_unpoison_memory_region(stack_low(), this->stack_bytes());
-  asan_stack_low_ = stack_low();
-  asan_stack_bytes_ = this->stack_bytes();
-  entry_ = entry;
-  arg_ = arg;
-  first = &Fiber::asan_first_entry;
-  first_arg = this;
-#endif
+  if (asan_present()) {
+    // The frames of the stack's last run that never returned (the entry's, those suspended in
+    // a switch) left their redzones poisoned; the new run's frames must not trip over them.
+    __asan_unpoison_memory_region(stack_low(), this->stack_bytes());
+    asan_stack_low_ = stack_low();
+    asan_stack_bytes_ = this->stack_bytes();
+    entry_ = entry;
+    arg_ = arg;
+    first = &Fiber::asan_first_entry;
+    first_arg = this;
+  }
   // Initial frame, popped by weft_fiber_switch: fp control words, r15..rbp, return address.
   auto top = reinterpret_cast<std::uintptr_t>(stack_) + stack_size_;
   top &= ~std::uintptr_t{15};
@@ -140,33 +153,30 @@ std::size_t Fiber::stack_bytes() const {
   return stack_ ? stack_size_ - page_size() : 0;
 }
 
-// Under ASan, a switch is announced before it (the destination's stack) and completed after it,
-// on the destination; so ASan checks, and unpoisons on a throw (__asan_handle_no_return), the
-// stack that is really in use. ASan's fake stack of the fiber left (stack-use-after-return
-// checks) is kept in `fake_stack` while the switch is suspended, and given back on its return.
+// Under ASan (its runtime in the process), a switch is announced before it (the destination's
+// stack) and completed after it, on the destination; so ASan checks, and unpoisons on a throw
+// (__asan_handle_no_return), the stack that is really in use. ASan's fake stack of the fiber left
+// (stack-use-after-return checks) is kept in `fake_stack` while the switch is suspended, and given
+// back on its return.
 void Fiber::switch_to(Fiber& from, Fiber& to) {
-#if WEFT_FIBER_ASAN
+  if (!asan_present()) return weft_fiber_switch(&from.sp_, to.sp_);
   void* fake_stack = nullptr;
   to.asan_switched_from_ = &from;
   __sanitizer_start_switch_fiber(&fake_stack, to.asan_stack_low_, to.asan_stack_bytes_);
   weft_fiber_switch(&from.sp_, to.sp_);
   from.asan_arrived(fake_stack);
-#else
-  weft_fiber_switch(&from.sp_, to.sp_);
-#endif
 }
 
 void Fiber::exit_to(Fiber& from, Fiber& to) {
-#if WEFT_FIBER_ASAN
-  to.asan_switched_from_ = &from;
-  // No place to keep the fake stack: ASan frees it, as `from` is never resumed.
-  __sanitizer_start_switch_fiber(nullptr, to.asan_stack_low_, to.asan_stack_bytes_);
-#endif
+  if (asan_present()) {
+    to.asan_switched_from_ = &from;
+    // No place to keep the fake stack: ASan frees it, as `from` is never resumed.
+    __sanitizer_start_switch_fiber(nullptr, to.asan_stack_low_, to.asan_stack_bytes_);
+  }
   weft_fiber_switch(&from.sp_, to.sp_);
   __builtin_unreachable();
 }
 
-#if WEFT_FIBER_ASAN
 // The first code on a started fiber's stack: a switch that began elsewhere completes here, with
 // no fake stack of this fiber to restore yet.
 void Fiber::asan_first_entry(void* self) {
@@ -181,6 +191,5 @@ void Fiber::asan_arrived(void* fake_stack) {
   Fiber& left = *asan_switched_from_;
   __sanitizer_finish_switch_fiber(fake_stack, &left.asan_stack_low_, &left.asan_stack_bytes_);
 }
-#endif
 
 }  // namespace weft::runtime

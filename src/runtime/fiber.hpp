@@ -8,16 +8,6 @@
 #include <cstdint>
 #include <vector>
 
-// Under AddressSanitizer every switch is announced to it (fiber.cpp); other builds compile none
-// of that. GCC says so with __SANITIZE_ADDRESS__, clang with __has_feature.
-#if defined(__SANITIZE_ADDRESS__)
-#define WEFT_FIBER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define WEFT_FIBER_ASAN 1
-#endif
-#endif
-
 namespace weft::runtime {
 
 /// A stack plus a saved stack pointer. `entry(arg)` runs on the first switch to it and must never
@@ -58,7 +48,8 @@ class Fiber {
 
  private:
   void clear_adopted_stack();
-#if WEFT_FIBER_ASAN
+  // When AddressSanitizer's runtime is in the process (weft built with it, or a program built
+  // by weft-cc -fsanitize=address), every switch is announced to it (fiber.cpp).
   static void asan_first_entry(void* self);
   void asan_arrived(void* fake_stack);
 
@@ -70,7 +61,6 @@ class Fiber {
   Fiber* asan_switched_from_ = nullptr;  // whose switch to this fiber is completing
   Entry entry_ = nullptr;
   void* arg_ = nullptr;
-#endif
 
   void* sp_ = nullptr;
   bool adopted_ = false;  // the stack was mapped by an earlier execution; never unmapped here

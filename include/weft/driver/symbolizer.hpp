@@ -48,7 +48,7 @@ class Symbolizer {
   std::unique_ptr<DebugInfo> debug_info_;  // read on first use
 };
 
-/// The addresses in {pc:HEX} and {data:HEX} tokens of a message.
+/// The addresses in {pc:HEX}, {in:HEX} and {data:HEX} tokens of a message.
 void collect_addresses(const std::string& message, std::vector<std::uint64_t>& code,
                        std::vector<std::uint64_t>& data);
 

@@ -51,7 +51,7 @@ inline constexpr std::uint64_t kAtomicSectionKey = 8;
 inline constexpr const char* kRuntimeMarker = "weft-runtime-v1";
 /// Bumped whenever what the runtime in the program and weft must agree on changes (version 2:
 /// atomic sections carry footprints, and exits wait until no other thread can run; 3: crash
-/// records "W"; 4: free is an operation, memory-error options).
+/// records "W"; 4: free is an operation, memory-error options, sanitizer reports "S").
 inline constexpr int kProtocolVersion = 4;
 
 // Control lines (text, one per line):
@@ -72,6 +72,8 @@ inline constexpr int kProtocolVersion = 4;
 ///   "C <thread name>"    the thread that crashed
 ///   "W <text>"           where it crashed, beyond fault_pc (describe_crash): a library function
 ///                        and the program's frame that called it, what the faulting address is
+///   "S <text>"           a sanitizer the program was built with reported an error (one line,
+///                        with {pc:}/{in:} marks; after a "C" record naming the thread)
 struct LogHeader {
   std::uint32_t magic;
   std::uint32_t version;

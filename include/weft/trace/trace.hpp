@@ -38,7 +38,9 @@ enum class Outcome : std::uint8_t {
   kFreedRealloc,     ///< realloc of a block already freed
   kMismatchedFree,   ///< new[] freed with delete, malloc with delete, a wrong sized delete...
   kMemoryLeak,       ///< with --leaks: a block still allocated when the program exited
-  kSanitizerReport,  ///< a sanitizer the program was built with reported an error
+  /// A sanitizer the program was built with (weft-cc -fsanitize=address or =undefined) reported
+  /// an error: the message is its summary (docs/sanitizers.md).
+  kSanitizerReport,
 };
 
 /// One of the memory-error outcomes (kUseAfterFree to kMemoryLeak).

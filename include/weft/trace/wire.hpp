@@ -26,7 +26,8 @@ class WireError : public std::runtime_error {
 /// before it allocates anything for them: a count is only a claim until the steps exist.
 inline constexpr std::size_t kMaxScheduleSteps = 10'000'000;
 /// Marks a code or data address in a message for the driver to symbolise (symbolizer.hpp,
-/// collect_addresses): "{pc:HEX}" and "{data:HEX}".
+/// collect_addresses): "{pc:HEX}" and "{data:HEX}". ("{in:HEX}", written by the runtime's
+/// sanitizer reports, becomes " in FUNCTION" of a code address.)
 std::string code_mark(std::uint64_t address);
 std::string data_mark(std::uint64_t address);
 

@@ -9,8 +9,11 @@
 
 namespace weft::runtime::native {
 
-/// Where the per-thread heap regions are: above the thread stacks, one 1 GiB region per slot.
-inline constexpr std::uintptr_t kHeapRegion = 0x200000000000ULL;
+/// Where the per-thread heap regions are, one 1 GiB region per slot: above the thread stacks
+/// (native_runtime.cpp), outside AddressSanitizer's shadow and below both its allocator
+/// (0x600000000000) and where the program is loaded without address-space randomization
+/// (0x555555554000); the heap's own shadow follows, up to 0x544000000000.
+inline constexpr std::uintptr_t kHeapRegion = 0x500000000000ULL;
 inline constexpr std::uintptr_t kHeapRegionBytes = std::uintptr_t{1} << 30;
 inline constexpr std::uintptr_t kHeapSlots = 4096;
 inline constexpr std::uintptr_t kHeapBytes = kHeapSlots * kHeapRegionBytes;

@@ -106,6 +106,15 @@ std::uint64_t caller(void* return_address) {
   return reinterpret_cast<std::uint64_t>(return_address);
 }
 
+// A copy of the `length` bytes at `s` with a terminating zero.
+char* duplicate(const char* s, size_t length, std::uint64_t site) {
+  auto* p = static_cast<char*>(allocate(length + 1, 16, site));
+  if (!p) return nullptr;
+  std::memcpy(p, s, length);
+  p[length] = '\0';
+  return p;
+}
+
 }  // namespace
 
 extern "C" {
@@ -186,6 +195,27 @@ void* valloc(size_t bytes) {
 }
 void* pvalloc(size_t bytes) {
   return allocate((bytes + 4095) & ~size_t{4095}, 4096, caller(__builtin_return_address(0)));
+}
+
+// The C library's strdup family allocates with malloc, which is weft's. They are defined here
+// nevertheless for programs built with -fsanitize=address: ASan's versions of these take the
+// memory from ASan's own heap, and the program's free (weft's) cannot give it back.
+char* strdup(const char* s) {
+  return duplicate(s, std::strlen(s), caller(__builtin_return_address(0)));
+}
+char* __strdup(const char* s) {
+  return duplicate(s, std::strlen(s), caller(__builtin_return_address(0)));
+}
+char* strndup(const char* s, size_t limit) {
+  return duplicate(s, strnlen(s, limit), caller(__builtin_return_address(0)));
+}
+char* __strndup(const char* s, size_t limit) {
+  return duplicate(s, strnlen(s, limit), caller(__builtin_return_address(0)));
+}
+// ASan's realpath allocates the result of realpath(path, NULL) from its heap; the C library's,
+// with malloc.
+char* realpath(const char* path, char* resolved) {
+  return WEFT_REAL(realpath, path, resolved);
 }
 
 size_t malloc_usable_size(void* p) {

@@ -5,11 +5,68 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
+#include "real_functions.hpp"
+
+// AddressSanitizer's, weak: defined only in a program built by weft-cc -fsanitize=address.
+extern "C" __attribute__((weak)) void __asan_get_shadow_mapping(std::size_t* scale,
+                                                                std::size_t* offset);
+
 namespace weft::runtime::native {
 namespace {
+
+// AddressSanitizer's shadow of the whole address space, [begin, end), or an empty range without
+// it. Its terabytes are reserved, not used, and cannot be copied; nor need they be: what an
+// execution poisons there is on the thread stacks, which are unpoisoned when a stack is taken
+// over (Fiber::start), and on the program's globals, whose redzones never change.
+struct ShadowRange {
+  std::uintptr_t begin = 0, end = 0;
+};
+// The C library's memcpy: in a program built with -fsanitize=address, `memcpy` is ASan's, which
+// checks both ranges and would report the redzones around the program's globals as overflows.
+void copy_bytes(void* to, const void* from, std::size_t bytes) {
+  WEFT_REAL(memcpy, to, from, bytes);
+}
+
+constexpr std::size_t kPage = 4096;
+// Anonymous regions this large are copied page by page, only the pages in use: a sanitizer's
+// runtime reserves megabytes of tables in its bss that a program never touches, and copying
+// them back after every execution would cost more than the execution.
+constexpr std::size_t kSparseBytes = std::size_t{1} << 20;
+
+// The /proc/self/pagemap entries of `pages` pages from `start`; false if it cannot be read.
+bool read_page_entries(const char* start, std::size_t pages, std::uint64_t* entries) {
+  const int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const off_t at = static_cast<off_t>(reinterpret_cast<std::uintptr_t>(start) / kPage * 8);
+  const std::size_t want = pages * 8;
+  std::size_t got = 0;
+  while (got < want) {
+    const ssize_t n =
+        pread(fd, reinterpret_cast<char*>(entries) + got, want - got, at + static_cast<off_t>(got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  close(fd);
+  return got == want;
+}
+
+// A page that is present or swapped out has been touched; otherwise it reads as zero.
+bool page_in_use(std::uint64_t entry) {
+  return (entry >> 62) != 0;
+}
+
+ShadowRange sanitizer_shadow() {
+  if (!&__asan_get_shadow_mapping) return {};
+  std::size_t scale = 0, offset = 0;
+  __asan_get_shadow_mapping(&scale, &offset);
+  constexpr std::uintptr_t kAddressSpaceEnd = std::uintptr_t{1} << 47;  // x86-64 user space
+  return {offset, offset + (kAddressSpaceEnd >> scale)};
+}
 
 // /proc/self/maps, read into a mapping of its own: the heap must not change while it is read.
 // The mapping is shared, so that it is not itself a private writable mapping in the list.
@@ -111,6 +168,8 @@ bool MemorySnapshot::capture() {
   if (!maps.ok()) return false;
   count_ = 0;
   bytes_ = 0;
+  std::size_t sparse_pages = 0, largest_sparse = 0;
+  const ShadowRange shadow = sanitizer_shadow();
   for (const char* p = maps.begin(); p < maps.end();) {
     Mapping m{};
     p = parse_line(p, maps.end(), m);
@@ -118,12 +177,23 @@ bool MemorySnapshot::capture() {
     if (!m.private_writable || is_named(m, "[stack]") || is_named(m, "[vvar]") ||
         is_named(m, "[vdso]") || is_named(m, "[vsyscall]"))
       continue;
+    // Overlapping, not inside: ASan rounds the low shadow's start down a page.
+    if (m.start < shadow.end && m.end > shadow.begin) continue;
     if (count_ == kMaxRegions) return false;
-    regions_[count_++] = {reinterpret_cast<char*>(m.start), m.end - m.start, nullptr};
+    const bool sparse = m.name_size == 0 && m.end - m.start >= kSparseBytes;
+    regions_[count_++] = {reinterpret_cast<char*>(m.start), m.end - m.start, nullptr,
+                          sparse ? reinterpret_cast<std::uint8_t*>(1) : nullptr};
     bytes_ += m.end - m.start;
+    if (sparse) {
+      sparse_pages += (m.end - m.start) / kPage;
+      largest_sparse = std::max(largest_sparse, (m.end - m.start) / kPage);
+    }
   }
   mappings_ = maps.lines() + 1;  // with the storage mapped below
-  storage_bytes_ = bytes_ ? bytes_ : 1;
+  // The copies, then the sparse regions' page flags, then room for their pagemap entries. Pages
+  // of the copies that are never written cost nothing.
+  const std::size_t entries_at = (bytes_ + sparse_pages + 7) & ~std::size_t{7};
+  storage_bytes_ = entries_at + largest_sparse * sizeof(std::uint64_t) + 1;
   void* s =
       mmap(nullptr, storage_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (s == MAP_FAILED) {
@@ -131,14 +201,46 @@ bool MemorySnapshot::capture() {
     return false;
   }
   storage_ = static_cast<char*>(s);
+  page_entries_ = reinterpret_cast<std::uint64_t*>(storage_ + entries_at);
   brk_ = static_cast<std::uintptr_t>(syscall(SYS_brk, 0));
   char* next = storage_;
+  auto* flags = reinterpret_cast<std::uint8_t*>(storage_ + bytes_);
   for (int i = 0; i < count_; ++i) {
-    regions_[i].copy = next;
-    std::memcpy(next, regions_[i].start, regions_[i].size);
-    next += regions_[i].size;
+    Region& r = regions_[i];
+    r.copy = next;
+    next += r.size;
+    const std::size_t pages = r.size / kPage;
+    if (r.kept && read_page_entries(r.start, pages, page_entries_)) {
+      r.kept = flags;
+      flags += pages;
+      for (std::size_t p = 0; p < pages; ++p) {
+        r.kept[p] = page_in_use(page_entries_[p]);
+        if (r.kept[p]) copy_bytes(r.copy + p * kPage, r.start + p * kPage, kPage);
+      }
+      continue;
+    }
+    r.kept = nullptr;
+    copy_bytes(r.copy, r.start, r.size);
   }
   return true;
+}
+
+void MemorySnapshot::restore_sparse(const Region& r) const {
+  const std::size_t pages = r.size / kPage;
+  const bool known = read_page_entries(r.start, pages, page_entries_);
+  // Runs of pages: copied back if kept, dropped (zero again) if touched since.
+  for (std::size_t p = 0; p < pages;) {
+    const bool kept = r.kept[p];
+    std::size_t end = p + 1;
+    while (end < pages && r.kept[end] == kept &&
+           (kept || !known || page_in_use(page_entries_[end]) == page_in_use(page_entries_[p])))
+      ++end;
+    if (kept)
+      copy_bytes(r.start + p * kPage, r.copy + p * kPage, (end - p) * kPage);
+    else if (!known || page_in_use(page_entries_[p]))
+      madvise(r.start + p * kPage, (end - p) * kPage, MADV_DONTNEED);
+    p = end;
+  }
 }
 
 void MemorySnapshot::restore() const {
@@ -146,8 +248,12 @@ void MemorySnapshot::restore() const {
   // sbrk being zero, which pages left above the break by this execution would not be; and pages
   // it trimmed must be there again before they are written.
   if (static_cast<std::uintptr_t>(syscall(SYS_brk, 0)) != brk_) syscall(SYS_brk, brk_);
-  for (int i = 0; i < count_; ++i)
-    std::memcpy(regions_[i].start, regions_[i].copy, regions_[i].size);
+  for (int i = 0; i < count_; ++i) {
+    if (regions_[i].kept)
+      restore_sparse(regions_[i]);
+    else
+      copy_bytes(regions_[i].start, regions_[i].copy, regions_[i].size);
+  }
 }
 
 bool MemorySnapshot::mappings_grew(std::uintptr_t ignore_begin, std::uintptr_t ignore_end) const {

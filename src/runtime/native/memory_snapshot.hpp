@@ -11,8 +11,9 @@ namespace weft::runtime::native {
 
 /// The private writable mappings of this process (data and bss of the program and its libraries,
 /// the brk heap, anonymous mappings such as the main thread's TLS), without the OS stack, which
-/// the caller runs on. Nothing of it lives in the memory it restores: the object sits on the OS
-/// stack and the copies in a mapping of their own.
+/// the caller runs on, and without AddressSanitizer's shadow (docs/sanitizers.md). Nothing of it
+/// lives in the memory it restores: the object sits on the OS stack and the copies in a mapping of
+/// their own.
 class MemorySnapshot {
  public:
   MemorySnapshot() = default;
@@ -40,10 +41,16 @@ class MemorySnapshot {
     char* start;
     std::size_t size;
     char* copy;
+    /// A large anonymous region (a sanitizer runtime's tables): one byte per page, 1 if the page
+    /// was in use at the capture and copied. The others were never touched, so zero, and only
+    /// those an execution touched are cleared. Null: every page was copied.
+    std::uint8_t* kept = nullptr;
   };
+  void restore_sparse(const Region& r) const;
   Region regions_[kMaxRegions];
   int count_ = 0;
-  int mappings_ = 0;  // lines of /proc/self/maps at the capture
+  int mappings_ = 0;                       // lines of /proc/self/maps at the capture
+  std::uint64_t* page_entries_ = nullptr;  // room for a sparse region's /proc/self/pagemap
   char* storage_ = nullptr;
   std::size_t storage_bytes_ = 0;
   std::size_t bytes_ = 0;

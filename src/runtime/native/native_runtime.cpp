@@ -23,7 +23,10 @@ constexpr std::uintptr_t kHandleBase = 0x7ef700000000ULL;
 // Program threads get 8 MiB stacks (as pthreads do by default), placed by thread name so that
 // addresses of stack variables repeat across executions (POET §4.3).
 constexpr std::size_t kStackBytes = std::size_t{8} << 20;
-constexpr std::uintptr_t kStackRegion = 0x100000000000ULL;
+// The region is in what AddressSanitizer calls high memory (above 0x10007fff8000), as are the
+// thread heaps (thread_heap.cpp): below it lies its shadow, reserved when a program built by
+// weft-cc -fsanitize=address starts (docs/sanitizers.md).
+constexpr std::uintptr_t kStackRegion = 0x400000000000ULL;
 
 }  // namespace
 
@@ -106,7 +109,9 @@ NativeThread& NativeRuntime::thread(ThreadId id) {
 }
 
 std::unordered_map<pthread_key_t, void (*)(void*)>& NativeRuntime::key_destructors() {
-  static std::unordered_map<pthread_key_t, void (*)(void*)> table;
+  // Never destroyed, so that no exit handler is registered for it: AddressSanitizer creates a
+  // key while it initialises, before any constructor runs, and then refuses atexit.
+  static auto& table = *new std::unordered_map<pthread_key_t, void (*)(void*)>;
   return table;
 }
 

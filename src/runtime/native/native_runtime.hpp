@@ -141,6 +141,10 @@ class NativeRuntime {
   /// The program changed process state that a worker does not put back after the execution
   /// (`what`: the function, a string literal); the log says so once per execution and function.
   void note_unrestored(const char* what);
+  /// A sanitizer the program was built with reported an error (`report`: one line, in weft's
+  /// terms), which is about to end the process: the log gets the events so far, the running
+  /// thread and the report (sanitizer_reports.cpp).
+  void note_sanitizer_report(const std::string& report);
   /// Whether to stop in a debugger at a bug (weft replay --gdb).
   bool break_on_bug = false;
 

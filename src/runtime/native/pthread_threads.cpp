@@ -9,13 +9,16 @@
 
 #include "native_runtime.hpp"
 #include "real_functions.hpp"
+#include "sanitizer_key.hpp"
 #include "thread_storage.hpp"
 
 using weft::Operation;
 using weft::OpKind;
+using weft::runtime::native::is_sanitizer_key;
 using weft::runtime::native::key_of;
 using weft::runtime::native::NativeRuntime;
 using weft::runtime::native::RuntimeScope;
+using weft::runtime::native::sanitizer_key_value;
 using weft::runtime::native::ThreadExit;
 
 namespace {
@@ -149,6 +152,8 @@ int pthread_key_create(pthread_key_t* key, void (*destructor)(void*)) __THROW {
   // their values are kept per program thread.
   const int r = WEFT_REAL(pthread_key_create, key, destructor);
   if (r != 0) return r;
+  weft::runtime::native::note_key_created(*key);
+  if (is_sanitizer_key(*key)) return r;  // no destructor runs for it at a thread's end
   if (NativeRuntime* rt = NativeRuntime::active()) {
     RuntimeScope scope(*rt);
     NativeRuntime::key_destructors()[*key] = destructor;
@@ -161,6 +166,7 @@ int pthread_key_create(pthread_key_t* key, void (*destructor)(void*)) __THROW {
 }
 
 void* pthread_getspecific(pthread_key_t key) __THROW {
+  if (is_sanitizer_key(key)) return sanitizer_key_value();
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(pthread_getspecific, key);
   RuntimeScope scope(*rt);
@@ -171,6 +177,10 @@ void* pthread_getspecific(pthread_key_t key) __THROW {
 
 int pthread_setspecific(pthread_key_t key, const void* value) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
+  if (is_sanitizer_key(key)) {
+    sanitizer_key_value() = const_cast<void*>(value);
+    if (rt) return 0;
+  }
   if (!rt) return WEFT_REAL(pthread_setspecific, key, value);
   RuntimeScope scope(*rt);
   rt->self().specific[key] = const_cast<void*>(value);
