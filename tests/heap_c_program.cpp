@@ -16,6 +16,9 @@ struct Body {
   std::string code;
   int locals = 0;  // r0 .. r<locals-1> have been assigned
   int operations = 0;
+  // Blocks this thread has freed, for sure, and not set to null: it leaves them alone after
+  // that (every access would be a use after free in every interleaving).
+  bool freed[kMaxBlocks] = {};
 };
 
 // Writes one program; every shared name carries the program's prefix, so that the programs of
@@ -28,12 +31,12 @@ class ProgramWriter {
 
   // The program, and in `bound` an upper bound on the interleavings of its visible operations.
   std::string write(double& bound) {
-    blocks_ = chance(50) ? 1 : uniform(2, kMaxBlocks);
+    blocks_ = chance(60) ? 1 : chance(75) ? 2 : 3;
     for (int j = 0; j < blocks_; ++j) {
       length_[j] = uniform(2, 4);
       nulled_[j] = chance(50);
     }
-    published_ = chance(35);
+    published_ = chance(40);
     publish_atomically_ = chance(60);
     const int threads = chance(30) ? 3 : 2;
 
@@ -82,8 +85,11 @@ class ProgramWriter {
     out += body.code;
     for (int t = 0; t < threads; ++t)
       out += "  pthread_join(threads[" + std::to_string(t) + "], 0);\n";
+    // What is left: a block set to null when freed is freed if it is not null; another one only
+    // if no thread surely freed it (else it would be a double free in every interleaving).
     for (int j = 0; j < blocks_; ++j)
-      if (chance(50)) out += "  if (" + block(j) + ") free(" + block(j) + ");\n";
+      if ((nulled_[j] || !surely_freed_[j]) && chance(60))
+        out += "  if (" + block(j) + ") free(" + block(j) + ");\n";
     if (published_ && chance(50)) out += "  if (" + pub() + ") free(" + pub() + ");\n";
     bound = interleavings(operations);
     return out + "}\n";
@@ -255,27 +261,39 @@ class ProgramWriter {
     return "__atomic_load_n(&" + atomic() + ", " + kSeqCst + ") == " + value();
   }
 
+  // A block the thread may still use, or -1 if it freed them all.
+  int some_block(const Body& b) {
+    std::vector<int> left;
+    for (int j = 0; j < blocks_; ++j)
+      if (!b.freed[j]) left.push_back(j);
+    return left.empty() ? -1 : left[uniform(0, static_cast<int>(left.size()) - 1)];
+  }
+
   void statement(Body& b, const std::string& indent, bool may_consume) {
-    const int j = uniform(0, blocks_ - 1);
+    const int j = some_block(b);
     const int roll = uniform(0, 99);
-    if (may_consume && roll < 15) {
+    if (j < 0) {
+      b.code += indent + atomic_operation(b) + "\n";
+    } else if (may_consume && roll < 15) {
       b.code += indent + consume(b) + "\n";
-    } else if (roll < 40) {
+    } else if (roll < 37) {
       b.code += indent + block_access(b, j) + "\n";
-    } else if (roll < 57) {
+    } else if (roll < 59) {
       // Frees are often conditional: then some interleavings keep the block.
       const std::string guard = chance(50) ? "if (" + condition(b) + ") " : "";
       b.code += indent + guard + block_free(b, j, false) + "\n";
-    } else if (roll < 65) {
+      if (guard.empty() && !nulled_[j]) b.freed[j] = surely_freed_[j] = true;
+    } else if (roll < 67) {
       b.code += indent + block_realloc(b, j) + "\n";
-    } else if (roll < 75) {
+    } else if (roll < 77) {
       b.code += indent + atomic_operation(b) + "\n";
     } else if (roll < 90) {
       b.operations += 2;
       b.code += indent + "pthread_mutex_lock(" + mutex() + ");\n";
       const int statements = uniform(1, 2);
       for (int i = 0; i < statements; ++i) {
-        const int k = uniform(0, blocks_ - 1);
+        const int k = some_block(b);
+        if (k < 0) break;
         b.code += indent + "  " +
                   (nulled_[k] && chance(35) ? block_free(b, k, true) : block_access(b, k)) + "\n";
       }
@@ -294,6 +312,7 @@ class ProgramWriter {
   int blocks_ = 1;
   int length_[kMaxBlocks] = {};
   bool nulled_[kMaxBlocks] = {};
+  bool surely_freed_[kMaxBlocks] = {};  // by some thread, and not set to null
   bool published_ = false;
   bool publish_atomically_ = true;
 };

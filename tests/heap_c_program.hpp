@@ -15,14 +15,16 @@ namespace weft::testing {
 /// atomic pointer or under the mutex, an atomic int and a mutex. Threads read and write array
 /// elements (in bounds, or one past the end when a value read says so), free and realloc the
 /// arrays (sometimes only if a value read or the atomic says so, sometimes under the mutex),
-/// and use the atomic and the published block; main may run statements of its own before the
-/// joins and free what is left after them. `static void p<seed>_main(void)` runs the program.
-/// Every program has at most `kMaxInterleavingBound` interleavings of its visible operations
-/// (a bound from the operations each thread may perform, not counting blocking).
+/// and use the atomic and the published block (a thread leaves alone a block it surely freed
+/// without setting its pointer to null); main may run statements of its own before the joins,
+/// and after them frees what may be left (but no block a thread surely freed). `static void
+/// p<seed>_main(void)` runs the program. Every program has at most `kMaxInterleavingBound`
+/// interleavings of its visible operations (a bound from the operations each thread may perform,
+/// not counting blocking).
 std::string heap_program_definitions(std::uint64_t seed);
 
 /// The bound on the interleavings of a program's visible operations (see above).
-inline constexpr double kMaxInterleavingBound = 1500;
+inline constexpr double kMaxInterleavingBound = 1000;
 
 /// A C file holding programs `first` .. `first + count - 1`; the built program runs program
 /// `first + i` when its only argument is `i`, and exits with 2 on any other command line.
