@@ -134,6 +134,23 @@ TEST(MemoryErrors, ReallocIsOneOperationBeforeItCopiesTheBlock) {
   }
 }
 
+TEST(MemoryErrors, AnOverflowPastABlockReadsTheSameWhetherOrNotTheBlockWasFreed) {
+  // The read is of no block's bytes: it does not conflict with the free, and every interleaving
+  // (DFS without sleep sets) must find one overflow, the one optimal DPOR finds.
+  const CliRun dfs = check("overflow_past_a_freed_block.c",
+                           "--points=all --strategy dfs --no-sleep-sets --all-bugs");
+  ASSERT_EQ(dfs.exit_code, 1) << dfs.out;
+  ASSERT_EQ(dfs.result["bugs"].size(), 1u) << dfs.out;
+  EXPECT_EQ(first_bug_kind(dfs), "heap buffer overflow");
+  EXPECT_TRUE(contains(first_bug_message(dfs),
+                       "0 bytes after the end of the 16-byte block allocated at "
+                       "overflow_past_a_freed_block.c:17 by thread 0 (0x"))
+      << first_bug_message(dfs);
+  const CliRun optimal = check("overflow_past_a_freed_block.c", "--points=all --all-bugs");
+  ASSERT_EQ(optimal.exit_code, 1) << optimal.out;
+  EXPECT_EQ(first_bug_message(optimal), first_bug_message(dfs));
+}
+
 TEST(MemoryErrors, DoubleFreeNamesBothFrees) {
   const CliRun r = check("double_free.c");
   ASSERT_EQ(r.exit_code, 1) << r.out;

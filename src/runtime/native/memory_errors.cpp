@@ -80,9 +80,13 @@ void heap_access_error(NativeRuntime& rt, std::uintptr_t address, std::size_t si
   if (bad != address) s += "from byte " + std::to_string(bad - address) + " on, ";
   if (auto block = freed ? ThreadHeap::block_containing(bad) : std::nullopt)
     s += "in " + describe_block(*block, bad);
-  else if (auto near = ThreadHeap::block_nearest(bad))
+  else if (auto near = ThreadHeap::block_nearest(bad)) {
+    // Outside every block: an overflow of the nearest one whether or not it has been freed
+    // since, which the access does not conflict with; said as allocated, so that the report is
+    // the same in both orders (one trace).
+    near->freed = false;
     s += describe_block(*near, bad);
-  else
+  } else
     s += "at 0x" + [&] {
       char text[24];
       std::snprintf(text, sizeof text, "%llx", static_cast<unsigned long long>(bad));
