@@ -1,7 +1,6 @@
-// A read just past the end of a block, racing with a free of the block: a heap buffer overflow
-// while the block is allocated, a use after free once it is not. The free takes all the block's
-// bytes from the program, not only those it asked for, so it conflicts with the read and both
-// orders are explored.
+// A read just past the end of a block, in the slack its size class leaves after it, racing with
+// a free of the block: an overflow before the free and after it, reported the same way in both
+// orders.
 #include <pthread.h>
 #include <stdlib.h>
 

@@ -1,4 +1,4 @@
-// A read past the end of a block whose usable bytes end where it asked them to (16 bytes): it is
+// A read past the end of a block whose usable bytes end where its size does (16 bytes): it is
 // an overflow whether or not another thread has freed the block by then, and those two orders
 // are one trace (the read is of no block's bytes, so it does not conflict with the free). The
 // report must say the same in both: it describes the block as allocated, not as freed.
