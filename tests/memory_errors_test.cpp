@@ -227,4 +227,14 @@ TEST(MemoryErrors, LeaksOnlyWithTheOptionAndOncePerSite) {
       << first_bug_message(r);
 }
 
+TEST(MemoryErrors, LeaksAreReportedAfterADataRace) {
+  // Found by the memory differential: a race stops no thread, and the program's end is still
+  // where leaks are; --points=all (no races) and --points=sync must find the same leak.
+  const CliRun sync = check("leak_after_race.c", "--leaks --all-bugs");
+  ASSERT_EQ(sync.exit_code, 1) << sync.out;
+  EXPECT_EQ(bug_kinds(sync), (std::set<std::string>{"data race", "memory leak"})) << sync.out;
+  const CliRun all = check("leak_after_race.c", "--points=all --leaks --all-bugs");
+  EXPECT_EQ(bug_kinds(all), std::set<std::string>{"memory leak"}) << all.out;
+}
+
 }  // namespace
