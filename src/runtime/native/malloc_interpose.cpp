@@ -55,9 +55,9 @@ void* allocate(size_t bytes, size_t alignment, std::uint64_t site,
   return alignment <= 16 ? __libc_malloc(bytes) : __libc_memalign(alignment, bytes);
 }
 
-// The bytes a free of `p`, a block of the threads' heaps, takes from the program: all of its
-// usable bytes, not only those it asked for, since an access past those is an overflow while
-// the block is allocated and a use after free once it is not.
+// The bytes a free or realloc of `p`, a block of the threads' heaps, changes: all of its usable
+// bytes, not only those it asked for (the heap shadow marks them all freed; a realloc in place
+// gives the program some of them or takes them back).
 std::size_t freed_bytes(void* p) {
   const auto block = ThreadHeap::inspect(p);
   return block && !block->freed ? std::max<std::size_t>(ThreadHeap::usable_size(p), 1) : 1;
