@@ -55,37 +55,58 @@ void* allocate(size_t bytes, size_t alignment, std::uint64_t site,
   return alignment <= 16 ? __libc_malloc(bytes) : __libc_memalign(alignment, bytes);
 }
 
+// The bytes a free or realloc of `p`, a block of the threads' heaps, changes: all of its usable
+// bytes, not only those it asked for (the heap shadow marks them all freed; a realloc in place
+// gives the program some of them or takes them back).
+std::size_t freed_bytes(void* p) {
+  const auto block = ThreadHeap::inspect(p);
+  return block && !block->freed ? std::max<std::size_t>(ThreadHeap::usable_size(p), 1) : 1;
+}
+
+// The visible operation of a free or a realloc of `p` (a block of the threads' heaps), once there
+// is another thread to interleave with: a write of all the block's bytes, so that it conflicts
+// with every access to the block. Performed before the block is looked at: another thread may
+// free it while this one waits. Returns whether it was performed.
+bool perform_free(NativeRuntime& rt, void* p, std::uint64_t site) {
+  auto& sched = rt.scheduler();
+  if (rt.threads_created() <= 1 || sched.aborting()) return false;
+  const std::size_t size = freed_bytes(p);
+  RuntimeScope scope(rt);
+  sched.perform(weft::Operation{weft::OpKind::kFree, 0, static_cast<std::uint32_t>(size),
+                                reinterpret_cast<weft::ObjectKey>(p), 0},
+                site);
+  return true;
+}
+
+// With --points=sync, after the operation: the races of a free (`free`) or of an in-place
+// realloc (a write of the whole block) of the live block `p` with earlier accesses.
+void note_free_races(NativeRuntime& rt, void* p, std::uint64_t site, bool free) {
+  if (rt.options().points != weft::runtime::native::Points::kSync) return;
+  auto& sched = rt.scheduler();
+  RuntimeScope scope(rt);
+  auto reports =
+      rt.races().access(RaceDetector::Access{sched.self(), reinterpret_cast<std::uintptr_t>(p),
+                                             freed_bytes(p), true, false, site, free},
+                        rt.registry());
+  for (auto& report : reports) sched.note_failure(weft::Outcome::kDataRace, std::move(report));
+}
+
 // A deallocation by the program: a visible operation that conflicts with every access to the
-// block (once there is another thread to interleave with), checked before the block goes.
+// block (once there is another thread to interleave with; `performed`: realloc performed it
+// already), checked before the block goes.
 void release_checked(NativeRuntime& rt, ThreadHeap& heap, void* p, std::uint64_t site,
-                     const FreeDetails& how) {
+                     const FreeDetails& how, bool performed = false) {
   if (!ThreadHeap::owns(p)) {
     // A block of the C library's (from before the execution, or weft's own code freeing on a
     // program thread): no operation of the program's heap, but never a stack or global address.
     (void)check_free(rt, p, how, site);
     return __libc_free(p);
   }
-  auto& sched = rt.scheduler();
-  const bool shared = rt.threads_created() > 1 && !sched.aborting();
-  if (shared) {
-    const auto peek = ThreadHeap::inspect(p);
-    const std::size_t size = peek && !peek->freed ? std::max<std::size_t>(peek->requested, 1) : 1;
-    RuntimeScope scope(rt);
-    sched.perform(weft::Operation{weft::OpKind::kFree, 0, static_cast<std::uint32_t>(size),
-                                  reinterpret_cast<weft::ObjectKey>(p), 0},
-                  site);
-  }
+  const bool shared = performed || perform_free(rt, p, site);
   // After the operation: another thread may have freed the block while this one waited.
-  const auto block = check_free(rt, p, how, site);
-  if (shared && rt.options().points == weft::runtime::native::Points::kSync) {
-    RuntimeScope scope(rt);
-    auto reports = rt.races().access(
-        RaceDetector::Access{sched.self(), block->start, std::max<std::size_t>(block->requested, 1),
-                             true, false, site, true},
-        rt.registry());
-    for (auto& report : reports) sched.note_failure(weft::Outcome::kDataRace, std::move(report));
-  }
-  heap.release(p, site, sched.self());
+  (void)check_free(rt, p, how, site);
+  if (shared) note_free_races(rt, p, site, true);
+  heap.release(p, site, rt.scheduler().self());
 }
 
 void release(void* p, std::uint64_t site, const FreeDetails& how = {}) {
@@ -151,9 +172,13 @@ void* realloc(void* p, size_t bytes) {
   std::uint32_t slot = 0;
   ThreadHeap* heap = program_heap(slot);
   NativeRuntime* rt = NativeRuntime::active();
+  const bool checked = heap && rt->options().memory_checks && !rt->scheduler().aborting();
+  // One visible operation for the whole realloc, as for a free: whether it moves the block or
+  // resizes it in place, it conflicts with every access to the block (reads of what it copies,
+  // accesses to the bytes it adds or removes).
+  const bool performed = checked && ThreadHeap::owns(p) && perform_free(*rt, p, site);
   // A freed block, or something that is no block, stops the thread, as free would.
-  if (heap && rt->options().memory_checks && !rt->scheduler().aborting())
-    (void)weft::runtime::native::check_free(*rt, p, how, site);
+  if (checked) (void)weft::runtime::native::check_free(*rt, p, how, site);
   if (!ThreadHeap::owns(p)) {
     if (!heap) return __libc_realloc(p, bytes);
     void* q = allocate(bytes, 16, site);
@@ -165,13 +190,17 @@ void* realloc(void* p, size_t bytes) {
   }
   const size_t have = ThreadHeap::usable_size(p);
   if (bytes <= have) {
+    if (performed) note_free_races(*rt, p, site, false);
     ThreadHeap::set_requested(p, bytes);
     return p;
   }
   void* q = allocate(bytes, 16, site);
   if (q) {
     std::memcpy(q, p, have);
-    release(p, site, how);
+    if (checked)
+      release_checked(*rt, *heap, p, site, how, performed);
+    else
+      release(p, site, how);
   }
   return q;
 }

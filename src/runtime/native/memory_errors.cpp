@@ -74,20 +74,27 @@ void heap_access_error(NativeRuntime& rt, std::uintptr_t address, std::size_t si
                        std::uint64_t site) {
   RuntimeScope scope(rt);
   const std::uintptr_t bad = HeapShadow::first_inaccessible(address, size);
-  const bool freed = HeapShadow::state(bad) == kFreedBlock;
+  // A use after free is an access to the bytes a freed block asked for. Past them (its slack,
+  // or no block's bytes) it is an overflow of the nearest block whether or not that block has
+  // been freed since: the same bug, and the same words, in either order of the access and the
+  // free.
+  const auto freed =
+      HeapShadow::state(bad) == kFreedBlock ? ThreadHeap::block_containing(bad) : std::nullopt;
   std::string s = std::string(write ? "write" : "read") + " of " + std::to_string(size) +
                   (size == 1 ? " byte" : " bytes") + by_thread(rt, site) + ", ";
   if (bad != address) s += "from byte " + std::to_string(bad - address) + " on, ";
-  if (auto block = freed ? ThreadHeap::block_containing(bad) : std::nullopt)
-    s += "in " + describe_block(*block, bad);
-  else if (auto near = ThreadHeap::block_nearest(bad))
+  if (freed) {
+    s += "in " + describe_block(*freed, bad);
+  } else if (auto near = ThreadHeap::block_nearest(bad)) {
+    near->freed = false;
     s += describe_block(*near, bad);
-  else
+  } else {
     s += "at 0x" + [&] {
       char text[24];
       std::snprintf(text, sizeof text, "%llx", static_cast<unsigned long long>(bad));
       return std::string(text);
     }() + ", in no heap block";
+  }
   fail(rt, freed ? Outcome::kUseAfterFree : Outcome::kHeapOverflow, s);
 }
 

@@ -38,6 +38,14 @@ inline void check_heap(NativeRuntime& rt, const void* addr, std::uint64_t size, 
     weft::runtime::native::heap_access_error(rt, a, size, write, site);
 }
 
+// Whether the access touches a freed heap block: a use after free, which check_heap will stop.
+bool in_freed_block(const void* addr, std::uint64_t size) {
+  const auto a = reinterpret_cast<std::uintptr_t>(addr);
+  return HeapShadow::covers(a) && !HeapShadow::accessible(a, size) &&
+         HeapShadow::state(HeapShadow::first_inaccessible(a, size)) ==
+             weft::runtime::native::kFreedBlock;
+}
+
 std::uint32_t clamp_size(std::uint64_t size) {
   return size > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(size);
 }
@@ -61,6 +69,21 @@ void note_atomic_for_spin(NativeRuntime& rt, const void* addr, std::uint64_t siz
   // A read-modify-write reads too (and a failed compare-exchange writes nothing).
   if (kind != kStore) spin.note_read(addr, size, true);
   if (kind != kLoad) spin.note_write(addr, size);
+}
+
+// With --points=sync: the access's data races with earlier accesses (and frees) of other
+// threads. Checked before the heap, which stops the thread at a use after free: the access
+// races with the free it comes after, and only that report makes the next round explore the
+// access before the free (race-directed points), where the program may go on to other errors.
+void note_races(NativeRuntime& rt, const void* addr, std::uint64_t size, bool write, bool atomic,
+                std::uint64_t site) {
+  auto& sched = rt.scheduler();
+  auto reports = rt.races().access(
+      RaceDetector::Access{sched.self(), reinterpret_cast<std::uintptr_t>(addr), size, write,
+                           atomic, site, false, in_freed_block(addr, size)},
+      rt.registry());
+  if (!reports.empty() && rt.break_on_bug) asm volatile("int3");  // weft replay --gdb
+  for (auto& report : reports) sched.note_failure(weft::Outcome::kDataRace, std::move(report));
 }
 
 void plain_access(void* addr, std::uint64_t size, bool write, std::uint64_t site) {
@@ -91,26 +114,20 @@ void plain_access(void* addr, std::uint64_t size, bool write, std::uint64_t site
     sched.perform(Operation{write ? OpKind::kWrite : OpKind::kRead, 0, clamp_size(size),
                             reinterpret_cast<weft::ObjectKey>(addr), 0},
                   site);
+    if (promoted) note_races(*rt, addr, size, write, false, site);
     // Checked once it is its turn: a free may have run while it waited.
     check_heap(*rt, addr, size, write, site);
     // What the access right after this hook sees: no other thread runs in between.
     note_for_spin(*rt, addr, size, write, true);
-    if (!promoted) return;
-  } else {
-    check_heap(*rt, addr, size, write, site);
-    // Inside an atomic section (with every access visible) no other thread runs: as good as
-    // visible. With --points=sync a plain read is not an event the strategies could reorder.
-    note_for_spin(*rt, addr, size, write, all);
-    if (all) return;  // part of the section's visible operation
+    return;
   }
   // Accesses in atomic sections are atomic accesses for the race property (SV-COMP's
   // convention): they race only with plain accesses.
-  auto reports =
-      rt->races().access(RaceDetector::Access{sched.self(), reinterpret_cast<std::uintptr_t>(addr),
-                                              size, write, in_section, site},
-                         rt->registry());
-  if (!reports.empty() && rt->break_on_bug) asm volatile("int3");  // weft replay --gdb
-  for (auto& report : reports) sched.note_failure(weft::Outcome::kDataRace, std::move(report));
+  if (!all) note_races(*rt, addr, size, write, in_section, site);
+  check_heap(*rt, addr, size, write, site);
+  // Inside an atomic section (with every access visible) no other thread runs: as good as
+  // visible. With --points=sync a plain read is not an event the strategies could reorder.
+  note_for_spin(*rt, addr, size, write, all);
 }
 
 }  // namespace
@@ -151,15 +168,16 @@ void __weft_atomic(void* addr, std::uint64_t size, std::uint32_t kind, std::uint
   sched.perform(
       Operation{kOps[kind & 3], 0, clamp_size(size), reinterpret_cast<weft::ObjectKey>(addr), 0},
       site);
-  check_heap(*rt, addr, size, kind != kLoad, site);
-  note_atomic_for_spin(*rt, addr, size, kind);
+  // Races first, as for plain accesses: an atomic access to a freed block races with the free.
   if (rt->options().points == Points::kSync) {
     auto reports = rt->races().access(
         RaceDetector::Access{sched.self(), reinterpret_cast<std::uintptr_t>(addr), size,
-                             kind != kLoad, true, site},
+                             kind != kLoad, true, site, false, in_freed_block(addr, size)},
         rt->registry());
     for (auto& report : reports) sched.note_failure(weft::Outcome::kDataRace, std::move(report));
   }
+  check_heap(*rt, addr, size, kind != kLoad, site);
+  note_atomic_for_spin(*rt, addr, size, kind);
 }
 
 // An inline-assembly statement (inline_asm_instrumenter.cpp). A barrier (no operands) is a

@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <functional>
@@ -180,7 +181,14 @@ Trace NativeRuntime::run(const TestDirective& directive, int argc, char** argv, 
       },
       limits);
   current_trace_ = nullptr;
-  if (options_.leaks && trace.outcome == Outcome::kComplete) report_leaks(*this, trace);
+  // Leaks are what is allocated when the program ends normally: also after data races, which
+  // stop no thread, but not after a bug that stopped one, nor in an execution cut short.
+  const bool ended = !trace.events.empty() && trace.events.back().op.kind == OpKind::kProcessExit &&
+                     exit_outcome_ == Outcome::kComplete;
+  const bool only_races =
+      std::all_of(trace.failures.begin(), trace.failures.end(),
+                  [](const Failure& f) { return f.outcome == Outcome::kDataRace; });
+  if (options_.leaks && ended && only_races) report_leaks(*this, trace);
   log_until(trace, trace.events.size());
   active_ = nullptr;
   return trace;

@@ -183,6 +183,9 @@ class NativeRuntime {
   std::vector<std::uint32_t> heap_slots() const;
   std::uint32_t threads_created() const { return threads_created_; }
   void count_thread() { ++threads_created_; }
+  /// The process is about to end as `outcome` says (kComplete for exit or a return from main,
+  /// kDiscarded for abort or a failed assume): --leaks reports only at a normal end.
+  void note_exit(Outcome outcome) { exit_outcome_ = outcome; }
 
  private:
   static inline NativeRuntime* active_ = nullptr;
@@ -199,6 +202,7 @@ class NativeRuntime {
   std::unordered_map<ObjectKey, bool> known_semaphores_;
   RaceDetector races_;
   std::uint32_t threads_created_ = 1;
+  Outcome exit_outcome_ = Outcome::kComplete;
   const Trace* current_trace_ = nullptr;    // the scheduler's trace while run() runs
   std::size_t logged_ = 0;                  // events of it already in the log
   std::uint64_t heap_slots_used_[64] = {};  // bitset over the 4096 heap regions

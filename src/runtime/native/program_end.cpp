@@ -34,6 +34,7 @@ void record_section_footprint(NativeRuntime& rt) {
 // function, say) the section's event first records what it read to decide so.
 [[noreturn]] void end_process(NativeRuntime& rt, int status, Outcome outcome, std::uint64_t site) {
   if (rt.self().atomic_depth > 0) record_section_footprint(rt);
+  rt.note_exit(outcome);
   rt.scheduler().end_process(status, outcome, site);
 }
 

@@ -1,8 +1,10 @@
 #include "race_detector.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "memory_description.hpp"
+#include "thread_heap.hpp"
 #include "weft/trace/wire.hpp"
 
 namespace weft::runtime::native {
@@ -17,7 +19,34 @@ std::string describe_access(bool write, bool atomic, bool free, std::size_t size
   return s;
 }
 
+// The two accesses of a race in a fixed order (by site, then thread), not in the order they
+// ran: the executions that run them the other way round report the same race, and a run with
+// --all-bugs lists it once.
+std::string race_report(const std::string& memory, std::string first, std::uint64_t first_site,
+                        const std::string& first_thread, std::string second,
+                        std::uint64_t second_site, const std::string& second_thread) {
+  if (std::make_pair(second_site, second_thread) < std::make_pair(first_site, first_thread))
+    std::swap(first, second);
+  return "data race on " + memory + ": " + first + " and " + second;
+}
+
 }  // namespace
+
+void RaceDetector::check_free(const Access& a, std::uintptr_t start, const Freed& f,
+                              const ThreadRegistry& threads, std::vector<std::string>& reports) {
+  if (f.thread == a.thread || clocks_.thread_clock(a.thread).covers(f.thread, f.epoch)) return;
+  if (!reported_.insert({std::min(f.site, a.site), std::max(f.site, a.site)}).second) return;
+  // The block as it was when freed, as the report says when the free comes second: the race
+  // reads the same whichever ran first, and --all-bugs lists it once.
+  std::optional<HeapBlock> block = ThreadHeap::block_containing(start);
+  if (block) block->freed = false;
+  const std::string memory = block ? describe_block(*block, start) : describe_memory(start);
+  reports.push_back(
+      race_report(memory, describe_access(true, false, true, 0, threads.name(f.thread), f.site),
+                  f.site, threads.name(f.thread),
+                  describe_access(a.write, a.atomic, false, a.size, threads.name(a.thread), a.site),
+                  a.site, threads.name(a.thread)));
+}
 
 std::vector<std::string> RaceDetector::access(const Access& a, const ThreadRegistry& threads) {
   const VectorClock& now = clocks_.thread_clock(a.thread);
@@ -44,18 +73,12 @@ std::vector<std::string> RaceDetector::access(const Access& a, const ThreadRegis
       if (e.atomic && a.atomic) continue;
       if (now.covers(e.thread, e.epoch)) continue;
       if (!reported_.insert({std::min(e.site, a.site), std::max(e.site, a.site)}).second) continue;
-      // The two accesses in a fixed order (by site, then thread), not in the order they ran:
-      // the executions that run them the other way round report the same race, and a run with
-      // --all-bugs lists it once.
-      std::string first =
-          describe_access(e.write, e.atomic, false, e.size, threads.name(e.thread), e.site);
-      std::string second =
-          describe_access(a.write, a.atomic, a.free, a.size, threads.name(a.thread), a.site);
-      if (std::make_pair(a.site, threads.name(a.thread)) <
-          std::make_pair(e.site, threads.name(e.thread)))
-        std::swap(first, second);
-      reports.push_back("data race on " + describe_memory(a.address) + ": " + first + " and " +
-                        second);
+      reports.push_back(race_report(
+          describe_memory(a.address),
+          describe_access(e.write, e.atomic, false, e.size, threads.name(e.thread), e.site), e.site,
+          threads.name(e.thread),
+          describe_access(a.write, a.atomic, a.free, a.size, threads.name(a.thread), a.site),
+          a.site, threads.name(a.thread)));
     }
     if (a.free) {
       shadow_.erase(cell);
@@ -70,6 +93,15 @@ std::vector<std::string> RaceDetector::access(const Access& a, const ThreadRegis
     entries.push_back(
         {a.thread, epoch, bytes, static_cast<std::uint32_t>(a.size), a.write, a.atomic, a.site});
   }
+  if (a.free) freed_[a.address] = Freed{end, a.thread, epoch, a.site};
+  // A use after free races with the free unless the free happens before it; the free dropped
+  // the block's bytes from the shadow above, so the block's record answers for all of them.
+  if (a.in_freed_block && !a.free)
+    for (auto it = freed_.upper_bound(end - 1); it != freed_.begin();) {
+      --it;
+      if (it->second.end <= a.address) break;
+      check_free(a, it->first, it->second, threads, reports);
+    }
   return reports;
 }
 

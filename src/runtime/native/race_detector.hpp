@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -31,8 +32,12 @@ class RaceDetector {
     bool atomic = false;     ///< atomic accesses never race with each other
     std::uint64_t site = 0;  ///< code address, for the report
     /// A free of the block [address, address+size): a write of all of it that ends what the
-    /// detector keeps about its bytes (a later access is a use after free, caught as such).
+    /// detector keeps about its bytes; only the free itself is kept, for later accesses to the
+    /// freed block (see `in_freed_block`).
     bool free = false;
+    /// The heap shadow says the access touches a freed block (it is a use after free): it is
+    /// also checked against the free, which races with it unless it happens before it.
+    bool in_freed_block = false;
   };
 
   /// Records an access; returns a one-line report for each earlier access it races with (each
@@ -55,10 +60,23 @@ class RaceDetector {
   struct Cell {
     std::vector<Entry> entries;
   };
+  // A block freed in this execution, by its start address.
+  struct Freed {
+    std::uintptr_t end;
+    ThreadId thread;
+    std::uint32_t epoch;
+    std::uint64_t site;
+  };
+
+  // The report of a race between free `f` of the block at `start` and access `a`, unless the
+  // free happens before it or the pair was reported already.
+  void check_free(const Access& a, std::uintptr_t start, const Freed& f,
+                  const ThreadRegistry& threads, std::vector<std::string>& reports);
 
   ClockTracker clocks_;
   std::unordered_map<std::uintptr_t, Cell> shadow_;
   std::set<std::pair<std::uint64_t, std::uint64_t>> reported_;
+  std::map<std::uintptr_t, Freed> freed_;
 };
 
 }  // namespace weft::runtime::native
