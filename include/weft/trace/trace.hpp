@@ -31,13 +31,13 @@ enum class Outcome : std::uint8_t {
   /// A thread spins forever: its busy-wait loop reads only values that no thread changes again.
   kLivelock,
   // Memory errors on the program's heap (docs/memory-errors.md).
-  kUseAfterFree,     ///< an access to a block after it was freed
-  kHeapOverflow,     ///< an access outside every heap block (past or before a block)
-  kDoubleFree,       ///< free/delete of a block already freed
-  kInvalidFree,      ///< free/delete of a pointer that is not the start of a heap block
-  kFreedRealloc,     ///< realloc of a block already freed
-  kMismatchedFree,   ///< new[] freed with delete, malloc with delete, a wrong sized delete...
-  kMemoryLeak,       ///< with --leaks: a block still allocated when the program exited
+  kUseAfterFree,    ///< an access to a block after it was freed
+  kHeapOverflow,    ///< an access outside every heap block (past or before a block)
+  kDoubleFree,      ///< free/delete of a block already freed
+  kInvalidFree,     ///< free/delete of a pointer that is not the start of a heap block
+  kFreedRealloc,    ///< realloc of a block already freed
+  kMismatchedFree,  ///< new[] freed with delete, malloc with delete, a wrong sized delete...
+  kMemoryLeak,      ///< with --leaks: a block still allocated when the program exited
   /// A sanitizer the program was built with (weft-cc -fsanitize=address or =undefined) reported
   /// an error: the message is its summary (docs/sanitizers.md).
   kSanitizerReport,
