@@ -11,59 +11,25 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "native_cli.hpp"
+
 namespace {
 
 using nlohmann::json;
 
-struct CliRun {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-  json result;
-};
-
-std::string fixture(const std::string& name) {
-  return std::string(WEFT_NATIVE_FIXTURES) + "/" + name;
-}
-
-std::string test_name() {
-  return ::testing::UnitTest::GetInstance()->current_test_info()->name();
-}
+using weft::test::CliRun;
+using weft::test::fixture;
+using weft::test::replay_file;
+using weft::test::shell;
 
 std::filesystem::path temporary(const std::string& suffix) {
-  return std::filesystem::temp_directory_path() / ("weft-sanitizer-" + test_name() + suffix);
-}
-
-std::string slurp(FILE* f) {
-  std::string s;
-  char buf[4096];
-  while (f && std::fgets(buf, sizeof buf, f)) s += buf;
-  return s;
-}
-
-// Runs the shell command; parses stdout as JSON when it is JSON, and keeps stderr.
-CliRun shell(const std::string& command_line) {
-  const std::string err_file = temporary(".stderr").string();
-  CliRun r;
-  FILE* p = popen((command_line + " </dev/null 2>" + err_file).c_str(), "r");
-  r.out = slurp(p);
-  const int status = p ? pclose(p) : -1;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::FILE* err = std::fopen(err_file.c_str(), "r");
-  r.err = slurp(err);
-  if (err) std::fclose(err);
-  r.result = json::parse(r.out, nullptr, false);
-  return r;
-}
-
-std::string replay_file(const std::string& name) {
-  return temporary("-" + name + ".json").string();
+  const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  return std::filesystem::temp_directory_path() / ("weft-sanitizer-" + test + suffix);
 }
 
 // `weft check` on a fixture, `compiler_flags` after "--".
 CliRun check(const std::string& name, const std::string& compiler_flags = "") {
-  return shell(std::string(WEFT_BIN) + " check " + fixture(name) + " --json -q --replay-file " +
-               replay_file(name) + " -- " + compiler_flags);
+  return weft::test::check(name, "-- " + compiler_flags);
 }
 
 std::uint64_t executions(const CliRun& r) {
