@@ -1,10 +1,11 @@
 // Optimal DPOR (Abdulla, Aronis, Jonsson, Sagonas, POPL 2014, Algorithm 2; cited in thesis §1.1):
 // sleep sets plus wakeup trees, so that every Mazurkiewicz trace is explored by exactly one
 // complete execution. After each execution, every reversible race e ⋖ e' yields the sequence
-// v = notdep(e, E).e'; unless a thread asleep before e is an initial of v, v goes into the wakeup
-// tree of the node before e. (The paper skips v already when a sleeper is a *weak* initial; with
-// blocking locks that loses traces, see reverse(). The stricter test costs some sleep-set-blocked
-// executions on lock-heavy programs: docs/dependence.md.)
+// v = notdep(e, E).e'; unless a thread asleep before e is an initial of v (or a weak initial whose
+// next operation cannot block), v goes into the wakeup tree of the node before e. (The paper
+// skips v whenever a sleeper is a *weak* initial; with a sleeper that may block, that loses
+// traces, see reverse(). The stricter test costs some sleep-set-blocked executions on lock-heavy
+// programs: docs/dependence.md.)
 #include <algorithm>
 #include <map>
 #include <unordered_map>
