@@ -64,10 +64,6 @@ std::string deallocation(NativeRuntime& rt, FreeCall call, std::uint64_t site) {
   return call_name(call) + by_thread(rt, site) + " of ";
 }
 
-[[noreturn]] void fail(NativeRuntime& rt, Outcome outcome, const std::string& message) {
-  rt.fail(outcome, message);
-}
-
 }  // namespace
 
 void heap_access_error(NativeRuntime& rt, std::uintptr_t address, std::size_t size, bool write,
@@ -95,7 +91,7 @@ void heap_access_error(NativeRuntime& rt, std::uintptr_t address, std::size_t si
       return std::string(text);
     }() + ", in no heap block";
   }
-  fail(rt, freed ? Outcome::kUseAfterFree : Outcome::kHeapOverflow, s);
+  rt.fail(freed ? Outcome::kUseAfterFree : Outcome::kHeapOverflow, s);
 }
 
 std::optional<HeapBlock> check_free(NativeRuntime& rt, const void* p, const FreeDetails& how,
@@ -110,9 +106,8 @@ std::optional<HeapBlock> check_free(NativeRuntime& rt, const void* p, const Free
                        address < NativeRuntime::stack_region_end();
     if (!global && !stack) return std::nullopt;
     RuntimeScope scope(rt);
-    fail(rt, Outcome::kInvalidFree,
-         deallocation(rt, how.call, site) + describe_memory(address) +
-             ", which is not a heap block");
+    rt.fail(Outcome::kInvalidFree, deallocation(rt, how.call, site) + describe_memory(address) +
+                                       ", which is not a heap block");
   }
   std::optional<HeapBlock> block = ThreadHeap::inspect(p);
   RuntimeScope scope(rt);
@@ -122,27 +117,28 @@ std::optional<HeapBlock> check_free(NativeRuntime& rt, const void* p, const Free
       s += describe_block(*in, address) + ", not the start of a block";
     else
       s += describe_memory(address) + ", which is not a heap block";
-    fail(rt, Outcome::kInvalidFree, s);
+    rt.fail(Outcome::kInvalidFree, s);
   }
   if (block->freed)
-    fail(rt, how.call == FreeCall::kRealloc ? Outcome::kFreedRealloc : Outcome::kDoubleFree,
-         deallocation(rt, how.call, site) + describe_block(*block, address));
+    rt.fail(how.call == FreeCall::kRealloc ? Outcome::kFreedRealloc : Outcome::kDoubleFree,
+            deallocation(rt, how.call, site) + describe_block(*block, address));
   const std::string what = deallocation(rt, how.call, site);
   if (block->kind != expected_kind(how.call))
-    fail(rt, Outcome::kMismatchedFree,
-         what + "a block " + allocator_name(block->kind) + " allocated (it needs " +
-             (block->kind == AllocKind::kMalloc ? "free"
-              : block->kind == AllocKind::kNew  ? "delete"
-                                                : "delete[]") +
-             "): " + describe_block(*block, address));
+    rt.fail(Outcome::kMismatchedFree, what + "a block " + allocator_name(block->kind) +
+                                          " allocated (it needs " +
+                                          (block->kind == AllocKind::kMalloc ? "free"
+                                           : block->kind == AllocKind::kNew  ? "delete"
+                                                                             : "delete[]") +
+                                          "): " + describe_block(*block, address));
   if (how.size && *how.size != block->requested)
-    fail(rt, Outcome::kMismatchedFree,
-         what + std::to_string(*how.size) + " bytes, but the block has " +
-             std::to_string(block->requested) + ": " + describe_block(*block, address));
+    rt.fail(Outcome::kMismatchedFree,
+            what + std::to_string(*how.size) + " bytes, but the block has " +
+                std::to_string(block->requested) + ": " + describe_block(*block, address));
   if (how.alignment.value_or(16) != block->alignment && block->kind != AllocKind::kMalloc)
-    fail(rt, Outcome::kMismatchedFree,
-         what + "a block aligned to " + std::to_string(block->alignment) + " bytes, as if " +
-             std::to_string(how.alignment.value_or(16)) + ": " + describe_block(*block, address));
+    rt.fail(Outcome::kMismatchedFree, what + "a block aligned to " +
+                                          std::to_string(block->alignment) + " bytes, as if " +
+                                          std::to_string(how.alignment.value_or(16)) + ": " +
+                                          describe_block(*block, address));
   return block;
 }
 
