@@ -14,17 +14,15 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <string_view>
 
 #include "weft/driver/one_line.hpp"
 #include "weft/runtime/native_protocol.hpp"
-#include "weft/runtime/pipe_wait.hpp"
 #include "weft/trace/wire.hpp"
 
 namespace weft::driver {
 namespace {
-
-constexpr std::size_t kLogBytes = std::size_t{64} << 20;  // sparse: only what is written counts
 
 std::string errno_text() {
   return std::strerror(errno);
@@ -54,26 +52,7 @@ std::vector<std::string> program_environment(const ProgramOptions& o) {
     if (v.starts_with("WEFT_")) continue;
     env.emplace_back(v);
   }
-  env.push_back(std::string(native::kPointsEnv) + "=" + o.points);
-  env.push_back(std::string(native::kMaxStepsEnv) + "=" + std::to_string(o.max_steps_per_thread));
-  env.push_back(std::string(native::kMaxThreadsEnv) + "=" + std::to_string(o.max_threads));
-  env.push_back(std::string(native::kNondetEnv) + "=" + std::to_string(o.nondet_value));
-  if (o.execution_seconds > 0)
-    env.push_back(std::string(native::kCpuLimitEnv) + "=" +
-                  std::to_string(static_cast<std::uint64_t>(o.execution_seconds) + 1));
-  env.push_back(std::string(native::kMemoryLimitEnv) + "=" + std::to_string(o.memory_mb));
-  env.push_back(std::string(native::kTimeoutEnv) + "=" +
-                std::to_string(static_cast<std::uint64_t>(o.execution_seconds * 1000)));
-  if (o.show_output) env.push_back("WEFT_SHOW_OUTPUT=1");
-  if (o.fresh_process) env.push_back(std::string(native::kFreshProcessEnv) + "=1");
-  if (o.keep_spinning) env.push_back(std::string(native::kKeepSpinningEnv) + "=1");
-  if (!o.memory_checks) env.push_back(std::string(native::kMemoryChecksEnv) + "=0");
-  if (o.leaks) env.push_back(std::string(native::kLeaksEnv) + "=1");
-  if (!o.promoted_sites.empty()) {
-    std::string sites;
-    for (std::uint64_t site : o.promoted_sites) sites += (sites.empty() ? "" : ",") + hex(site);
-    env.push_back(std::string(native::kPromotedSitesEnv) + "=" + sites);
-  }
+  for (std::string& setting : o.environment()) env.push_back(std::move(setting));
   // Resolve every library's symbols once, in the fork server, rather than lazily in each child
   // (measured: about 12 fewer page faults per execution, 10-25% more executions per second).
   if (!std::getenv("LD_BIND_NOW")) env.push_back("LD_BIND_NOW=1");
@@ -113,23 +92,64 @@ void make_exec_error_pipe(int fds[2]) {
   if (pipe2(fds, O_CLOEXEC) != 0) throw DriverError("cannot create a pipe: " + errno_text());
 }
 
-void* map_log(int fd) {
-  void* p = mmap(nullptr, kLogBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (p == MAP_FAILED) throw DriverError("cannot map the trace log: " + errno_text());
-  return p;
+// The memory shared with the program (native_protocol.hpp): a memfd, so that the program maps
+// it by its descriptor, and weft's mapping of it.
+struct SharedMemory {
+  int fd = -1;
+  void* memory = nullptr;
+  SharedMemory() {
+    fd = memfd_create("weft-shared", 0);
+    if (fd < 0) throw DriverError("cannot create shared memory (memfd_create): " + errno_text());
+    if (ftruncate(fd, native::kSharedBytes) != 0) {
+      close(fd);
+      throw DriverError("cannot size the shared memory: " + errno_text());
+    }
+    memory = mmap(nullptr, native::kSharedBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (memory == MAP_FAILED) {
+      close(fd);
+      throw DriverError("cannot map the shared memory: " + errno_text());
+    }
+  }
+  /// WEFT_CONTROL for a program whose HELLO pipe is `status` and whose copy of fd is `shm`.
+  static std::string control(int status, int shm) {
+    return std::string(native::kControlEnv) + "=" + std::to_string(status) + "," +
+           std::to_string(shm) + "," + std::to_string(native::kSharedBytes);
+  }
+};
+
+// Writes the directive into the shared memory; the number of threads it carries.
+std::size_t put_directive(void* shared, const TestDirective& directive,
+                          const ThreadRegistry& threads) {
+  const std::size_t bytes = native::encode_directive(directive, threads, native::directive_of(shared),
+                                                     native::kDirectiveBytes);
+  if (bytes == 0)
+    throw DriverError("a directive of " + std::to_string(directive.prefix.size()) +
+                      " steps does not fit in weft's shared memory (lower --max-steps)");
+  native::channel_of(shared).directive_bytes = static_cast<std::uint32_t>(bytes);
+  return threads.size();
 }
 
-int make_log() {
-  const int fd = memfd_create("weft-trace-log", 0);
-  if (fd < 0) throw DriverError("cannot create the trace log (memfd_create): " + errno_text());
-  if (ftruncate(fd, kLogBytes) != 0)
-    throw DriverError("cannot size the trace log: " + errno_text());
-  return fd;
-}
-
-std::string control_value(int ctl, int status, int shm) {
-  return std::to_string(ctl) + "," + std::to_string(status) + "," + std::to_string(shm) + "," +
-         std::to_string(kLogBytes);
+// Reads "HELLO <version> <load base>" from the program's status pipe, waiting up to `seconds`;
+// false if it did not come.
+bool read_hello(int fd, double seconds, unsigned& version, unsigned long long& base) {
+  std::string text;
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
+  while (text.find('\n') == std::string::npos) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) return false;
+    pollfd p{fd, POLLIN, 0};
+    const int r = poll(&p, 1, static_cast<int>(left));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    char buf[128];
+    const ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    text.append(buf, static_cast<std::size_t>(n));
+  }
+  return std::sscanf(text.c_str(), "HELLO %u %llx", &version, &base) == 2;
 }
 
 // Waits until the child exits (it is then reaped by the caller) or `seconds` pass (0: no limit),
@@ -199,12 +219,10 @@ ForkServer::~ForkServer() {
 }
 
 void ForkServer::start() {
-  int ctl[2], status[2];
-  if (pipe2(ctl, O_CLOEXEC) != 0 || pipe2(status, O_CLOEXEC) != 0)
-    throw DriverError("cannot create pipes: " + errno_text());
-  shm_ = make_log();
-  log_ = map_log(shm_);
-  log_bytes_ = kLogBytes;
+  int status[2];
+  if (pipe2(status, O_CLOEXEC) != 0) throw DriverError("cannot create a pipe: " + errno_text());
+  SharedMemory shm;
+  shared_ = shm.memory;
   std::vector<std::string> argv{program_.path};
   argv.insert(argv.end(), program_.args.begin(), program_.args.end());
   auto env = program_environment(program_.options);
@@ -213,25 +231,24 @@ void ForkServer::start() {
   server_ = fork();
   if (server_ < 0) throw DriverError("cannot fork: " + errno_text());
   if (server_ == 0) {
-    // The program keeps its ends of the pipes and the log; the numbers go in WEFT_CONTROL.
-    const int c = dup(ctl[0]), s = dup(status[1]), m = dup(shm_);
-    env.push_back(std::string(native::kControlEnv) + "=" + control_value(c, s, m));
+    // The program keeps its end of the pipe and the memory; the numbers go in WEFT_CONTROL.
+    env.push_back(SharedMemory::control(dup(status[1]), dup(shm.fd)));
     exec_program(argv, env, exec_errors[1]);
   }
-  if (const int error = exec_error(exec_errors)) {
+  close(shm.fd);
+  close(status[1]);
+  const int error = exec_error(exec_errors);
+  unsigned version = 0;
+  unsigned long long base = 0;
+  const bool hello = !error && read_hello(status[0], 30, version, base);
+  close(status[0]);
+  if (error) {
     waitpid(server_, nullptr, 0);
     server_ = -1;
     throw DriverError("cannot run '" + one_line(program_.path) + "': " + std::strerror(error));
   }
-  close(ctl[0]);
-  close(status[1]);
-  control_ = ctl[1];
-  status_ = status[0];
   signal(SIGPIPE, SIG_IGN);
-  const std::string hello = read_line(30);
-  unsigned version = 0;
-  unsigned long long base = 0;
-  if (std::sscanf(hello.c_str(), "HELLO %u %llx", &version, &base) != 2)
+  if (!hello)
     throw DriverError("'" + program_.path +
                       "' did not start as a weft fork server (it exited or crashed before main; "
                       "run it directly to see why)");
@@ -242,14 +259,12 @@ void ForkServer::start() {
 }
 
 void ForkServer::stop() {
-  if (control_ >= 0) {
-    const char quit[] = "QUIT\n";
-    [[maybe_unused]] auto n = write(control_, quit, sizeof quit - 1);
-    close(control_);
-    control_ = -1;
-  }
-  if (status_ >= 0) close(status_), status_ = -1;
   if (server_ > 0) {
+    if (shared_) {
+      native::Channel& channel = native::channel_of(shared_);
+      channel.command = native::Command::kQuit;
+      native::publish(channel.request, channel.program_sleeping);
+    }
     int st;
     if (waitpid(server_, &st, WNOHANG) == 0) {
       // Give it a moment to exit on its own, then make sure.
@@ -259,131 +274,76 @@ void ForkServer::stop() {
     }
     server_ = -1;
   }
-  if (log_) munmap(log_, log_bytes_), log_ = nullptr;
-  if (shm_ >= 0) close(shm_), shm_ = -1;
+  if (shared_) munmap(shared_, native::kSharedBytes), shared_ = nullptr;
 }
 
-std::string ForkServer::read_line(double timeout_seconds) {
+bool ForkServer::wait_for_reply(std::uint32_t seen) {
+  native::Channel& channel = native::channel_of(shared_);
+  // The fork server enforces the time limit itself; allow it some slack before giving up on it.
+  const double limit = program_.options.execution_seconds;
   using Clock = std::chrono::steady_clock;
-  const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_seconds);
-  while (true) {
-    if (auto nl = pending_.find('\n'); nl != std::string::npos) {
-      std::string line = pending_.substr(0, nl);
-      pending_.erase(0, nl + 1);
-      return line;
+  const auto deadline = Clock::now() + std::chrono::duration<double>(limit > 0 ? limit + 30 : 0);
+  // Sleeps are cut into slices, so that a server that died is noticed.
+  constexpr int kSliceMs = 100;
+  while (!native::wait_for_change(channel.reply, seen, channel.weft_sleeping, kSliceMs)) {
+    int st;
+    if (waitpid(server_, &st, WNOHANG) == server_) {
+      server_ = -1;
+      return false;
     }
-    int wait_ms = -1;
-    if (timeout_seconds > 0) {
-      const auto left =
-          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-      if (left.count() <= 0) return "TIMEOUT";
-      wait_ms = static_cast<int>(left.count());
-    }
-    const int r = waiter_.wait_readable(status_, wait_ms);
-    if (r < 0 && errno == EINTR) continue;
-    if (r == 0) return "TIMEOUT";
-    char buf[256];
-    const ssize_t n = read(status_, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return "EOF";
-    pending_.append(buf, static_cast<std::size_t>(n));
+    if (limit > 0 && Clock::now() > deadline) return false;
   }
+  return true;
 }
 
 Trace ForkServer::run(const TestDirective& directive) {
-  const std::string command = "RUN " + encode_directive(directive, threads_) + "\n";
-  if (write(control_, command.data(), command.size()) != static_cast<ssize_t>(command.size()))
-    throw DriverError("the fork server of '" + program_.path + "' is gone (" + errno_text() + ")");
-  // The fork server enforces the time limit itself; allow it some slack before giving up on it.
-  const double limit = program_.options.execution_seconds;
-  const std::string exit_line = read_line(limit > 0 ? limit + 30 : 0);
-  int wait_status = 0;
-  if (std::sscanf(exit_line.c_str(), "EXIT %d", &wait_status) != 1)
+  native::Channel& channel = native::channel_of(shared_);
+  const std::size_t sent = put_directive(shared_, directive, threads_);
+  channel.command = native::Command::kRun;
+  const std::uint32_t seen = channel.reply.load();
+  native::publish(channel.request, channel.program_sleeping);
+  if (!wait_for_reply(seen))
     throw DriverError("the fork server of '" + program_.path + "' stopped answering");
-  const Killed killed = exit_line.ends_with(" timeout")  ? Killed::kTimeLimit
-                        : exit_line.ends_with(" memory") ? Killed::kMemoryLimit
-                                                         : Killed::kNo;
-  return read_log(log_, directive, wait_status, killed, program_.options, threads_);
+  const Killed killed = channel.exit_reason == native::ExitReason::kTimeout  ? Killed::kTimeLimit
+                        : channel.exit_reason == native::ExitReason::kMemory ? Killed::kMemoryLimit
+                                                                             : Killed::kNo;
+  return read_log(native::log_of(shared_), sent, directive, channel.exit_status, killed,
+                  program_.options, threads_);
 }
 
 // ---- the log ------------------------------------------------------------------------------
 
-Trace read_log(const void* log, const TestDirective& directive, int wait_status, Killed killed,
-               const ProgramOptions& options, ThreadRegistry& threads) {
+Trace read_log(const void* log, std::size_t sent_threads, const TestDirective& directive,
+               int wait_status, Killed killed, const ProgramOptions& options,
+               ThreadRegistry& threads) {
   const auto* header = static_cast<const native::LogHeader*>(log);
-  const char* records = static_cast<const char*>(log) + sizeof(native::LogHeader);
-  const std::string_view text(records, std::min<std::uint64_t>(header->used, header->capacity));
-
-  Trace events_only;
-  std::optional<Trace> ending;
-  std::string crashed_thread;
-  std::string crash_details;
-  std::string sanitizer_report;           // "S": the first report of a sanitizer
-  std::size_t sanitizer_report_step = 0;  // events logged before it
-  std::string sanitizer_thread;           // the "C" record before it
-  bool read_inputs = false;
-  std::vector<std::string> unrestored;
-  std::size_t at = 0;
+  native::LoggedExecution logged;
   try {
-    while (at < text.size()) {
-      const std::size_t nl = text.find('\n', at);
-      if (nl == std::string_view::npos) break;
-      const std::string_view line = text.substr(at, nl - at);
-      at = nl + 1;
-      if (line.size() < 2) continue;
-      const std::string_view body = line.substr(2);
-      switch (line[0]) {
-        case 'E':
-          decode_trace_event(body, events_only, threads);
-          break;
-        case 'T':
-          ending = decode_trace(body, threads);
-          break;
-        case 'C':
-          crashed_thread = std::string(body);
-          break;
-        case 'W':
-          crash_details = std::string(body);
-          break;
-        case 'S':
-          if (sanitizer_report.empty()) {
-            sanitizer_report = std::string(body);
-            sanitizer_report_step = events_only.events.size();
-            sanitizer_thread = crashed_thread;
-          }
-          break;
-        case 'I':
-          read_inputs = true;
-          break;
-        case 'U':
-          unrestored.emplace_back(body);
-          break;
-        default:
-          break;
-      }
-    }
-  } catch (const WireError& e) {
+    logged = native::read_log_records(log, sent_threads, threads);
+  } catch (const native::ProtocolError& e) {
     throw DriverError(std::string("the program's trace log is corrupt (") + e.what() + ")");
   }
-
+  std::optional<Trace>& ending = logged.ending;
+  const std::string& sanitizer_report = logged.sanitizer_report;
+  Trace& events_only = logged.events;
   Trace trace = ending ? std::move(*ending) : Trace{};
   trace.events = std::move(events_only.events);
   trace.enabled = std::move(events_only.enabled);
   trace.finished_thread = std::move(events_only.finished_thread);
   trace.sites = std::move(events_only.sites);
-  trace.read_fixed_inputs = read_inputs;
-  trace.unrestored_state = std::move(unrestored);
+  trace.read_fixed_inputs = logged.read_inputs;
+  trace.unrestored_state = std::move(logged.unrestored);
   if (ending) {
     // A sanitizer that was told to go on after a report (UBSAN_OPTIONS=halt_on_error=0): the
     // report is still the bug of the thread that ran into it.
     if (!sanitizer_report.empty() && !is_bug(trace.outcome)) {
-      const ThreadId who = threads.intern(sanitizer_thread).value_or(kNoThread);
+      const ThreadId who = logged.sanitizer_thread;
       trace.outcome = Outcome::kSanitizerReport;
       trace.message = (who == kNoThread ? std::string() : "thread " + threads.name(who) + ": ") +
                       sanitizer_report;
       trace.failing_thread = who;
       trace.failures.insert(trace.failures.begin(),
-                            {trace.outcome, trace.message, who, sanitizer_report_step});
+                            {trace.outcome, trace.message, who, logged.sanitizer_report_step});
     }
     return trace;
   }
@@ -394,8 +354,7 @@ Trace read_log(const void* log, const TestDirective& directive, int wait_status,
          trace.events[followed].thread == directive.prefix[followed])
     ++followed;
   trace.prefix_followed = followed;
-  ThreadId who = kNoThread;
-  if (!crashed_thread.empty()) who = threads.intern(crashed_thread).value_or(kNoThread);
+  const ThreadId who = logged.crashed;
   const std::string thread_text =
       who == kNoThread ? std::string("the program") : "thread " + threads.name(who);
   const int sig = WIFSIGNALED(wait_status) ? WTERMSIG(wait_status) : 0;
@@ -421,6 +380,7 @@ Trace read_log(const void* log, const TestDirective& directive, int wait_status,
     if (header->fault_signal == sig && fault) {
       // crash_details: " in SYMBOL of LIBRARY, called from {pc:}" for a fault outside the
       // program, then "; the address is ..." (describe_crash).
+      const std::string& crash_details = logged.crash_details;
       const auto split = crash_details.find("; ");
       const std::string in_library = crash_details.substr(0, split);
       const std::string address_text =
@@ -456,14 +416,19 @@ Trace replay_execution(const Program& program, const TestDirective& directive,
                        ThreadRegistry& threads, bool under_gdb, std::uint64_t* load_base,
                        bool output_to_stderr) {
   check_instrumented(program.path);
-  const int shm = make_log();
-  void* log = map_log(shm);
+  SharedMemory shm;
+  // Unmapped and closed however this ends.
+  const std::unique_ptr<void, void (*)(void*)> unmap(shm.memory, [](void* m) {
+    munmap(m, native::kSharedBytes);
+  });
+  const std::unique_ptr<int, void (*)(int*)> close_fd(&shm.fd, [](int* fd) { close(*fd); });
+  const std::size_t sent = put_directive(shm.memory, directive, threads);
   int status[2];
   if (pipe2(status, O_CLOEXEC) != 0) throw DriverError("cannot create a pipe: " + errno_text());
   ProgramOptions options = program.options;
   options.show_output = true;
   auto env = program_environment(options);
-  env.push_back(std::string(native::kReplayEnv) + "=" + encode_directive(directive, threads));
+  env.push_back(std::string(native::kReplayEnv) + "=1");
   if (under_gdb) env.push_back(std::string(native::kBreakOnBugEnv) + "=1");
   std::vector<std::string> argv;
   if (under_gdb)
@@ -482,17 +447,13 @@ Trace replay_execution(const Program& program, const TestDirective& directive,
   if (pid < 0) throw DriverError("cannot fork: " + errno_text());
   if (pid == 0) {
     if (output_to_stderr) dup2(2, 1);
-    const int s = dup(status[1]), m = dup(shm);
-    env.push_back(std::string(native::kControlEnv) + "=-1," + std::to_string(s) + "," +
-                  std::to_string(m) + "," + std::to_string(kLogBytes));
+    env.push_back(SharedMemory::control(dup(status[1]), dup(shm.fd)));
     exec_program(argv, env, exec_errors[1]);
   }
   close(status[1]);
   if (const int error = exec_error(exec_errors)) {
     waitpid(pid, nullptr, 0);
     close(status[0]);
-    munmap(log, kLogBytes);
-    close(shm);
     throw DriverError("cannot run '" + one_line(argv[0]) + "'" +
                       (under_gdb ? " (is gdb installed?)" : "") + ": " + std::strerror(error));
   }
@@ -509,10 +470,8 @@ Trace replay_execution(const Program& program, const TestDirective& directive,
   unsigned version = 0;
   unsigned long long base = 0;
   if (load_base && std::sscanf(buf, "HELLO %u %llx", &version, &base) == 2) *load_base = base;
-  Trace trace = read_log(log, directive, wait_status, killed, options, threads);
-  munmap(log, kLogBytes);
-  close(shm);
-  return trace;
+  return read_log(native::log_of(shm.memory), sent, directive, wait_status, killed, options,
+                  threads);
 }
 
 }  // namespace weft::driver

@@ -1,15 +1,18 @@
-// libFuzzer target: every parser weft applies to text from outside, fed the same bytes. The replay
-// file (JSON, then its schedule), the schedule alone, and the directive and trace records that
-// cross the pipe between weft and a program. Each may reject its input, only with its own error
+// libFuzzer target: every parser weft applies to bytes from outside, fed the same bytes. The replay
+// file (JSON, then its schedule), the schedule alone, the text directive and trace records, and
+// the binary directive and log records that cross the shared memory between weft and a program
+// (weft/runtime/native_protocol.hpp). Each may reject its input, only with its own error
 // type; anything else (a crash, another exception, an allocation the input merely asked for) is
 // a finding. A schedule that decodes must encode back to one that decodes to the same steps.
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
 #include "weft/driver/native_runner.hpp"
 #include "weft/driver/replay_file.hpp"
+#include "weft/runtime/native_protocol.hpp"
 #include "weft/trace/wire.hpp"
 
 namespace {
@@ -34,6 +37,27 @@ void rejects_only_with_wire_errors(Parse&& parse) {
     parse();
   } catch (const weft::WireError&) {
   }
+}
+
+template <class Parse>
+void rejects_only_with_protocol_errors(Parse&& parse) {
+  try {
+    parse();
+  } catch (const weft::native::ProtocolError&) {
+  }
+}
+
+// The bytes as a log: a header saying they are all records, then the bytes.
+void read_as_log(std::string_view bytes, std::size_t sent_threads) {
+  std::string log(sizeof(weft::native::LogHeader), '\0');
+  weft::native::LogHeader header{};
+  header.magic = weft::native::kLogMagic;
+  header.used = header.capacity = bytes.size();
+  std::memcpy(log.data(), &header, sizeof header);
+  log += bytes;
+  weft::ThreadRegistry threads;
+  for (std::size_t t = 1; t < sent_threads; ++t) threads.child(0, static_cast<std::uint32_t>(t - 1));
+  weft::native::read_log_records(log.data(), sent_threads, threads);
 }
 
 }  // namespace
@@ -67,5 +91,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     weft::Trace trace;
     weft::decode_trace_event(text, trace, threads);
   });
+  rejects_only_with_protocol_errors([&] {
+    weft::ThreadRegistry threads;
+    weft::native::decode_directive(text.data(), text.size(), threads);
+  });
+  rejects_only_with_protocol_errors([&] { read_as_log(text, 1); });
+  rejects_only_with_protocol_errors([&] { read_as_log(text, 3); });
   return 0;
 }

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "weft/runtime/pipe_wait.hpp"
+#include "weft/runtime/native_protocol.hpp"
 #include "weft/trace/directive.hpp"
 #include "weft/trace/thread_id.hpp"
 #include "weft/trace/trace.hpp"
@@ -23,28 +23,8 @@ class DriverError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-struct ProgramOptions {
-  std::string points = "sync";  ///< "sync" or "all"
-  std::uint32_t max_steps_per_thread = 10000;
-  std::uint32_t max_threads = 1000;
-  std::int64_t nondet_value = 0;
-  double execution_seconds = 10;   ///< wall-clock limit per execution (0: none)
-  std::uint64_t memory_mb = 4096;  ///< resident-memory limit per execution (0: none)
-  bool show_output = false;        ///< let the program's output through during exploration
-  /// Fork a fresh process for every execution instead of running them all in one worker process
-  /// that restores its memory after each (slower; for programs that change process state beyond
-  /// memory and file descriptors, such as signal handlers or the working directory).
-  bool fresh_process = false;
-  /// Let threads go around busy-wait loops up to the step bound (see kKeepSpinningEnv).
-  bool keep_spinning = false;
-  /// Check heap accesses and deallocations for memory errors (kMemoryChecksEnv).
-  bool memory_checks = true;
-  /// Report blocks still allocated when a completed execution ends (kLeaksEnv).
-  bool leaks = false;
-  /// With points "sync": code addresses of plain accesses that are scheduling points all the
-  /// same, the instructions of races found earlier in the run (kPromotedSitesEnv).
-  std::vector<std::uint64_t> promoted_sites;
-};
+/// How weft runs the program (weft/runtime/native_protocol.hpp: the settings that reach it).
+using ProgramOptions = native::ProgramOptions;
 
 /// The program and how to run it.
 struct Program {
@@ -59,8 +39,8 @@ void check_instrumented(const std::string& path);
 /// Whether the executable is position-independent (its code addresses need its load base).
 bool is_position_independent(const std::string& path);
 
-/// Starts the program as a fork server and runs one execution per run() call, each in a fresh
-/// child forked before the program's main. Whatever a child does (crash, hang, exit from a
+/// Starts the program as a fork server and runs one execution per run() call, in its worker
+/// process (or in a fresh child forked before the program's main). Whatever a child does (crash, hang, exit from a
 /// thread, kill itself), run() returns its trace: the events up to the end, and how it ended.
 class ForkServer {
  public:
@@ -76,29 +56,26 @@ class ForkServer {
  private:
   void start();
   void stop();
-  std::string read_line(double timeout_seconds);
+  /// Waits for the answer to the request in progress; false if the server is gone.
+  bool wait_for_reply(std::uint32_t seen);
 
   Program program_;
   ThreadRegistry& threads_;
   pid_t server_ = -1;
-  int control_ = -1;  // weft → program
-  int status_ = -1;   // program → weft
-  int shm_ = -1;
-  void* log_ = nullptr;
-  std::size_t log_bytes_ = 0;
+  void* shared_ = nullptr;  // native_protocol.hpp: channel, directive, log
   std::uint64_t load_base_ = 0;
-  std::string pending_;  // bytes read from status_ past the last line
-  native::AdaptiveWait waiter_;
 };
 
 /// Why the fork server killed a child, if it did.
 enum class Killed { kNo, kTimeLimit, kMemoryLimit };
 
-/// Reconstructs the trace a child left in a log (weft/runtime/native_protocol.hpp). Used by
-/// ForkServer and replay; `wait_status` is how the child ended, `killed` whether it was stopped
-/// for a limit (given in `options`).
-Trace read_log(const void* log, const TestDirective& directive, int wait_status, Killed killed,
-               const ProgramOptions& options, ThreadRegistry& threads);
+/// Reconstructs the trace an execution left in a log (weft/runtime/native_protocol.hpp). Used by
+/// ForkServer and replay; `sent_threads` is how many threads the directive carried, `wait_status`
+/// how the process ended (0 for a worker that runs on), `killed` whether it was stopped for a
+/// limit (given in `options`).
+Trace read_log(const void* log, std::size_t sent_threads, const TestDirective& directive,
+               int wait_status, Killed killed, const ProgramOptions& options,
+               ThreadRegistry& threads);
 
 /// Runs one execution of the program in the foreground (its output shown), optionally under
 /// gdb stopped at the bug, and returns its trace.

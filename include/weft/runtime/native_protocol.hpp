@@ -1,79 +1,180 @@
-// What weft and a program built by weft-cc say to each other: environment variables, the control
-// lines of the fork server, and the layout of the shared-memory trace log.
+// What weft and a program built by weft-cc say to each other, in one place: the options that go
+// through the program's environment, the shared memory they hand executions over in (a channel
+// page, the directive, the trace log), and the binary records of the directive and the log.
+// Implemented in src/runtime/native_protocol.cpp, which both the driver and the runtime linked
+// into programs compile. Schedules in reports and replay files keep the text wire form
+// (weft/trace/wire.hpp); this binary form never leaves the two processes.
 #pragma once
 
+#include <atomic>
+#include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "weft/trace/directive.hpp"
+#include "weft/trace/thread_id.hpp"
+#include "weft/trace/trace.hpp"
 
 namespace weft::native {
 
-/// Set by weft when it starts an instrumented program as a fork server: "CTL,STATUS,SHM,BYTES"
-/// (two pipe file descriptors, a shared-memory file descriptor and its size).
+// ---- the environment ------------------------------------------------------------------------
+
+/// Set by weft when it starts an instrumented program as a fork server: "STATUS,SHM,BYTES" (the
+/// pipe the program says HELLO on, the shared-memory file descriptor and its size).
 inline constexpr const char* kControlEnv = "WEFT_CONTROL";
-/// Set by `weft replay`: the directive (wire form) of the one execution to re-run, in process,
-/// with the program's output shown.
+/// Set by `weft replay` to anything: run the one execution whose directive is in the shared
+/// memory, in process, with the program's output shown.
 inline constexpr const char* kReplayEnv = "WEFT_REPLAY";
-/// "sync" (default) or "all": which accesses are scheduling points.
-inline constexpr const char* kPointsEnv = "WEFT_POINTS";
-/// With points "sync": code addresses (hex, comma-separated) of accesses that are scheduling
-/// points nevertheless, the instructions of races found earlier in the run (race-directed
-/// scheduling points).
-inline constexpr const char* kPromotedSitesEnv = "WEFT_PROMOTED_SITES";
-/// Per-thread bound on visible operations.
-inline constexpr const char* kMaxStepsEnv = "WEFT_MAX_STEPS";
-/// Upper bound on the threads of one execution.
-inline constexpr const char* kMaxThreadsEnv = "WEFT_MAX_THREADS";
-/// Value every __VERIFIER_nondet_* returns (until the concolic issue makes them inputs).
-inline constexpr const char* kNondetEnv = "WEFT_NONDET";
-/// Per-execution limits of the forked child: CPU seconds and resident memory in MiB.
-inline constexpr const char* kCpuLimitEnv = "WEFT_CPU_SECONDS";
-inline constexpr const char* kMemoryLimitEnv = "WEFT_MEMORY_MB";
-/// Wall-clock milliseconds a child may run before the fork server kills it (0: no limit).
-inline constexpr const char* kTimeoutEnv = "WEFT_TIMEOUT_MS";
-/// "1": fork a fresh child for every execution, instead of one worker process that restores its
-/// memory after each execution (for programs that change process state the snapshot does not
-/// cover: files, signal handlers, the working directory).
-inline constexpr const char* kFreshProcessEnv = "WEFT_FRESH_PROCESS";
-/// "1": let threads go around busy-wait loops (up to the step bound) instead of stopping them
-/// after one iteration that did not leave the loop.
-inline constexpr const char* kKeepSpinningEnv = "WEFT_KEEP_SPINNING";
-/// "0": no memory-error checks (--no-memory-checks); frees are then not operations either.
-inline constexpr const char* kMemoryChecksEnv = "WEFT_MEMORY_CHECKS";
-/// "1": report heap blocks still allocated when a completed execution ends (--leaks).
-inline constexpr const char* kLeaksEnv = "WEFT_LEAKS";
 /// "1": stop in the debugger (raise SIGTRAP) when a replayed execution reaches its bug.
 inline constexpr const char* kBreakOnBugEnv = "WEFT_BREAK_ON_BUG";
 
-/// The mutex that __VERIFIER_atomic_* functions and atomic_begin/end blocks hold (no object
-/// lives at this address).
-inline constexpr std::uint64_t kAtomicSectionKey = 8;
+/// How weft runs the program: every setting that reaches the program, and the one place that
+/// writes them into its environment and reads them back (each setting is one WEFT_* variable).
+struct ProgramOptions {
+  std::string points = "sync";  ///< "sync" or "all": which accesses are scheduling points
+  std::uint32_t max_steps_per_thread = 10000;  ///< per-thread bound on visible operations
+  std::uint32_t max_threads = 1000;            ///< upper bound on the threads of one execution
+  /// Value every __VERIFIER_nondet_* returns (until the concolic issue makes them inputs).
+  std::int64_t nondet_value = 0;
+  double execution_seconds = 10;   ///< wall-clock limit per execution (0: none)
+  std::uint64_t memory_mb = 4096;  ///< resident-memory limit per execution (0: none)
+  bool show_output = false;        ///< let the program's output through during exploration
+  /// Fork a fresh process for every execution instead of running them all in one worker process
+  /// that restores its memory after each (slower; for programs that change process state beyond
+  /// memory and file descriptors, such as signal handlers or the working directory).
+  bool fresh_process = false;
+  /// Let threads go around busy-wait loops (up to the step bound) instead of stopping them after
+  /// one iteration that did not leave the loop.
+  bool keep_spinning = false;
+  /// Check heap accesses and deallocations for memory errors, and make frees visible operations
+  /// (off: --no-memory-checks).
+  bool memory_checks = true;
+  /// Report heap blocks still allocated when a completed execution ends (--leaks).
+  bool leaks = false;
+  /// With points "sync": code addresses of plain accesses that are scheduling points all the
+  /// same, the instructions of races found earlier in the run (race-directed scheduling points).
+  std::vector<std::uint64_t> promoted_sites;
+
+  /// CPU seconds an execution may use (0: no limit): the wall-clock limit rounded up, plus one.
+  std::uint64_t cpu_seconds() const;
+  /// The "NAME=value" entries that carry these options.
+  std::vector<std::string> environment() const;
+  /// The options the environment of this process carries (defaults where a variable is unset).
+  static ProgramOptions from_environment();
+};
+
+// ---- the shared memory --------------------------------------------------------------------
 
 /// A marker string every instrumented binary contains; weft refuses binaries without it.
 inline constexpr const char* kRuntimeMarker = "weft-runtime-v1";
 /// Bumped whenever what the runtime in the program and weft must agree on changes (version 2:
 /// atomic sections carry footprints, and exits wait until no other thread can run; 3: crash
-/// records "W"; 4: free is an operation, memory-error options, sanitizer reports "S").
-inline constexpr int kProtocolVersion = 4;
+/// records "W"; 4: free is an operation, memory-error options, sanitizer reports "S"; 5: the
+/// shared-memory channel and binary records of this header).
+inline constexpr int kProtocolVersion = 5;
 
-// Control lines (text, one per line):
-//   program → weft at start:  "HELLO <version> <load base, hex>"
-//   weft → program:           "RUN <directive in wire form>"  |  "QUIT"
-//   program → weft:           "EXIT <raw wait status>[ timeout| memory]" when the execution has
-//                             ended (the status of a worker that runs on is 0; the server kills
-//                             a child or worker for its time or memory limit)
+/// The mutex that __VERIFIER_atomic_* functions and atomic_begin/end blocks hold (no object
+/// lives at this address).
+inline constexpr std::uint64_t kAtomicSectionKey = 8;
 
-/// The shared-memory trace log a child writes while it runs, so that weft keeps the events of a
-/// child that crashes or is killed. After the header come text records, each ending in '\n':
-///   "E <event record>"   an event, in the wire form of one `events=` entry (encode_trace_event)
-///   "R <thread name>"    the thread now running (for crashes: who was running)
-///   "T <trace>"          the end of the execution: the trace without events (encode_trace)
-///   "I fixed"            the program read an input, which got weft's fixed --nondet value
-///   "U <function>"       the program changed process state a worker does not restore (setuid,
-///                        nice, prctl...): later executions may start from it
-///   "C <thread name>"    the thread that crashed
-///   "W <text>"           where it crashed, beyond fault_pc (describe_crash): a library function
-///                        and the program's frame that called it, what the faulting address is
-///   "S <text>"           a sanitizer the program was built with reported an error (one line,
-///                        with {pc:}/{in:} marks; after a "C" record naming the thread)
+/// What weft asks of the program's side (Channel::command).
+enum class Command : std::uint32_t { kNone, kRun, kQuit };
+/// Why the fork server ended an execution itself (Channel::exit_reason).
+enum class ExitReason : std::uint32_t { kNone, kTimeout, kMemory };
+
+/// The first page of the shared memory. Start-up goes through a pipe ("HELLO <version> <load
+/// base, hex>\n" once, so that weft sees a program that dies before main); every execution after
+/// that is handed over here, without a system call when the other side is waiting awake:
+///   weft:     writes the directive, sets `command`, bumps `request`;
+///   program:  runs the execution (the worker), writing the log as it goes; then sets
+///             `exit_status` (a raw wait status: 0 for a worker that runs on) and `exit_reason`,
+///             and bumps `reply`. The fork server does this instead when the worker died or it
+///             killed it for a limit; a word of its own says which of the two answers.
+/// A side that finds nothing new spins for a while, then sleeps on the word (futex), saying so in
+/// its `*_sleeping` word so that the other side wakes it only then.
+struct Channel {
+  std::atomic<std::uint32_t> request;
+  std::atomic<std::uint32_t> reply;
+  std::atomic<std::uint32_t> weft_sleeping;
+  std::atomic<std::uint32_t> program_sleeping;
+  Command command;
+  std::uint32_t directive_bytes;  ///< of the directive record after the channel page
+  std::int32_t exit_status;
+  ExitReason exit_reason;
+};
+
+/// The layout of the shared memory: the channel page, the directive, then the log.
+inline constexpr std::size_t kChannelBytes = 4096;
+inline constexpr std::size_t kDirectiveBytes = std::size_t{16} << 20;
+inline constexpr std::size_t kSharedBytes = std::size_t{96} << 20;  // sparse: only what is used
+inline Channel& channel_of(void* shared) {
+  return *static_cast<Channel*>(shared);
+}
+inline char* directive_of(void* shared) {
+  return static_cast<char*>(shared) + kChannelBytes;
+}
+inline void* log_of(void* shared) {
+  return static_cast<char*>(shared) + kChannelBytes + kDirectiveBytes;
+}
+inline constexpr std::size_t kLogBytes = kSharedBytes - kChannelBytes - kDirectiveBytes;
+
+/// Bumps `word` and wakes the other side if it sleeps on it (`sleeping`).
+void publish(std::atomic<std::uint32_t>& word, std::atomic<std::uint32_t>& sleeping);
+/// Waits until `word` differs from `seen`: spinning first, then asleep. False if `timeout_ms`
+/// (-1: none) passed first. The spinning lasts kSpinNanoseconds, pausing the CPU between looks
+/// and, after the first part, yielding it (another process on this CPU may be the one to answer).
+bool wait_for_change(const std::atomic<std::uint32_t>& word, std::uint32_t seen,
+                     std::atomic<std::uint32_t>& sleeping, int timeout_ms);
+inline constexpr long kSpinNanoseconds = 200'000;
+
+// ---- binary records -----------------------------------------------------------------------
+
+/// Thrown when a record cannot be decoded; the message says what is wrong.
+class ProtocolError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The directive as one binary record: weft's threads (as (parent, creation index) pairs in the
+/// order of its registry, so that the program's registry gives them the same ids), then the
+/// prefix, sleep set, policies and seed. Returns its size; 0 if it does not fit in `capacity`.
+std::size_t encode_directive(const TestDirective& d, const ThreadRegistry& threads, char* out,
+                             std::size_t capacity);
+/// Decodes a directive record; `threads` must hold only the main thread: the record's threads
+/// are registered in their order.
+TestDirective decode_directive(const char* in, std::size_t size, ThreadRegistry& threads);
+
+/// The log an execution writes while it runs, in the shared memory, so that weft keeps the
+/// events of a process that crashes or is killed. After the header come records, each a tag
+/// byte, a 4-byte payload length and the payload:
+///   kEvent     an event: thread, operation, enabled set, whether it finished its thread, site
+///   kThread    a thread the program's registry has that weft did not send: id, parent, index
+///              (written before the first record that names it)
+///   kEnd       the end of the execution: outcome, message, failing thread, prefix followed,
+///              divergence, failures, pending operations (the trace without its events)
+///   kInputs    the program read an input, which got weft's fixed --nondet value
+///   kUnrestored  the program changed process state a worker does not restore (setuid, nice,
+///              prctl...; the function's name): later executions may start from it
+///   kCrashed   the thread that crashed (an id)
+///   kWhere     where it crashed, beyond fault_pc (describe_crash): a library function and the
+///              program's frame that called it, what the faulting address is
+///   kSanitizer a sanitizer the program was built with reported an error (one line, with
+///              {pc:}/{in:} marks; after a kCrashed record naming the thread)
+enum class Record : std::uint8_t {
+  kEvent = 'E',
+  kThread = 'N',
+  kEnd = 'T',
+  kInputs = 'I',
+  kUnrestored = 'U',
+  kCrashed = 'C',
+  kWhere = 'W',
+  kSanitizer = 'S',
+};
+
 struct LogHeader {
   std::uint32_t magic;
   std::uint32_t version;
@@ -87,5 +188,53 @@ struct LogHeader {
   std::uint32_t overflowed;   ///< 1 if records were dropped for lack of space
 };
 inline constexpr std::uint32_t kLogMagic = 0x77656674;  // "weft"
+
+/// The program's side of the log. Records are whole; one that does not fit is dropped and the
+/// header says so. Async-signal-safe apart from what the caller passes.
+class LogWriter {
+ public:
+  /// `memory` of `bytes` bytes; the header is initialised.
+  LogWriter(void* memory, std::size_t bytes);
+  /// Starts a fresh log (one per execution). `sent_threads`: how many threads of the registry
+  /// weft sent with the directive (the others are announced by kThread records).
+  void reset(std::size_t sent_threads);
+  /// Appends event `index` of `trace` (with its enabled set, finished mark and site).
+  void event(const Trace& trace, std::size_t index, const ThreadRegistry& threads);
+  /// Appends the end of the execution: `trace` without its events.
+  void end(const Trace& trace, const ThreadRegistry& threads);
+  /// Appends the crashed thread.
+  void crashed(ThreadId thread, const ThreadRegistry& threads);
+  /// Appends a record whose payload is text (kInputs, kUnrestored, kWhere, kSanitizer).
+  void text(Record tag, std::string_view text);
+  /// Notes the signal the process dies of (called from the signal handler).
+  void note_fault(int signal, std::uint64_t pc, std::uint64_t address);
+
+ private:
+  void announce(const ThreadRegistry& threads);
+  /// Publishes the record whose payload of `size` bytes was written, if it all was (`written`).
+  void commit(Record tag, bool written, std::size_t size);
+  LogHeader* header_;
+  char* records_;
+  std::size_t announced_ = 1;
+};
+
+/// What weft reads back from a log: the events, how the execution ended if it got that far, and
+/// the other records. Thread ids are weft's.
+struct LoggedExecution {
+  Trace events;                  ///< events, enabled, finished_thread and sites
+  std::optional<Trace> ending;   ///< the kEnd record, if written
+  ThreadId crashed = kNoThread;  ///< the last kCrashed record
+  std::string crash_details;     ///< the kWhere record
+  std::string sanitizer_report;  ///< the first kSanitizer record
+  std::size_t sanitizer_report_step = 0;     ///< events logged before it
+  ThreadId sanitizer_thread = kNoThread;     ///< the kCrashed record before it
+  bool read_inputs = false;                  ///< a kInputs record
+  std::vector<std::string> unrestored;       ///< kUnrestored records
+};
+
+/// Decodes a log. `sent_threads`: how many threads weft sent with the directive (those keep their
+/// ids; the log announces the others, which are registered in `threads`). Throws ProtocolError.
+LoggedExecution read_log_records(const void* log, std::size_t sent_threads,
+                                 ThreadRegistry& threads);
 
 }  // namespace weft::native

@@ -87,6 +87,13 @@ class ThreadSet {
     return out;
   }
   void clear() { words_.clear(); }
+  /// The set as 64-bit words (bit t % 64 of word t / 64), for binary records.
+  std::size_t word_count() const { return words_.size(); }
+  std::uint64_t word(std::size_t i) const { return words_[i]; }
+  void set_word(std::size_t i, std::uint64_t bits) {
+    if (i >= words_.size()) words_.resize(i + 1, 0);
+    words_[i] = bits;
+  }
   friend bool operator==(const ThreadSet& a, const ThreadSet& b) {
     const std::size_t n = std::max(a.words_.size(), b.words_.size());
     for (std::size_t i = 0; i < n; ++i) {

@@ -24,7 +24,6 @@
 #include "native_runtime.hpp"
 #include "process_state.hpp"
 #include "real_functions.hpp"
-#include "weft/runtime/pipe_wait.hpp"
 
 namespace weft::runtime::native {
 namespace {
@@ -68,44 +67,6 @@ bool ends_within(pid_t pid, int pidfd, int ms) {
 }
 
 // ---- the worker's side ----------------------------------------------------------------------
-
-// The directive being run, in a shared mapping of its own: the snapshot neither holds nor
-// restores it.
-class CommandBuffer {
- public:
-  CommandBuffer() {
-    void* m = mmap(nullptr, kCapacity, PROT_READ | PROT_WRITE,
-                   MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (m != MAP_FAILED) text_ = static_cast<char*>(m);
-  }
-  bool ok() const { return text_ != nullptr; }
-  /// Reads the next line from `fd` (without its newline); false at end of file.
-  bool next(int fd) {
-    if (have_ > line_end_) std::memmove(text_, text_ + line_end_, have_ - line_end_);
-    have_ -= line_end_;
-    line_end_ = 0;
-    while (true) {
-      if (void* nl = std::memchr(text_, '\n', have_)) {
-        line_end_ = static_cast<std::size_t>(static_cast<char*>(nl) - text_) + 1;
-        text_[line_end_ - 1] = '\0';
-        return true;
-      }
-      if (have_ == kCapacity) return false;  // a directive of 64 MiB: not one weft sends
-      if (weft::native::wait_readable(fd, -1) < 0 && errno != EINTR) return false;
-      const ssize_t n = read(fd, text_ + have_, kCapacity - have_);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return false;
-      have_ += static_cast<std::size_t>(n);
-    }
-  }
-  const char* line() const { return text_; }
-
- private:
-  static constexpr std::size_t kCapacity = std::size_t{64} << 20;
-  char* text_ = nullptr;
-  std::size_t have_ = 0;
-  std::size_t line_end_ = 0;
-};
 
 // Each execution gets `seconds` of CPU time from now (RLIMIT_CPU counts the whole process).
 void limit_cpu(std::uint64_t seconds) {
@@ -184,14 +145,12 @@ std::int64_t monotonic_ns() {
   return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
-void write_line(int fd, const std::string& line) {
-  std::size_t done = 0;
-  while (done < line.size()) {
-    const ssize_t n = write(fd, line.data() + done, line.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) _exit(2);  // weft is gone
-    done += static_cast<std::size_t>(n);
-  }
+// The answer for the execution in progress: `status` is a raw wait status (0 for a worker that
+// runs on).
+void answer(weft::native::Channel& channel, int status, weft::native::ExitReason reason) {
+  channel.exit_status = status;
+  channel.exit_reason = reason;
+  weft::native::publish(channel.reply, channel.weft_sleeping);
 }
 
 // Who ends the execution in progress: the worker (kRunning -> kIdle, then it answers) or the
@@ -207,7 +166,7 @@ struct ExecutionWorker::Shared {
 
 namespace {
 
-[[noreturn]] void worker_main(ExecutionWorker::Shared& shared, int commands, int status,
+[[noreturn]] void worker_main(ExecutionWorker::Shared& shared, weft::native::Channel& channel,
                               RunExecution run, void* context, std::uint64_t cpu_seconds) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   rlimit no_core{0, 0};
@@ -218,19 +177,22 @@ namespace {
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   // Everything the loop keeps lives on this OS stack or in mappings of its own, which restore()
   // leaves alone.
-  CommandBuffer command;
   MemorySnapshot snapshot;
   const OpenDescriptors descriptors;
   NativeRuntime::mapped_stack_slots();  // before the snapshot: it must outlive every restore
-  const bool ok = command.ok() && snapshot.capture();
+  const bool ok = snapshot.capture();
   shared.state.store(ok ? kIdle : kUnavailable);
   if (!ok) _exit(0);
   for (std::uint64_t runs = 1;; ++runs) {
-    if (!command.next(commands) || std::strcmp(command.line(), "QUIT") == 0) {
+    // A request is outstanding while it has no reply (weft sends one at a time); one may be
+    // waiting already for a worker that replaces one that crashed.
+    weft::native::wait_for_change(channel.request, channel.reply.load(), channel.program_sleeping,
+                                  -1);
+    if (channel.command == weft::native::Command::kQuit) {
       shared.state.store(kQuit);
       _exit(0);
     }
-    if (std::strncmp(command.line(), "RUN ", 4) != 0) {
+    if (channel.command != weft::native::Command::kRun) {
       std::fprintf(stderr, "weft runtime: unknown command from weft\n");
       shared.state.store(kQuit);
       _exit(2);
@@ -238,7 +200,7 @@ namespace {
     shared.started_ns.store(monotonic_ns());
     shared.state.store(kRunning);
     limit_cpu(cpu_seconds);
-    run(command.line() + 4, context);
+    run(context);
     ThreadHeap::unmap_all();  // stacks stay, for the next execution to take over
     // Before the descriptors the execution opened are closed (it keeps one of the working
     // directory) and before the snapshot restore, which clears its record.
@@ -251,7 +213,7 @@ namespace {
     std::uint32_t expected = kRunning;
     if (!shared.state.compare_exchange_strong(expected, kIdle))
       for (;;) pause();  // the server has claimed this execution (a limit) and kills us
-    write_line(status, "EXIT 0\n");
+    answer(channel, 0, weft::native::ExitReason::kNone);
     if (retire) _exit(0);
     // Restored while weft reads the trace and picks the next directive.
     snapshot.restore();
@@ -278,8 +240,8 @@ ChildEnd wait_for_child(pid_t pid, std::uint64_t ms, std::uint64_t memory) {
 }
 
 ExecutionWorker::ExecutionWorker(RunExecution run, void* context, const ExecutionLimits& limits,
-                                 int commands, int status)
-    : run_(run), context_(context), limits_(limits), commands_(commands), status_(status) {
+                                 weft::native::Channel& channel)
+    : run_(run), context_(context), limits_(limits), channel_(channel) {
   void* m =
       mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (m != MAP_FAILED) shared_ = new (m) Shared{};
@@ -300,7 +262,7 @@ bool ExecutionWorker::start() {
   std::fflush(nullptr);
   const pid_t pid = WEFT_REAL(fork);
   if (pid < 0) return false;
-  if (pid == 0) worker_main(*shared_, commands_, status_, run_, context_, limits_.cpu_seconds);
+  if (pid == 0) worker_main(*shared_, channel_, run_, context_, limits_.cpu_seconds);
   pid_ = pid;
   pidfd_ = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
   // Until it has captured its memory (or found it cannot).
@@ -324,15 +286,15 @@ void ExecutionWorker::serve() {
       _exit(2);
     }
     const bool died = ends_within(pid_, pidfd_, 20);
-    const char* why = nullptr;
+    auto why = weft::native::ExitReason::kNone;
     if (!died && shared_->state.load() == kRunning) {
       const std::int64_t elapsed_ms = (monotonic_ns() - shared_->started_ns.load()) / 1000000;
       if (limits_.wall_ms && static_cast<std::uint64_t>(elapsed_ms) > limits_.wall_ms)
-        why = " timeout";
+        why = weft::native::ExitReason::kTimeout;
       else if (limits_.memory_bytes && resident_bytes(pid_) > limits_.memory_bytes)
-        why = " memory";
+        why = weft::native::ExitReason::kMemory;
     }
-    if (!died && !why) continue;
+    if (!died && why == weft::native::ExitReason::kNone) continue;
     std::uint32_t expected = kRunning;
     const bool claimed = shared_->state.compare_exchange_strong(expected, kClaimed);
     if (!died && !claimed) continue;  // it finished just now
@@ -344,7 +306,7 @@ void ExecutionWorker::serve() {
     pidfd_ = -1;
     pid_ = -1;
     if (claimed)
-      write_line(status_, "EXIT " + std::to_string(status) + (why ? why : "") + "\n");
+      answer(channel_, status, why);
     else if (expected == kQuit)
       _exit(0);
     // Otherwise it retired (or died while idle): the next one takes over.

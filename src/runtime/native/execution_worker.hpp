@@ -7,6 +7,8 @@
 
 #include <cstdint>
 
+#include "weft/runtime/native_protocol.hpp"
+
 namespace weft::runtime::native {
 
 /// How a process running an execution stopped being waited for.
@@ -22,8 +24,9 @@ enum class ChildEnd {
 /// heaps) is far larger than what it uses.
 ChildEnd wait_for_child(pid_t pid, std::uint64_t ms, std::uint64_t memory);
 
-/// What an execution needs besides its directive (the program's arguments, the log).
-using RunExecution = void (*)(const char* directive, void* context);
+/// Runs the execution whose directive is in the shared memory (`context`: the program's
+/// arguments, the log).
+using RunExecution = void (*)(void* context);
 
 /// The limits of one execution (0: none).
 struct ExecutionLimits {
@@ -33,16 +36,16 @@ struct ExecutionLimits {
 };
 
 /// A persistent worker and the fork server watching it. The worker captures a `MemorySnapshot`
-/// once, then reads weft's commands itself and, for each RUN, runs one execution, answers
-/// "EXIT 0", removes what the execution mapped and restores the snapshot; so an execution costs
-/// two messages and no fork. The server only watches: when the worker dies during an execution
+/// once, then takes weft's requests from the channel itself and, for each, runs one execution,
+/// answers, removes what the execution mapped and restores the snapshot; so an execution costs
+/// two hand-overs in shared memory and no fork. The server only watches: when the worker dies during an execution
 /// (a crash) or is killed for a limit, the server answers for it and starts a new worker. A
 /// shared word says who ends an execution, so that exactly one answer is sent.
 class ExecutionWorker {
  public:
-  /// `commands` and `status` are the pipes from and to weft.
-  ExecutionWorker(RunExecution run, void* context, const ExecutionLimits& limits, int commands,
-                  int status);
+  /// `channel`: the page shared with weft (native_protocol.hpp).
+  ExecutionWorker(RunExecution run, void* context, const ExecutionLimits& limits,
+                  weft::native::Channel& channel);
   ~ExecutionWorker();
   ExecutionWorker(const ExecutionWorker&) = delete;
   ExecutionWorker& operator=(const ExecutionWorker&) = delete;
@@ -50,7 +53,7 @@ class ExecutionWorker {
   /// Starts the first worker; false if it could not capture its memory (the caller then forks a
   /// child per execution).
   bool start();
-  /// Watches workers, replacing each that ends, until weft says QUIT or goes away.
+  /// Watches workers, replacing each that ends, until weft says quit or goes away.
   [[noreturn]] void serve();
 
   struct Shared;  // the word and start time shared with the worker
@@ -59,8 +62,7 @@ class ExecutionWorker {
   RunExecution run_;
   void* context_;
   ExecutionLimits limits_;
-  int commands_;
-  int status_;
+  weft::native::Channel& channel_;
   Shared* shared_ = nullptr;
   pid_t pid_ = -1;
   int pidfd_ = -1;

@@ -24,7 +24,7 @@
 #include "process_state.hpp"
 #include "real_functions.hpp"
 #include "thread_storage.hpp"
-#include "weft/trace/wire.hpp"
+#include "weft/runtime/native_protocol.hpp"
 
 extern "C" int __weft_main(int argc, char** argv, char** envp);
 extern "C" char __executable_start;
@@ -35,39 +35,20 @@ extern "C" __attribute__((used)) const char weft_runtime_marker[] = "weft-runtim
 namespace weft::runtime::native {
 namespace {
 
-// The log and the execution a dying child reports through (its signal handler has no other way
-// to find them).
-TraceLog* g_log = nullptr;
+// The log a dying child reports through (its signal handler has no other way to find it).
+weft::native::LogWriter* g_log = nullptr;
 
-std::uint64_t env_number(const char* name, std::uint64_t fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::strtoull(v, nullptr, 10) : fallback;
-}
-
-NativeOptions options_from_env() {
+// What the runtime takes from the options weft passed through the environment.
+NativeOptions native_options(const weft::native::ProgramOptions& program) {
   NativeOptions o;
-  const char* points = std::getenv(weft::native::kPointsEnv);
-  o.points = points && std::strcmp(points, "all") == 0 ? Points::kAll : Points::kSync;
-  o.max_steps_per_thread =
-      static_cast<std::uint32_t>(env_number(weft::native::kMaxStepsEnv, o.max_steps_per_thread));
-  o.max_threads =
-      static_cast<std::uint32_t>(env_number(weft::native::kMaxThreadsEnv, o.max_threads));
-  if (const char* v = std::getenv(weft::native::kNondetEnv))
-    o.nondet_value = std::strtoll(v, nullptr, 10);
-  const char* keep = std::getenv(weft::native::kKeepSpinningEnv);
-  o.stop_spinning = !(keep && *keep == '1');
-  const char* checks = std::getenv(weft::native::kMemoryChecksEnv);
-  o.memory_checks = !(checks && *checks == '0');
-  const char* leaks = std::getenv(weft::native::kLeaksEnv);
-  o.leaks = leaks && *leaks == '1';
-  for (const char* p = std::getenv(weft::native::kPromotedSitesEnv); p && *p;) {
-    char* end = nullptr;
-    const std::uint64_t site = std::strtoull(p, &end, 16);
-    if (end == p) break;
-    o.promoted_sites.push_back(site);
-    p = *end == ',' ? end + 1 : end;
-  }
-  std::sort(o.promoted_sites.begin(), o.promoted_sites.end());
+  o.points = program.points == "all" ? Points::kAll : Points::kSync;
+  o.max_steps_per_thread = program.max_steps_per_thread;
+  o.max_threads = program.max_threads;
+  o.nondet_value = program.nondet_value;
+  o.stop_spinning = !program.keep_spinning;
+  o.memory_checks = program.memory_checks;
+  o.leaks = program.leaks;
+  o.promoted_sites = program.promoted_sites;
   return o;
 }
 
@@ -85,30 +66,6 @@ void write_all(int fd, const std::string& s) {
     done += static_cast<std::size_t>(n);
   }
 }
-
-// Reads one line from weft; false at end of file. Buffered: one read per command, not per byte.
-class LineReader {
- public:
-  explicit LineReader(int fd) : fd_(fd) {}
-  bool next(std::string& line) {
-    while (true) {
-      if (auto nl = buffer_.find('\n'); nl != std::string::npos) {
-        line.assign(buffer_, 0, nl);
-        buffer_.erase(0, nl + 1);
-        return true;
-      }
-      char chunk[4096];
-      const ssize_t n = read(fd_, chunk, sizeof chunk);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return false;
-      buffer_.append(chunk, static_cast<std::size_t>(n));
-    }
-  }
-
- private:
-  int fd_;
-  std::string buffer_;
-};
 
 void on_fatal_signal(int sig, siginfo_t* info, void* context) {
   // Best effort: the process is dying anyway. Say where, and who was running.
@@ -130,9 +87,10 @@ void on_fatal_signal(int sig, siginfo_t* info, void* context) {
     g_log->note_fault(sig, pc, address);
     if (NativeRuntime* rt = NativeRuntime::active()) {
       rt->flush_log();
-      g_log->append('C', rt->registry().name(rt->scheduler().self()));
+      if (rt->scheduler().self() != weft::kNoThread)
+        g_log->crashed(rt->scheduler().self(), rt->registry());
       const std::string where = describe_crash(sig, pc, address, fp, sp);
-      if (!where.empty()) g_log->append('W', where);
+      if (!where.empty()) g_log->text(weft::native::Record::kWhere, where);
     }
   }
   signal(sig, SIG_DFL);
@@ -155,31 +113,31 @@ void install_crash_handlers() {
     sigaction(sig, &sa, nullptr);
 }
 
-// One controlled execution in this process; its trace goes to `log`. The runtime is never
-// destroyed: right after it the process exits, or the worker writes its memory snapshot back,
-// and tearing down stacks would only cost time.
-void run_execution(const std::string& directive_text, TraceLog& log, bool break_on_bug, int argc,
-                   char** argv, char** envp, bool in_worker = false) {
-  log.reset();
+// One controlled execution in this process, of the directive in `shared`; its trace goes to the
+// log there. The runtime is never destroyed: right after it the process exits, or the worker
+// writes its memory snapshot back, and tearing down stacks would only cost time.
+void run_execution(void* shared, weft::native::LogWriter& log, const NativeOptions& options,
+                   bool break_on_bug, int argc, char** argv, char** envp) {
   g_log = &log;
-  NativeOptions options = options_from_env();
-  options.in_worker = in_worker;
   NativeRuntime& rt = *new NativeRuntime(options, &log);
   rt.break_on_bug = break_on_bug;
   TestDirective directive;
   try {
-    directive = decode_directive(directive_text, rt.registry());
-  } catch (const WireError& e) {
+    directive = weft::native::decode_directive(weft::native::directive_of(shared),
+                                               weft::native::channel_of(shared).directive_bytes,
+                                               rt.registry());
+  } catch (const weft::native::ProtocolError& e) {
     std::fprintf(stderr, "weft runtime: bad directive: %s\n", e.what());
     _exit(2);
   }
+  log.reset(rt.registry().size());
   Trace trace = rt.run(directive, argc, argv, envp);
   if (break_on_bug && trace.outcome == Outcome::kDeadlock) raise(SIGTRAP);
   trace.events.clear();
   trace.enabled.clear();
   trace.finished_thread.clear();
   trace.sites.clear();
-  log.append('T', encode_trace(trace, rt.registry()));
+  log.end(trace, rt.registry());
   // What the program wrote through stdio and did not flush, as exit() would: the worker's
   // memory (stdio's buffers with it) is written back next, and a fresh child ends in _exit.
   std::fflush(nullptr);
@@ -193,40 +151,60 @@ void limit(int resource, std::uint64_t value) {
 
 // What a worker's executions need besides the directive.
 struct ExecutionContext {
-  TraceLog* log;
+  void* shared;
+  weft::native::LogWriter* log;
+  const NativeOptions* options;
   int argc;
   char** argv;
   char** envp;
   const ProgramArguments* arguments;  // as the process received them
 };
 
-void run_in_worker(const char* directive, void* context) {
+void run_in_worker(void* context) {
   auto& c = *static_cast<ExecutionContext*>(context);
   c.arguments->restore();  // the last execution may have edited them
-  run_execution(directive, *c.log, false, c.argc, c.argv, c.envp, true);
+  run_execution(c.shared, *c.log, *c.options, false, c.argc, c.argv, c.envp);
 }
 
-[[noreturn]] void serve(const char* control, int argc, char** argv, char** envp) {
-  int ctl = -1, status = -1, shm = -1;
+// The shared memory weft passed: "STATUS,SHM,BYTES" in WEFT_CONTROL, mapped; `status` gets the
+// pipe to say HELLO on.
+void* map_shared(const char* control, int& status) {
+  int shm = -1;
   unsigned long long bytes = 0;
-  if (std::sscanf(control, "%d,%d,%d,%llu", &ctl, &status, &shm, &bytes) != 4)
-    die("malformed WEFT_CONTROL");
+  if (std::sscanf(control, "%d,%d,%llu", &status, &shm, &bytes) != 3 ||
+      bytes != weft::native::kSharedBytes)
+    die("malformed WEFT_CONTROL (was the program built by another version of weft-cc?)");
   void* memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, shm, 0);
-  if (memory == MAP_FAILED) die("cannot map the trace log");
-  TraceLog log(memory, bytes);
-  prctl(PR_SET_PDEATHSIG, SIGKILL);  // if weft goes, so do we
+  if (memory == MAP_FAILED) die("cannot map the memory shared with weft");
+  close(shm);
+  return memory;
+}
+
+void say_hello(int status) {
   char hello[64];
   std::snprintf(hello, sizeof hello, "HELLO %d %llx\n", weft::native::kProtocolVersion,
                 reinterpret_cast<unsigned long long>(&__executable_start));
   write_all(status, hello);
+}
 
-  const std::uint64_t cpu_seconds = env_number(weft::native::kCpuLimitEnv, 0);
-  const std::uint64_t memory_mb = env_number(weft::native::kMemoryLimitEnv, 0);
-  const std::uint64_t timeout_ms = env_number(weft::native::kTimeoutEnv, 0);
+[[noreturn]] void serve(const char* control, int argc, char** argv, char** envp) {
+  int status = -1;
+  void* shared = map_shared(control, status);
+  weft::native::Channel& channel = weft::native::channel_of(shared);
+  weft::native::LogWriter log(weft::native::log_of(shared), weft::native::kLogBytes);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);  // if weft goes, so do we
+  say_hello(status);
+  close(status);
+
+  const auto program = weft::native::ProgramOptions::from_environment();
+  const NativeOptions options = native_options(program);
+  const std::uint64_t cpu_seconds = program.cpu_seconds();
+  const std::uint64_t memory_mb = program.memory_mb;
+  const auto timeout_ms = static_cast<std::uint64_t>(program.execution_seconds * 1000);
   // What every child needs is set up once here and inherited through fork: signal handlers,
   // and (unless asked otherwise) the program's output going nowhere.
   install_crash_handlers();
-  if (std::getenv("WEFT_SHOW_OUTPUT") == nullptr) {
+  if (!program.show_output) {
     const int null = open("/dev/null", O_RDWR);
     dup2(null, 0);
     dup2(null, 1);
@@ -235,29 +213,28 @@ void run_in_worker(const char* directive, void* context) {
   }
   // Executions run in one worker process that restores its memory after each, unless asked
   // otherwise or the worker cannot snapshot itself; then each runs in a freshly forked child.
-  const char* fresh = std::getenv(weft::native::kFreshProcessEnv);
-  if (!(fresh && *fresh == '1')) {
+  if (!program.fresh_process) {
     const ProgramArguments arguments(argc, argv, envp);
-    ExecutionContext context{&log, argc, argv, envp, &arguments};
+    NativeOptions in_worker = options;
+    in_worker.in_worker = true;
+    ExecutionContext context{shared, &log, &in_worker, argc, argv, envp, &arguments};
     ExecutionWorker worker(&run_in_worker, &context, {cpu_seconds, timeout_ms, memory_mb << 20},
-                           ctl, status);
+                           channel);
     if (worker.start()) worker.serve();
   }
-  LineReader commands(ctl);
-  std::string line;
-  while (commands.next(line)) {
-    if (line == "QUIT") break;
-    if (line.rfind("RUN ", 0) != 0) die("unknown command from weft");
+  while (true) {
+    weft::native::wait_for_change(channel.request, channel.reply.load(), channel.program_sleeping,
+                                  -1);
+    if (channel.command == weft::native::Command::kQuit) break;
+    if (channel.command != weft::native::Command::kRun) die("unknown command from weft");
     std::fflush(nullptr);
     const pid_t pid = WEFT_REAL(fork);
     if (pid < 0) die("fork failed");
     if (pid == 0) {
       prctl(PR_SET_PDEATHSIG, SIGKILL);
-      close(ctl);
-      close(status);
       limit(RLIMIT_CPU, cpu_seconds);
       limit(RLIMIT_CORE, 0);
-      run_execution(line.substr(4), log, false, argc, argv, envp);
+      run_execution(shared, log, options, false, argc, argv, envp);
       _exit(0);
     }
     // Wait for the child, at most the time limit; then it is killed.
@@ -267,40 +244,28 @@ void run_in_worker(const char* directive, void* context) {
     while (waitpid(pid, &wstatus, 0) < 0) {
       if (errno != EINTR) die("waitpid failed");
     }
-    const char* why = end == ChildEnd::kTimedOut      ? " timeout"
-                      : end == ChildEnd::kOutOfMemory ? " memory"
-                                                      : "";
-    write_all(status, "EXIT " + std::to_string(wstatus) + why + "\n");
+    channel.exit_status = wstatus;
+    channel.exit_reason = end == ChildEnd::kTimedOut      ? weft::native::ExitReason::kTimeout
+                          : end == ChildEnd::kOutOfMemory ? weft::native::ExitReason::kMemory
+                                                          : weft::native::ExitReason::kNone;
+    weft::native::publish(channel.reply, channel.weft_sleeping);
   }
   _exit(0);
 }
 
 // weft replay: one execution, in this process, with the program's output shown.
-[[noreturn]] void replay(const char* directive, int argc, char** argv, char** envp) {
-  void* memory = nullptr;
-  std::size_t bytes = 0;
-  if (const char* control = std::getenv(weft::native::kControlEnv)) {
-    int ctl, status, shm;
-    unsigned long long n = 0;
-    if (std::sscanf(control, "%d,%d,%d,%llu", &ctl, &status, &shm, &n) == 4) {
-      memory = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_SHARED, shm, 0);
-      bytes = n;
-      if (memory == MAP_FAILED) die("cannot map the trace log");
-      char hello[64];
-      std::snprintf(hello, sizeof hello, "HELLO %d %llx\n", weft::native::kProtocolVersion,
-                    reinterpret_cast<unsigned long long>(&__executable_start));
-      write_all(status, hello);
-      close(status);
-    }
-  }
-  if (!memory) {
-    bytes = std::size_t{16} << 20;
-    memory = std::calloc(1, bytes);
-  }
-  TraceLog log(memory, bytes);
+[[noreturn]] void replay(int argc, char** argv, char** envp) {
+  const char* control = std::getenv(weft::native::kControlEnv);
+  if (!control) die("weft replay did not pass WEFT_CONTROL");
+  int status = -1;
+  void* shared = map_shared(control, status);
+  say_hello(status);
+  close(status);
+  weft::native::LogWriter log(weft::native::log_of(shared), weft::native::kLogBytes);
   install_crash_handlers();
   const char* brk = std::getenv(weft::native::kBreakOnBugEnv);
-  run_execution(directive, log, brk && *brk == '1', argc, argv, envp);
+  const NativeOptions options = native_options(weft::native::ProgramOptions::from_environment());
+  run_execution(shared, log, options, brk && *brk == '1', argc, argv, envp);
   std::fflush(nullptr);
   _exit(0);
 }
@@ -312,8 +277,7 @@ int main(int argc, char** argv, char** envp) {
   using namespace weft::runtime::native;
   // Looked up once, here, so that a worker's snapshot holds it.
   GlibcThreadStorage::instance();
-  if (const char* directive = std::getenv(weft::native::kReplayEnv))
-    replay(directive, argc, argv, envp);
+  if (std::getenv(weft::native::kReplayEnv)) replay(argc, argv, envp);
   if (const char* control = std::getenv(weft::native::kControlEnv))
     serve(control, argc, argv, envp);
   return __weft_main(argc, argv, envp);

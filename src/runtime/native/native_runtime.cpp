@@ -31,7 +31,7 @@ constexpr std::uintptr_t kStackRegion = 0x400000000000ULL;
 
 }  // namespace
 
-NativeRuntime::NativeRuntime(const NativeOptions& options, TraceLog* log)
+NativeRuntime::NativeRuntime(const NativeOptions& options, weft::native::LogWriter* log)
     : options_(options), log_(log), scheduler_(registry_) {
   thread_chunks_.resize((options.max_threads + 2 + kThreadChunk - 1) / kThreadChunk);
 }
@@ -143,7 +143,7 @@ Trace NativeRuntime::run(const TestDirective& directive, int argc, char** argv, 
   logged_ = 0;
   const auto log_until = [&](const Trace& t, std::size_t end) {
     for (; log_ && logged_ < end; ++logged_)
-      log_->append('E', encode_trace_event(t, logged_, registry_));
+      log_->event(t, logged_, registry_);
   };
   scheduler_.set_event_observer([&](const Trace& t) {
     current_trace_ = &t;
@@ -198,7 +198,7 @@ void NativeRuntime::note_input() {
   if (noted_input_ || !log_) return;
   noted_input_ = true;
   RuntimeScope scope(*this);
-  log_->append('I', "fixed");
+  log_->text(weft::native::Record::kInputs, "fixed");
 }
 
 void NativeRuntime::note_unrestored(const char* what) {
@@ -207,13 +207,13 @@ void NativeRuntime::note_unrestored(const char* what) {
     if (noted == what) return;
   RuntimeScope scope(*this);
   noted_unrestored_.push_back(what);
-  log_->append('U', what);
+  log_->text(weft::native::Record::kUnrestored, what);
 }
 
 void NativeRuntime::flush_log() {
   if (!log_ || !current_trace_) return;
   for (; logged_ < current_trace_->events.size(); ++logged_)
-    log_->append('E', encode_trace_event(*current_trace_, logged_, registry_));
+    log_->event(*current_trace_, logged_, registry_);
 }
 
 }  // namespace weft::runtime::native

@@ -15,7 +15,6 @@
 #include "race_detector.hpp"
 #include "spin_tracker.hpp"
 #include "thread_heap.hpp"
-#include "trace_log.hpp"
 #include "weft/runtime/native_protocol.hpp"
 #include "weft/runtime/scheduler.hpp"
 #include "weft/trace/thread_id.hpp"
@@ -112,7 +111,7 @@ struct ThreadExit {
 /// One controlled execution in this process. Exactly one exists while it runs; active() finds it.
 class NativeRuntime {
  public:
-  NativeRuntime(const NativeOptions& options, TraceLog* log);
+  NativeRuntime(const NativeOptions& options, weft::native::LogWriter* log);
   ~NativeRuntime();
   NativeRuntime(const NativeRuntime&) = delete;
   NativeRuntime& operator=(const NativeRuntime&) = delete;
@@ -190,7 +189,7 @@ class NativeRuntime {
  private:
   static inline NativeRuntime* active_ = nullptr;
   NativeOptions options_;
-  TraceLog* log_;
+  weft::native::LogWriter* log_;
   ThreadRegistry registry_;
   Scheduler scheduler_;
   static constexpr std::size_t kThreadChunk = 16;

@@ -77,8 +77,8 @@ std::string describe_report(const char* summary) {
 void NativeRuntime::note_sanitizer_report(const std::string& report) {
   if (!log_) return;
   flush_log();
-  if (scheduler_.self() != kNoThread) log_->append('C', registry_.name(scheduler_.self()));
-  log_->append('S', report);
+  if (scheduler_.self() != kNoThread) log_->crashed(scheduler_.self(), registry_);
+  log_->text(weft::native::Record::kSanitizer, report);
 }
 
 }  // namespace weft::runtime::native

@@ -1,0 +1,596 @@
+// The protocol between weft and a program built by weft-cc (weft/runtime/native_protocol.hpp).
+// Compiled into the driver and into the runtime linked into programs, so that both sides read
+// and write every record with the same code.
+#include "weft/runtime/native_protocol.hpp"
+
+#include <linux/futex.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+namespace weft::native {
+
+// ---- options through the environment --------------------------------------------------------
+
+namespace {
+
+constexpr const char* kPointsEnv = "WEFT_POINTS";
+constexpr const char* kPromotedSitesEnv = "WEFT_PROMOTED_SITES";
+constexpr const char* kMaxStepsEnv = "WEFT_MAX_STEPS";
+constexpr const char* kMaxThreadsEnv = "WEFT_MAX_THREADS";
+constexpr const char* kNondetEnv = "WEFT_NONDET";
+constexpr const char* kExecutionMsEnv = "WEFT_EXECUTION_MS";
+constexpr const char* kMemoryLimitEnv = "WEFT_MEMORY_MB";
+constexpr const char* kShowOutputEnv = "WEFT_SHOW_OUTPUT";
+constexpr const char* kFreshProcessEnv = "WEFT_FRESH_PROCESS";
+constexpr const char* kKeepSpinningEnv = "WEFT_KEEP_SPINNING";
+constexpr const char* kMemoryChecksEnv = "WEFT_MEMORY_CHECKS";
+constexpr const char* kLeaksEnv = "WEFT_LEAKS";
+
+std::string setting(const char* name, const std::string& value) {
+  return std::string(name) + "=" + value;
+}
+
+std::uint64_t env_number(const char* name, std::uint64_t fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::strtoull(v, nullptr, 10) : fallback;
+}
+
+bool env_flag(const char* name, bool fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? *v == '1' : fallback;
+}
+
+}  // namespace
+
+std::uint64_t ProgramOptions::cpu_seconds() const {
+  return execution_seconds > 0 ? static_cast<std::uint64_t>(execution_seconds) + 1 : 0;
+}
+
+std::vector<std::string> ProgramOptions::environment() const {
+  std::vector<std::string> env{
+      setting(kPointsEnv, points),
+      setting(kMaxStepsEnv, std::to_string(max_steps_per_thread)),
+      setting(kMaxThreadsEnv, std::to_string(max_threads)),
+      setting(kNondetEnv, std::to_string(nondet_value)),
+      setting(kExecutionMsEnv,
+              std::to_string(static_cast<std::uint64_t>(std::max(0.0, execution_seconds) * 1000))),
+      setting(kMemoryLimitEnv, std::to_string(memory_mb)),
+      setting(kShowOutputEnv, show_output ? "1" : "0"),
+      setting(kFreshProcessEnv, fresh_process ? "1" : "0"),
+      setting(kKeepSpinningEnv, keep_spinning ? "1" : "0"),
+      setting(kMemoryChecksEnv, memory_checks ? "1" : "0"),
+      setting(kLeaksEnv, leaks ? "1" : "0"),
+  };
+  std::string sites;
+  char hex[24];
+  for (std::uint64_t site : promoted_sites) {
+    std::snprintf(hex, sizeof hex, "%llx", static_cast<unsigned long long>(site));
+    sites += (sites.empty() ? "" : ",") + std::string(hex);
+  }
+  env.push_back(setting(kPromotedSitesEnv, sites));
+  return env;
+}
+
+ProgramOptions ProgramOptions::from_environment() {
+  ProgramOptions o;
+  if (const char* p = std::getenv(kPointsEnv); p && *p) o.points = p;
+  o.max_steps_per_thread =
+      static_cast<std::uint32_t>(env_number(kMaxStepsEnv, o.max_steps_per_thread));
+  o.max_threads = static_cast<std::uint32_t>(env_number(kMaxThreadsEnv, o.max_threads));
+  if (const char* v = std::getenv(kNondetEnv)) o.nondet_value = std::strtoll(v, nullptr, 10);
+  o.execution_seconds =
+      static_cast<double>(env_number(kExecutionMsEnv,
+                                     static_cast<std::uint64_t>(o.execution_seconds * 1000))) /
+      1000;
+  o.memory_mb = env_number(kMemoryLimitEnv, o.memory_mb);
+  o.show_output = env_flag(kShowOutputEnv, o.show_output);
+  o.fresh_process = env_flag(kFreshProcessEnv, o.fresh_process);
+  o.keep_spinning = env_flag(kKeepSpinningEnv, o.keep_spinning);
+  o.memory_checks = env_flag(kMemoryChecksEnv, o.memory_checks);
+  o.leaks = env_flag(kLeaksEnv, o.leaks);
+  for (const char* p = std::getenv(kPromotedSitesEnv); p && *p;) {
+    char* end = nullptr;
+    const std::uint64_t site = std::strtoull(p, &end, 16);
+    if (end == p) break;
+    o.promoted_sites.push_back(site);
+    p = *end == ',' ? end + 1 : end;
+  }
+  std::sort(o.promoted_sites.begin(), o.promoted_sites.end());
+  return o;
+}
+
+// ---- waiting for the other side -------------------------------------------------------------
+
+namespace {
+
+long futex(const std::atomic<std::uint32_t>& word, int op, std::uint32_t value,
+           const timespec* timeout) {
+  // Shared between processes (a MAP_SHARED mapping): not FUTEX_PRIVATE_FLAG.
+  return syscall(SYS_futex, const_cast<std::atomic<std::uint32_t>*>(&word), op, value, timeout,
+                 nullptr, 0);
+}
+
+long elapsed_ns(const timespec& start) {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (now.tv_sec - start.tv_sec) * 1'000'000'000L + (now.tv_nsec - start.tv_nsec);
+}
+
+// Below this, the spinning only pauses the CPU: an answer this quick comes from a process on
+// another CPU, and a system call would cost more than the wait.
+constexpr long kPauseOnlyNanoseconds = 40'000;
+
+}  // namespace
+
+void publish(std::atomic<std::uint32_t>& word, std::atomic<std::uint32_t>& sleeping) {
+  word.fetch_add(1, std::memory_order_seq_cst);
+  // Seen together with the sleeper's store of `sleeping` before its last look at `word`: one of
+  // the two sees the other's store, so a sleeper is always woken.
+  if (sleeping.load(std::memory_order_seq_cst)) futex(word, FUTEX_WAKE, INT32_MAX, nullptr);
+}
+
+bool wait_for_change(const std::atomic<std::uint32_t>& word, std::uint32_t seen,
+                     std::atomic<std::uint32_t>& sleeping, int timeout_ms) {
+  timespec start{};
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  for (unsigned i = 0;; ++i) {
+    if (word.load(std::memory_order_acquire) != seen) return true;
+    if ((i & 63) != 63) {
+      __builtin_ia32_pause();
+      continue;
+    }
+    const long spun = elapsed_ns(start);
+    if (spun > kSpinNanoseconds || (timeout_ms >= 0 && spun / 1'000'000 >= timeout_ms)) break;
+    if (spun > kPauseOnlyNanoseconds) sched_yield();
+  }
+  while (true) {
+    sleeping.store(1, std::memory_order_seq_cst);
+    if (word.load(std::memory_order_seq_cst) != seen) break;
+    timespec left{};
+    if (timeout_ms >= 0) {
+      const long remaining = static_cast<long>(timeout_ms) * 1'000'000 - elapsed_ns(start);
+      if (remaining <= 0) {
+        sleeping.store(0, std::memory_order_relaxed);
+        return word.load(std::memory_order_acquire) != seen;
+      }
+      left.tv_sec = remaining / 1'000'000'000;
+      left.tv_nsec = remaining % 1'000'000'000;
+    }
+    futex(word, FUTEX_WAIT, seen, timeout_ms >= 0 ? &left : nullptr);
+  }
+  sleeping.store(0, std::memory_order_relaxed);
+  return true;
+}
+
+// ---- binary records ----------------------------------------------------------------------
+
+namespace {
+
+// Appends fixed-width little-endian fields to a byte range; `ok` turns false (and stays) when
+// the range is full.
+class ByteWriter {
+ public:
+  ByteWriter(char* at, std::size_t capacity) : begin_(at), at_(at), end_(at + capacity) {}
+  template <class T>
+  void put(T value) {
+    bytes(&value, sizeof value);
+  }
+  void bytes(const void* data, std::size_t n) {
+    if (!ok_ || static_cast<std::size_t>(end_ - at_) < n) {
+      ok_ = false;
+      return;
+    }
+    std::memcpy(at_, data, n);
+    at_ += n;
+  }
+  void string(std::string_view s) {
+    put(static_cast<std::uint32_t>(s.size()));
+    bytes(s.data(), s.size());
+  }
+  bool ok() const { return ok_; }
+  std::size_t size() const { return static_cast<std::size_t>(at_ - begin_); }
+
+ private:
+  char* begin_;
+  char* at_;
+  char* end_;
+  bool ok_ = true;
+};
+
+// Reads what ByteWriter wrote; throws ProtocolError past the end.
+class ByteReader {
+ public:
+  ByteReader(const char* at, std::size_t size) : at_(at), end_(at + size) {}
+  template <class T>
+  T get(const char* what) {
+    T value;
+    need(sizeof value, what);
+    std::memcpy(&value, at_, sizeof value);
+    at_ += sizeof value;
+    return value;
+  }
+  std::string string(const char* what) {
+    const auto n = get<std::uint32_t>(what);
+    need(n, what);
+    std::string s(at_, n);
+    at_ += n;
+    return s;
+  }
+  /// A count of items of at least `item_bytes` each: refused before anything is allocated for
+  /// them if the record cannot hold that many.
+  std::size_t count(std::size_t item_bytes, const char* what) {
+    const auto n = get<std::uint32_t>(what);
+    if (item_bytes && n > left() / item_bytes)
+      throw ProtocolError(std::string("a record claims more ") + what + " than it holds");
+    return n;
+  }
+  std::size_t left() const { return static_cast<std::size_t>(end_ - at_); }
+
+ private:
+  void need(std::size_t n, const char* what) {
+    if (left() < n) throw ProtocolError(std::string("a record ends inside its ") + what);
+  }
+  const char* at_;
+  const char* end_;
+};
+
+// Thread ids as the two sides number them: the threads weft sent keep their ids, the log
+// announces the rest. In the record, a thread is the program's id.
+class ThreadMap {
+ public:
+  ThreadMap(std::size_t sent, ThreadRegistry& threads) : sent_(sent), threads_(threads) {}
+  ThreadId operator()(std::uint32_t id) const {
+    if (id < sent_) return id;
+    if (id - sent_ < announced_.size()) return announced_[id - sent_];
+    throw ProtocolError("a record names thread " + std::to_string(id) + ", never announced");
+  }
+  ThreadId maybe(std::uint32_t id) const { return id == kNoThread ? kNoThread : (*this)(id); }
+  void announce(std::uint32_t id, std::uint32_t parent, std::uint32_t index) {
+    if (id != sent_ + announced_.size())
+      throw ProtocolError("thread " + std::to_string(id) + " announced out of order");
+    announced_.push_back(threads_.child((*this)(parent), index));
+  }
+
+ private:
+  std::size_t sent_;
+  ThreadRegistry& threads_;
+  std::vector<ThreadId> announced_;
+};
+
+constexpr std::uint8_t kTimed = 1, kFinished = 2, kFootprint = 4, kEnabled = 8;
+
+void put_op(ByteWriter& w, const Operation& op) {
+  w.put(static_cast<std::uint8_t>(op.kind));
+  w.put(op.result);
+  std::uint8_t flags = (op.timed ? kTimed : 0) | (op.footprint.known ? kFootprint : 0);
+  w.put(flags);
+  w.put(op.size);
+  w.put(op.object);
+  w.put(op.partner);
+  if (op.footprint.known) {
+    w.put(op.footprint.count);
+    for (std::size_t i = 0; i < op.footprint.count; ++i) w.put(op.footprint.entries[i]);
+  }
+}
+
+Operation get_op(ByteReader& r, const ThreadMap& map) {
+  Operation op;
+  const auto kind = r.get<std::uint8_t>("operation kind");
+  if (kind > static_cast<unsigned>(OpKind::kFree))
+    throw ProtocolError("unknown operation kind " + std::to_string(kind));
+  op.kind = static_cast<OpKind>(kind);
+  op.result = r.get<std::uint8_t>("operation result");
+  const auto flags = r.get<std::uint8_t>("operation flags");
+  op.timed = flags & kTimed;
+  op.size = r.get<std::uint32_t>("operation size");
+  op.object = r.get<std::uint64_t>("object");
+  op.partner = r.get<std::uint64_t>("partner");
+  if (domain_of(op.kind) == Domain::kThread)
+    op.object = map(static_cast<std::uint32_t>(op.object));
+  if (flags & kFootprint) {
+    op.footprint.known = true;
+    op.footprint.count = r.get<std::uint8_t>("footprint size");
+    if (op.footprint.count > Footprint::kCapacity)
+      throw ProtocolError("a footprint has at most " + std::to_string(Footprint::kCapacity) +
+                          " entries");
+    for (std::size_t i = 0; i < op.footprint.count; ++i)
+      op.footprint.entries[i] = r.get<std::uint64_t>("footprint entry");
+  }
+  return op;
+}
+
+void put_set(ByteWriter& w, const ThreadSet& set) {
+  w.put(static_cast<std::uint32_t>(set.word_count()));
+  for (std::size_t i = 0; i < set.word_count(); ++i) w.put(set.word(i));
+}
+
+ThreadSet get_set(ByteReader& r, const ThreadMap& map, std::size_t sent) {
+  ThreadSet set;
+  const std::size_t words = r.count(8, "enabled set");
+  for (std::size_t i = 0; i < words; ++i) {
+    const auto bits = r.get<std::uint64_t>("enabled set");
+    // The ids weft sent are its own: the word is taken as it is.
+    if ((i + 1) * 64 <= sent) {
+      set.set_word(i, bits);
+      continue;
+    }
+    for (std::uint64_t b = bits; b; b &= b - 1)
+      set.insert(map(static_cast<std::uint32_t>(i * 64 + __builtin_ctzll(b))));
+  }
+  return set;
+}
+
+}  // namespace
+
+std::size_t encode_directive(const TestDirective& d, const ThreadRegistry& threads, char* out,
+                             std::size_t capacity) {
+  ByteWriter w(out, capacity);
+  w.put(static_cast<std::uint32_t>(threads.size()));
+  for (ThreadId t = 1; t < threads.size(); ++t) {
+    w.put(static_cast<std::uint32_t>(threads.parent(t)));
+    w.put(static_cast<std::uint32_t>(threads.creation_index(t)));
+  }
+  w.put(static_cast<std::uint32_t>(d.prefix.size()));
+  w.bytes(d.prefix.data(), d.prefix.size() * sizeof(ThreadId));
+  w.put(static_cast<std::uint64_t>(d.sleep_from));
+  w.put(static_cast<std::uint32_t>(d.sleep.size()));
+  for (const SleepEntry& e : d.sleep) {
+    w.put(static_cast<std::uint32_t>(e.thread));
+    put_op(w, e.op);
+  }
+  w.put(static_cast<std::uint8_t>(d.read_policy));
+  w.put(static_cast<std::uint8_t>(d.policy));
+  w.put(d.seed);
+  return w.ok() ? w.size() : 0;
+}
+
+TestDirective decode_directive(const char* in, std::size_t size, ThreadRegistry& threads) {
+  ByteReader r(in, size);
+  const std::size_t count = r.get<std::uint32_t>("thread count");
+  if (count == 0 || count - 1 > r.left() / 8)
+    throw ProtocolError("a directive claims more threads than it holds");
+  for (std::size_t t = 1; t < count; ++t) {
+    const auto parent = r.get<std::uint32_t>("thread");
+    const auto index = r.get<std::uint32_t>("thread");
+    if (parent >= t) throw ProtocolError("a directive's thread has a later parent");
+    if (threads.child(parent, index) != t)
+      throw ProtocolError("a directive names one thread twice");
+  }
+  const ThreadMap map(count, threads);
+  TestDirective d;
+  const std::size_t steps = r.count(sizeof(ThreadId), "prefix");
+  d.prefix.resize(steps);
+  for (std::size_t i = 0; i < steps; ++i) d.prefix[i] = map(r.get<std::uint32_t>("prefix"));
+  d.sleep_from = r.get<std::uint64_t>("sleep_from");
+  const std::size_t sleepers = r.count(4 + 23, "sleep set");
+  for (std::size_t i = 0; i < sleepers; ++i) {
+    const ThreadId t = map(r.get<std::uint32_t>("sleep set"));
+    d.sleep.push_back({t, get_op(r, map)});
+  }
+  d.read_policy = static_cast<ReadPolicy>(r.get<std::uint8_t>("read policy") & 1);
+  d.policy = static_cast<SchedulePolicy>(r.get<std::uint8_t>("policy") & 1);
+  d.seed = r.get<std::uint64_t>("seed");
+  return d;
+}
+
+// ---- the log: the program's side ----------------------------------------------------------
+
+namespace {
+constexpr std::size_t kRecordHeader = 5;  // tag, payload length
+}
+
+LogWriter::LogWriter(void* memory, std::size_t bytes)
+    : header_(static_cast<LogHeader*>(memory)),
+      records_(static_cast<char*>(memory) + sizeof(LogHeader)) {
+  header_->magic = kLogMagic;
+  header_->version = kProtocolVersion;
+  header_->capacity = bytes - sizeof(LogHeader);
+  reset(1);
+}
+
+void LogWriter::reset(std::size_t sent_threads) {
+  header_->used = 0;
+  header_->fault_pc = 0;
+  header_->fault_address = 0;
+  header_->fault_signal = 0;
+  header_->overflowed = 0;
+  announced_ = sent_threads;
+}
+
+// A record's payload is written in place after the last record, and the record is published
+// by growing `used` last (commit): a reader that sees the length sees the whole record (same
+// process order; weft reads only after the execution ended).
+ByteWriter payload_writer(LogHeader* header, char* records) {
+  const std::size_t start = header->used + kRecordHeader;
+  return ByteWriter(records + start, start <= header->capacity ? header->capacity - start : 0);
+}
+
+void LogWriter::commit(Record tag, bool written, std::size_t size) {
+  if (!written) {
+    header_->overflowed = 1;
+    return;
+  }
+  char* at = records_ + header_->used;
+  at[0] = static_cast<char>(tag);
+  const auto length = static_cast<std::uint32_t>(size);
+  std::memcpy(at + 1, &length, sizeof length);
+  header_->used += kRecordHeader + size;
+}
+
+void LogWriter::announce(const ThreadRegistry& threads) {
+  while (announced_ < threads.size()) {
+    ByteWriter w = payload_writer(header_, records_);
+    const auto id = static_cast<ThreadId>(announced_);
+    w.put(id);
+    w.put(static_cast<std::uint32_t>(threads.parent(id)));
+    w.put(static_cast<std::uint32_t>(threads.creation_index(id)));
+    commit(Record::kThread, w.ok(), w.size());
+    if (!w.ok()) return;
+    ++announced_;
+  }
+}
+
+void LogWriter::event(const Trace& t, std::size_t i, const ThreadRegistry& threads) {
+  announce(threads);  // every thread the record may name
+  ByteWriter w = payload_writer(header_, records_);
+  const Event& e = t.events[i];
+  w.put(static_cast<std::uint32_t>(e.thread));
+  put_op(w, e.op);
+  const bool finished = i < t.finished_thread.size() && t.finished_thread[i];
+  w.put(static_cast<std::uint8_t>(finished ? kFinished : 0));
+  w.put(i < t.sites.size() ? t.sites[i] : std::uint64_t{0});
+  put_set(w, t.enabled[i]);
+  commit(Record::kEvent, w.ok(), w.size());
+}
+
+void LogWriter::end(const Trace& t, const ThreadRegistry& threads) {
+  announce(threads);
+  ByteWriter w = payload_writer(header_, records_);
+  w.put(static_cast<std::uint8_t>(t.outcome));
+  w.string(t.message);
+  w.put(static_cast<std::uint32_t>(t.failing_thread));
+  w.put(static_cast<std::uint64_t>(t.prefix_followed));
+  w.put(static_cast<std::uint8_t>(t.diverged_at.has_value()));
+  w.put(static_cast<std::uint64_t>(t.diverged_at.value_or(0)));
+  w.put(static_cast<std::uint32_t>(t.failures.size()));
+  for (const Failure& f : t.failures) {
+    w.put(static_cast<std::uint8_t>(f.outcome));
+    w.put(static_cast<std::uint32_t>(f.thread));
+    w.put(static_cast<std::uint64_t>(f.step));
+    w.string(f.message);
+  }
+  w.put(static_cast<std::uint32_t>(t.pending.size()));
+  for (const PendingThread& p : t.pending) {
+    w.put(static_cast<std::uint32_t>(p.thread));
+    put_op(w, p.op);
+    w.put(static_cast<std::uint8_t>(p.enabled ? kEnabled : 0));
+  }
+  commit(Record::kEnd, w.ok(), w.size());
+}
+
+void LogWriter::crashed(ThreadId thread, const ThreadRegistry& threads) {
+  announce(threads);
+  ByteWriter w = payload_writer(header_, records_);
+  w.put(static_cast<std::uint32_t>(thread));
+  commit(Record::kCrashed, w.ok(), w.size());
+}
+
+void LogWriter::text(Record tag, std::string_view text) {
+  ByteWriter w = payload_writer(header_, records_);
+  w.bytes(text.data(), text.size());
+  commit(tag, w.ok(), w.size());
+}
+
+void LogWriter::note_fault(int signal, std::uint64_t pc, std::uint64_t address) {
+  header_->fault_signal = signal;
+  header_->fault_pc = pc;
+  header_->fault_address = address;
+}
+
+// ---- the log: weft's side ------------------------------------------------------------------
+
+LoggedExecution read_log_records(const void* log, std::size_t sent_threads,
+                                 ThreadRegistry& threads) {
+  const auto* header = static_cast<const LogHeader*>(log);
+  const char* records = static_cast<const char*>(log) + sizeof(LogHeader);
+  const std::size_t used = std::min<std::uint64_t>(header->used, header->capacity);
+  ThreadMap map(sent_threads, threads);
+  LoggedExecution out;
+  Trace& events = out.events;
+  std::size_t at = 0;
+  while (at + kRecordHeader <= used) {
+    const auto tag = static_cast<Record>(records[at]);
+    std::uint32_t length;
+    std::memcpy(&length, records + at + 1, sizeof length);
+    if (length > used - at - kRecordHeader) throw ProtocolError("a log record is cut short");
+    ByteReader r(records + at + kRecordHeader, length);
+    const std::string_view text(records + at + kRecordHeader, length);
+    at += kRecordHeader + length;
+    switch (tag) {
+      case Record::kEvent: {
+        const ThreadId thread = map(r.get<std::uint32_t>("thread"));
+        const Operation op = get_op(r, map);
+        const auto flags = r.get<std::uint8_t>("event flags");
+        const auto site = r.get<std::uint64_t>("site");
+        events.events.push_back({thread, op});
+        events.finished_thread.push_back(flags & kFinished);
+        events.sites.push_back(site);
+        events.enabled.push_back(get_set(r, map, sent_threads));
+        break;
+      }
+      case Record::kThread: {
+        const auto id = r.get<std::uint32_t>("thread");
+        const auto parent = r.get<std::uint32_t>("parent");
+        const auto index = r.get<std::uint32_t>("creation index");
+        map.announce(id, parent, index);
+        break;
+      }
+      case Record::kEnd: {
+        Trace t;
+        const auto outcome = r.get<std::uint8_t>("outcome");
+        if (outcome > static_cast<unsigned>(Outcome::kSanitizerReport))
+          throw ProtocolError("unknown outcome " + std::to_string(outcome));
+        t.outcome = static_cast<Outcome>(outcome);
+        t.message = r.string("message");
+        t.failing_thread = map.maybe(r.get<std::uint32_t>("failing thread"));
+        t.prefix_followed = r.get<std::uint64_t>("prefix followed");
+        const bool diverged = r.get<std::uint8_t>("divergence");
+        const auto diverged_at = r.get<std::uint64_t>("divergence");
+        if (diverged) t.diverged_at = diverged_at;
+        const std::size_t failures = r.count(17, "failures");
+        for (std::size_t i = 0; i < failures; ++i) {
+          Failure f;
+          const auto o = r.get<std::uint8_t>("failure");
+          if (o > static_cast<unsigned>(Outcome::kSanitizerReport))
+            throw ProtocolError("unknown outcome " + std::to_string(o));
+          f.outcome = static_cast<Outcome>(o);
+          f.thread = map.maybe(r.get<std::uint32_t>("failure"));
+          f.step = r.get<std::uint64_t>("failure");
+          f.message = r.string("failure");
+          t.failures.push_back(std::move(f));
+        }
+        const std::size_t pending = r.count(4 + 23 + 1, "pending operations");
+        for (std::size_t i = 0; i < pending; ++i) {
+          PendingThread p;
+          p.thread = map(r.get<std::uint32_t>("pending thread"));
+          p.op = get_op(r, map);
+          p.enabled = r.get<std::uint8_t>("pending state") & kEnabled;
+          t.pending.push_back(p);
+        }
+        out.ending = std::move(t);
+        break;
+      }
+      case Record::kCrashed:
+        out.crashed = map(r.get<std::uint32_t>("crashed thread"));
+        break;
+      case Record::kWhere:
+        out.crash_details = std::string(text);
+        break;
+      case Record::kSanitizer:
+        if (out.sanitizer_report.empty()) {
+          out.sanitizer_report = std::string(text);
+          out.sanitizer_report_step = events.events.size();
+          out.sanitizer_thread = out.crashed;
+        }
+        break;
+      case Record::kInputs:
+        out.read_inputs = true;
+        break;
+      case Record::kUnrestored:
+        out.unrestored.emplace_back(text);
+        break;
+      default:
+        throw ProtocolError("unknown log record " + std::to_string(static_cast<int>(tag)));
+    }
+  }
+  return out;
+}
+
+}  // namespace weft::native
