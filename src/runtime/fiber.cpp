@@ -50,20 +50,27 @@ Fiber::~Fiber() {
   if (stack_ && !adopted_) munmap(stack_, stack_size_);
 }
 
-void Fiber::clear_adopted_stack() {
+void Fiber::clear_adopted_stack(bool cleared) {
   adopted_ = true;
-  // Unpoisoned first: under ASan, memset checks that the memory it writes is not poisoned.
+  // Frames of the stack's last run left their redzones poisoned.
   if (asan_present()) __asan_unpoison_memory_region(stack_low(), stack_bytes());
+  if (!cleared) clear_stack(reinterpret_cast<std::uintptr_t>(stack_), stack_bytes());
+}
+
+void Fiber::clear_stack(std::uintptr_t place, std::size_t stack_bytes) {
   // The stack must read as a fresh one would (zero), or a program that reads memory it never
   // wrote would see the last execution's values. Only pages the earlier executions touched are
   // resident; a few are cleared in place (kept, so no page faults), many are dropped.
   // Stacks are used from the top down, so the top pages are looked at first: if the lowest of
   // them was never touched, neither was anything below it.
   constexpr std::size_t kClearInPlace = 32;
-  const std::size_t pages = stack_size_ / page_size();  // the guard page is page 0
-  char* const base = static_cast<char*>(stack_);
+  const std::size_t stack_size = stack_bytes + page_size();
+  const std::size_t pages = stack_size / page_size();  // the guard page is page 0
+  char* const base = reinterpret_cast<char*>(place);
+  // Under ASan, memset checks that the memory it writes is not poisoned.
+  if (asan_present()) __asan_unpoison_memory_region(base + page_size(), stack_bytes);
   const auto drop_all = [&] {
-    madvise(base + page_size(), stack_size_ - page_size(), MADV_DONTNEED);
+    madvise(base + page_size(), stack_size - page_size(), MADV_DONTNEED);
   };
   if (pages <= kClearInPlace + 1) {
     drop_all();
@@ -81,7 +88,7 @@ void Fiber::clear_adopted_stack() {
 }
 
 void Fiber::start(Entry entry, void* arg, std::size_t stack_bytes, std::uintptr_t place_at,
-                  bool adopt, bool mapped) {
+                  bool adopt, bool mapped, bool cleared) {
   if (!stack_) {
     stack_size_ = stack_bytes + page_size();
     const int flags =
@@ -92,7 +99,7 @@ void Fiber::start(Entry entry, void* arg, std::size_t stack_bytes, std::uintptr_
                     -1, 0);
     if (known || (stack_ == MAP_FAILED && place_at && adopt && errno == EEXIST)) {
       stack_ = reinterpret_cast<void*>(place_at);
-      clear_adopted_stack();
+      clear_adopted_stack(known && cleared);
     } else if (stack_ == MAP_FAILED && place_at)
       stack_ =
           mmap(nullptr, stack_size_, PROT_READ | PROT_WRITE, flags & ~MAP_FIXED_NOREPLACE, -1, 0);

@@ -27,9 +27,13 @@ class Fiber {
   /// With `adopt`, a stack of the same size already mapped at `place_at` (left by an earlier
   /// execution of the same process) is taken over and cleared, which is cheaper than a new one.
   /// With `mapped` as well, the stack is known to be there: it is taken over without asking
-  /// the kernel.
+  /// the kernel; and with `cleared`, it was cleared since it was last used (clear_stack).
   void start(Entry entry, void* arg, std::size_t stack_bytes, std::uintptr_t place_at = 0,
-             bool adopt = false, bool mapped = false);
+             bool adopt = false, bool mapped = false, bool cleared = false);
+  /// Makes the stack of `stack_bytes` a fiber placed at `place` left behind read as a fresh one
+  /// (zero), so that a later execution can take it over at once (a worker does it between
+  /// executions, while weft is busy).
+  static void clear_stack(std::uintptr_t place, std::size_t stack_bytes);
   /// The usable stack (above the guard page): its lowest address and size. Null before start().
   void* stack_low() const;
   std::size_t stack_bytes() const;
@@ -47,7 +51,7 @@ class Fiber {
   [[noreturn]] static void exit_to(Fiber& from, Fiber& to);
 
  private:
-  void clear_adopted_stack();
+  void clear_adopted_stack(bool cleared);
   // When AddressSanitizer's runtime is in the process (weft built with it, or a program built
   // by weft-cc -fsanitize=address), every switch is announced to it (fiber.cpp).
   static void asan_first_entry(void* self);

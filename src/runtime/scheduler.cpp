@@ -206,21 +206,24 @@ struct Scheduler::Impl {
     std::uint8_t* mapped = adopt && limits->mapped_stack_slots && slot < RunLimits::kStackSlots
                                ? &limits->mapped_stack_slots[slot]
                                : nullptr;
-    // Bit 0: the stack is mapped; bit 1: the storage beside it too.
+    // RunLimits::kSlotStackMapped, kSlotStorageMapped, kSlotStackCleared.
     rec->fiber->start(&Impl::thread_entry, rec.get(),
                       limits ? limits->stack_bytes : kFiberStackBytes, place, adopt,
-                      mapped && (*mapped & 1));
+                      mapped && (*mapped & RunLimits::kSlotStackMapped),
+                      mapped && (*mapped & RunLimits::kSlotStackCleared));
+    if (mapped) *mapped &= ~RunLimits::kSlotStackCleared;
     const std::uintptr_t stack = reinterpret_cast<std::uintptr_t>(rec->fiber->stack_low());
     const bool placed = limits && limits->stack_region && stack >= limits->stack_region;
-    if (mapped && rec->fiber->placed_at(place)) *mapped |= 1;
+    if (mapped && rec->fiber->placed_at(place)) *mapped |= RunLimits::kSlotStackMapped;
     if (limits && limits->thread_storage && id != kMainThread) {
       // Beside its stack, in the gap before the next slot's: it stays with the stack.
       storage_owner = limits->thread_storage;
       bool storage_placed = false;
       rec->storage = storage_owner->create(id, placed ? stack + rec->fiber->stack_bytes() : 0,
                                            placed ? kStorageGap : 0,
-                                           placed && mapped && (*mapped & 2), &storage_placed);
-      if (storage_placed && mapped) *mapped |= 2;
+                                           placed && mapped && (*mapped & RunLimits::kSlotStorageMapped),
+                                           &storage_placed);
+      if (storage_placed && mapped) *mapped |= RunLimits::kSlotStorageMapped;
     }
     if (id >= by_id.size()) by_id.resize(id + 1, nullptr);
     by_id[id] = rec.release();

@@ -201,21 +201,22 @@ namespace {
     shared.state.store(kRunning);
     limit_cpu(cpu_seconds);
     run(context);
+    std::uint32_t expected = kRunning;
+    if (!shared.state.compare_exchange_strong(expected, kIdle))
+      for (;;) pause();  // the server has claimed this execution (a limit) and kills us
+    answer(channel, 0, weft::native::ExitReason::kNone);
+    // The rest is done while weft reads the trace and picks the next directive.
     ThreadHeap::unmap_all();  // stacks stay, for the next execution to take over
+    NativeRuntime::clear_used_stacks();
     // Before the descriptors the execution opened are closed (it keeps one of the working
     // directory) and before the snapshot restore, which clears its record.
     restore_process_settings();
     descriptors.close_new();
     descriptors.restore_offsets();
-    const bool retire =
-        runs % kDriftCheckEvery == 0 && snapshot.mappings_grew(NativeRuntime::stack_region_begin(),
-                                                               NativeRuntime::stack_region_end());
-    std::uint32_t expected = kRunning;
-    if (!shared.state.compare_exchange_strong(expected, kIdle))
-      for (;;) pause();  // the server has claimed this execution (a limit) and kills us
-    answer(channel, 0, weft::native::ExitReason::kNone);
-    if (retire) _exit(0);
-    // Restored while weft reads the trace and picks the next directive.
+    if (runs % kDriftCheckEvery == 0 &&
+        snapshot.mappings_grew(NativeRuntime::stack_region_begin(),
+                               NativeRuntime::stack_region_end()))
+      _exit(0);  // retire: the server starts another worker, which takes the next request
     snapshot.restore();
   }
 }

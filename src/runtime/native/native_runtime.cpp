@@ -8,6 +8,7 @@
 #include <functional>
 #include <new>
 
+#include "../fiber.hpp"
 #include "memory_errors.hpp"
 #include "thread_storage.hpp"
 #include "weft/trace/wire.hpp"
@@ -53,6 +54,19 @@ std::uint8_t* NativeRuntime::mapped_stack_slots() {
     return m == MAP_FAILED ? nullptr : static_cast<std::uint8_t*>(m);
   }();
   return slots;
+}
+
+void NativeRuntime::clear_used_stacks() {
+  std::uint8_t* slots = mapped_stack_slots();
+  if (!slots) return;
+  const std::uintptr_t stride = RunLimits::stack_region_bytes(kStackBytes) / RunLimits::kStackSlots;
+  for (std::uintptr_t slot = 0; slot < RunLimits::kStackSlots; ++slot) {
+    if ((slots[slot] & (RunLimits::kSlotStackMapped | RunLimits::kSlotStackCleared)) !=
+        RunLimits::kSlotStackMapped)
+      continue;
+    Fiber::clear_stack(kStackRegion + slot * stride, kStackBytes);
+    slots[slot] |= RunLimits::kSlotStackCleared;
+  }
 }
 
 ThreadHeap* NativeRuntime::program_heap(std::uint32_t& slot) {

@@ -173,6 +173,9 @@ class NativeRuntime {
   /// Which stack slots have a thread's stack and storage mapped in this process
   /// (RunLimits::mapped_stack_slots). A worker calls it before it snapshots its memory.
   static std::uint8_t* mapped_stack_slots();
+  /// Clears the stacks the last execution used (RunLimits::kSlotStackCleared), so that the next
+  /// takes them over at once. A worker calls it between executions, while weft is busy.
+  static void clear_used_stacks();
   /// The region thread stacks are placed in: a worker process keeps them between executions.
   static std::uintptr_t stack_region_begin();
   static std::uintptr_t stack_region_end();
