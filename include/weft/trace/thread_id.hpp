@@ -44,38 +44,33 @@ class ThreadRegistry {
   std::map<std::pair<ThreadId, std::uint32_t>, ThreadId> ids_;
 };
 
-/// A set of ThreadIds as a dynamic bitset (cheap to copy for the common case of < 64 threads).
+/// A set of ThreadIds as a bitset: threads 0-63 in one word kept inline, the rest in words on the
+/// heap (so a set of the usual few threads costs no allocation: the runtime and the strategies
+/// keep one per event).
 class ThreadSet {
  public:
-  bool contains(ThreadId t) const {
-    const std::size_t w = t / 64;
-    return w < words_.size() && ((words_[w] >> (t % 64)) & 1u);
-  }
-  void insert(ThreadId t) {
-    const std::size_t w = t / 64;
-    if (w >= words_.size()) words_.resize(w + 1, 0);
-    words_[w] |= std::uint64_t{1} << (t % 64);
-  }
+  bool contains(ThreadId t) const { return (word(t / 64) >> (t % 64)) & 1u; }
+  void insert(ThreadId t) { slot(t / 64) |= std::uint64_t{1} << (t % 64); }
   void erase(ThreadId t) {
-    const std::size_t w = t / 64;
-    if (w < words_.size()) words_[w] &= ~(std::uint64_t{1} << (t % 64));
+    if (t / 64 < word_count()) slot(t / 64) &= ~(std::uint64_t{1} << (t % 64));
   }
   bool empty() const {
-    for (auto w : words_)
+    if (first_) return false;
+    for (auto w : rest_)
       if (w) return false;
     return true;
   }
   std::size_t size() const {
-    std::size_t n = 0;
-    for (auto w : words_) n += static_cast<std::size_t>(__builtin_popcountll(w));
+    std::size_t n = static_cast<std::size_t>(__builtin_popcountll(first_));
+    for (auto w : rest_) n += static_cast<std::size_t>(__builtin_popcountll(w));
     return n;
   }
   /// Smallest member, or kNoThread.
   ThreadId first() const { return next_from(0); }
   /// Smallest member >= t, or kNoThread.
   ThreadId next_from(ThreadId t) const {
-    for (std::size_t w = t / 64; w < words_.size(); ++w) {
-      std::uint64_t bits = words_[w];
+    for (std::size_t w = t / 64; w < word_count(); ++w) {
+      std::uint64_t bits = word(w);
       if (w == t / 64) bits &= ~std::uint64_t{0} << (t % 64);
       if (bits) return static_cast<ThreadId>(w * 64 + __builtin_ctzll(bits));
     }
@@ -86,26 +81,31 @@ class ThreadSet {
     for (ThreadId t = first(); t != kNoThread; t = next_from(t + 1)) out.push_back(t);
     return out;
   }
-  void clear() { words_.clear(); }
-  /// The set as 64-bit words (bit t % 64 of word t / 64), for binary records.
-  std::size_t word_count() const { return words_.size(); }
-  std::uint64_t word(std::size_t i) const { return words_[i]; }
-  void set_word(std::size_t i, std::uint64_t bits) {
-    if (i >= words_.size()) words_.resize(i + 1, 0);
-    words_[i] = bits;
+  void clear() {
+    first_ = 0;
+    rest_.clear();
   }
+  /// The set as 64-bit words (bit t % 64 of word t / 64), for binary records.
+  std::size_t word_count() const { return 1 + rest_.size(); }
+  std::uint64_t word(std::size_t i) const {
+    return i == 0 ? first_ : i - 1 < rest_.size() ? rest_[i - 1] : 0;
+  }
+  void set_word(std::size_t i, std::uint64_t bits) { slot(i) = bits; }
   friend bool operator==(const ThreadSet& a, const ThreadSet& b) {
-    const std::size_t n = std::max(a.words_.size(), b.words_.size());
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::uint64_t x = i < a.words_.size() ? a.words_[i] : 0;
-      const std::uint64_t y = i < b.words_.size() ? b.words_[i] : 0;
-      if (x != y) return false;
-    }
+    const std::size_t n = std::max(a.word_count(), b.word_count());
+    for (std::size_t i = 0; i < n; ++i)
+      if (a.word(i) != b.word(i)) return false;
     return true;
   }
 
  private:
-  std::vector<std::uint64_t> words_;
+  std::uint64_t& slot(std::size_t i) {
+    if (i == 0) return first_;
+    if (i - 1 >= rest_.size()) rest_.resize(i, 0);
+    return rest_[i - 1];
+  }
+  std::uint64_t first_ = 0;
+  std::vector<std::uint64_t> rest_;
 };
 
 }  // namespace weft
