@@ -68,18 +68,31 @@ bool ends_within(pid_t pid, int pidfd, int ms) {
 
 // ---- the worker's side ----------------------------------------------------------------------
 
-// Each execution gets `seconds` of CPU time from now (RLIMIT_CPU counts the whole process).
-void limit_cpu(std::uint64_t seconds) {
-  if (seconds == 0) return;
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  rlimit r{};
-  getrlimit(RLIMIT_CPU, &r);
-  rlim_t soft = static_cast<rlim_t>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec + 1 + seconds);
-  if (r.rlim_max != RLIM_INFINITY && soft > r.rlim_max) soft = r.rlim_max;
-  r.rlim_cur = soft;
-  setrlimit(RLIMIT_CPU, &r);
-}
+// Each execution gets at least `seconds` of CPU time from now (RLIMIT_CPU counts the whole
+// process). Setting the limit takes three system calls, so it is set one second further out than
+// needed and set again only once half a second has passed since: this single-threaded process
+// cannot have used more CPU time than that meanwhile.
+class CpuLimit {
+ public:
+  explicit CpuLimit(std::uint64_t seconds) : seconds_(seconds) {}
+  void renew(std::int64_t now_ns) {
+    if (seconds_ == 0 || (set_ns_ != 0 && now_ns - set_ns_ < 500'000'000)) return;
+    set_ns_ = now_ns;
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    rlimit r{};
+    getrlimit(RLIMIT_CPU, &r);
+    rlim_t soft =
+        static_cast<rlim_t>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec + 2 + seconds_);
+    if (r.rlim_max != RLIM_INFINITY && soft > r.rlim_max) soft = r.rlim_max;
+    r.rlim_cur = soft;
+    setrlimit(RLIMIT_CPU, &r);
+  }
+
+ private:
+  std::uint64_t seconds_;
+  std::int64_t set_ns_ = 0;
+};
 
 // The file descriptors open when the worker started; the ones an execution opens are closed
 // after it (weft's pipes may sit at high numbers, so the free ranges are kept, not a maximum).
@@ -179,6 +192,7 @@ namespace {
   // leaves alone.
   MemorySnapshot snapshot;
   const OpenDescriptors descriptors;
+  CpuLimit cpu_limit(cpu_seconds);
   NativeRuntime::mapped_stack_slots();  // before the snapshot: it must outlive every restore
   const bool ok = snapshot.capture();
   shared.state.store(ok ? kIdle : kUnavailable);
@@ -197,9 +211,10 @@ namespace {
       shared.state.store(kQuit);
       _exit(2);
     }
-    shared.started_ns.store(monotonic_ns());
+    const std::int64_t now = monotonic_ns();
+    shared.started_ns.store(now);
     shared.state.store(kRunning);
-    limit_cpu(cpu_seconds);
+    cpu_limit.renew(now);
     run(context);
     std::uint32_t expected = kRunning;
     if (!shared.state.compare_exchange_strong(expected, kIdle))

@@ -98,10 +98,15 @@ void on_fatal_signal(int sig, siginfo_t* info, void* context) {
 }
 
 void install_crash_handlers() {
-  static char alternate_stack[64 * 1024];
+  // Shared, not private: a worker's memory snapshot copies every private writable mapping after
+  // each execution, and this one is written only by a crash, which ends the process.
+  constexpr std::size_t kAlternateStack = 64 * 1024;
+  void* alternate_stack = mmap(nullptr, kAlternateStack, PROT_READ | PROT_WRITE,
+                               MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (alternate_stack == MAP_FAILED) die("cannot map the signal stack");
   stack_t ss{};
   ss.ss_sp = alternate_stack;
-  ss.ss_size = sizeof alternate_stack;
+  ss.ss_size = kAlternateStack;
   sigaltstack(&ss, nullptr);
   struct sigaction sa {};
   sa.sa_sigaction = on_fatal_signal;

@@ -1,6 +1,7 @@
 #include "memory_snapshot.hpp"
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -157,6 +158,19 @@ bool is_named(const Mapping& m, const char* name) {
   return m.name_size == std::strlen(name) && std::memcmp(m.name, name, m.name_size) == 0;
 }
 
+// Bytes of the brk heap [start, end) to write back: up to the C library's top chunk and its
+// header. The top chunk is free memory; an execution that takes from it leaves bytes there that
+// no allocation relies on (calloc clears what it takes from an old top chunk, and the chunk's
+// header and the arena's own state are written back). All of it if the C library's malloc is
+// not the one in use (a sanitizer's mallinfo2 says nothing).
+std::size_t heap_in_use(std::uintptr_t start, std::uintptr_t end) {
+  const std::uintptr_t brk = static_cast<std::uintptr_t>(syscall(SYS_brk, 0));
+  const struct mallinfo2 info = mallinfo2();
+  if (brk != end || info.keepcost == 0 || info.keepcost >= end - start) return end - start;
+  const std::uintptr_t top = end - info.keepcost;
+  return std::min<std::size_t>(end - start, ((top - start) / kPage + 1) * kPage);
+}
+
 }  // namespace
 
 MemorySnapshot::~MemorySnapshot() {
@@ -182,7 +196,9 @@ bool MemorySnapshot::capture() {
     if (count_ == kMaxRegions) return false;
     const bool sparse = m.name_size == 0 && m.end - m.start >= kSparseBytes;
     regions_[count_++] = {reinterpret_cast<char*>(m.start), m.end - m.start, nullptr,
-                          sparse ? reinterpret_cast<std::uint8_t*>(1) : nullptr};
+                          sparse ? reinterpret_cast<std::uint8_t*>(1) : nullptr,
+                          m.end - m.start};
+    if (is_named(m, "[heap]")) regions_[count_ - 1].restored = heap_in_use(m.start, m.end);
     bytes_ += m.end - m.start;
     if (sparse) {
       sparse_pages += (m.end - m.start) / kPage;
@@ -252,7 +268,7 @@ void MemorySnapshot::restore() const {
     if (regions_[i].kept)
       restore_sparse(regions_[i]);
     else
-      copy_bytes(regions_[i].start, regions_[i].copy, regions_[i].size);
+      copy_bytes(regions_[i].start, regions_[i].copy, regions_[i].restored);
   }
 }
 

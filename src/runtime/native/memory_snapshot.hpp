@@ -32,7 +32,7 @@ class MemorySnapshot {
   /// [`ignore_begin`, `ignore_end`) (something was mapped and not removed; a worker should then
   /// be replaced, or addresses would drift).
   bool mappings_grew(std::uintptr_t ignore_begin, std::uintptr_t ignore_end) const;
-  /// Bytes copied by `restore()`.
+  /// Bytes the snapshot holds (restore() writes back at most these).
   std::size_t bytes() const { return bytes_; }
 
  private:
@@ -45,6 +45,9 @@ class MemorySnapshot {
     /// was in use at the capture and copied. The others were never touched, so zero, and only
     /// those an execution touched are cleared. Null: every page was copied.
     std::uint8_t* kept = nullptr;
+    /// Bytes from `start` written back (less than `size` for the brk heap: what lies past the
+    /// start of the C library's top chunk is free memory, whose contents do not matter).
+    std::size_t restored = 0;
   };
   void restore_sparse(const Region& r) const;
   Region regions_[kMaxRegions];
