@@ -148,6 +148,9 @@ class OpenDescriptors {
   int files_ = 0;
 };
 
+// Bytes of free brk heap a worker keeps for its executions.
+constexpr std::size_t kHeapRoom = std::size_t{8} << 20;
+
 // How often a worker checks that its address space has not drifted: reading /proc/self/maps
 // costs about as much as an execution.
 constexpr std::uint64_t kDriftCheckEvery = 64;
@@ -188,6 +191,13 @@ namespace {
   // brk heap they are taken back with it. (Beyond 32 MiB glibc maps them anyway; the drift
   // check below then retires the worker.)
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  // Room in the brk heap for what executions allocate (weft's own scheduler and trace), made
+  // before the snapshot and never given back: otherwise each execution would grow the heap
+  // (a system call and page faults) and each restore shrink it again. The snapshot writes back
+  // only what lies below this free space (MemorySnapshot, heap_in_use).
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+  void* volatile room = malloc(kHeapRoom);  // volatile: the pair must not be optimised away
+  free(room);
   // Everything the loop keeps lives on this OS stack or in mappings of its own, which restore()
   // leaves alone.
   MemorySnapshot snapshot;
@@ -228,11 +238,12 @@ namespace {
     restore_process_settings();
     descriptors.close_new();
     descriptors.restore_offsets();
+    snapshot.restore();
+    // After the restore, which takes back what the execution grew the brk heap by.
     if (runs % kDriftCheckEvery == 0 &&
         snapshot.mappings_grew(NativeRuntime::stack_region_begin(),
                                NativeRuntime::stack_region_end()))
       _exit(0);  // retire: the server starts another worker, which takes the next request
-    snapshot.restore();
   }
 }
 

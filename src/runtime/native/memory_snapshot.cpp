@@ -158,17 +158,24 @@ bool is_named(const Mapping& m, const char* name) {
   return m.name_size == std::strlen(name) && std::memcmp(m.name, name, m.name_size) == 0;
 }
 
-// Bytes of the brk heap [start, end) to write back: up to the C library's top chunk and its
-// header. The top chunk is free memory; an execution that takes from it leaves bytes there that
-// no allocation relies on (calloc clears what it takes from an old top chunk, and the chunk's
-// header and the arena's own state are written back). All of it if the C library's malloc is
-// not the one in use (a sanitizer's mallinfo2 says nothing).
-std::size_t heap_in_use(std::uintptr_t start, std::uintptr_t end) {
+// Where the C library's top chunk starts: the free memory at the end of the brk heap, whose
+// contents do not matter (calloc clears what it takes from an old top chunk). An execution that
+// allocates from it leaves bytes there that no allocation relies on once the chunk's header and
+// the arena's own state are written back. 0 if unknown (a sanitizer's malloc is in use, and its
+// mallinfo2 says nothing).
+std::uintptr_t free_heap_start() {
   const std::uintptr_t brk = static_cast<std::uintptr_t>(syscall(SYS_brk, 0));
   const struct mallinfo2 info = mallinfo2();
-  if (brk != end || info.keepcost == 0 || info.keepcost >= end - start) return end - start;
-  const std::uintptr_t top = end - info.keepcost;
-  return std::min<std::size_t>(end - start, ((top - start) / kPage + 1) * kPage);
+  if (info.keepcost == 0 || info.keepcost >= brk || info.keepcost > info.arena) return 0;
+  return brk - info.keepcost;
+}
+
+// Bytes of the brk heap mapping [start, end) to write back, when its free part starts at
+// `free_from` (the brk heap may be several mappings).
+std::size_t heap_bytes_in_use(std::uintptr_t start, std::uintptr_t end, std::uintptr_t free_from) {
+  if (free_from == 0 || free_from >= end) return end - start;
+  if (free_from < start) return 0;
+  return std::min<std::size_t>(end - start, ((free_from - start) / kPage + 1) * kPage);
 }
 
 }  // namespace
@@ -184,6 +191,7 @@ bool MemorySnapshot::capture() {
   bytes_ = 0;
   std::size_t sparse_pages = 0, largest_sparse = 0;
   const ShadowRange shadow = sanitizer_shadow();
+  const std::uintptr_t free_from = free_heap_start();
   for (const char* p = maps.begin(); p < maps.end();) {
     Mapping m{};
     p = parse_line(p, maps.end(), m);
@@ -198,7 +206,8 @@ bool MemorySnapshot::capture() {
     regions_[count_++] = {reinterpret_cast<char*>(m.start), m.end - m.start, nullptr,
                           sparse ? reinterpret_cast<std::uint8_t*>(1) : nullptr,
                           m.end - m.start};
-    if (is_named(m, "[heap]")) regions_[count_ - 1].restored = heap_in_use(m.start, m.end);
+    if (is_named(m, "[heap]"))
+      regions_[count_ - 1].restored = heap_bytes_in_use(m.start, m.end, free_from);
     bytes_ += m.end - m.start;
     if (sparse) {
       sparse_pages += (m.end - m.start) / kPage;
@@ -236,7 +245,7 @@ bool MemorySnapshot::capture() {
       continue;
     }
     r.kept = nullptr;
-    copy_bytes(r.copy, r.start, r.size);
+    copy_bytes(r.copy, r.start, r.restored);
   }
   return true;
 }
