@@ -209,6 +209,7 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
   std::optional<Symbolizer> symbols;
   std::set<std::string> unrestored;
   std::size_t rounds = 0;
+  std::uint64_t program_peak_kib = 0;  // of the program's processes, over every round
   const auto started = std::chrono::steady_clock::now();
   for (;;) {
     ++rounds;
@@ -237,6 +238,7 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
         *strategy, explorer::read_policy_of(settings.strategy),
         [&](const TestDirective& d) { return server->run(d); }, round_limits);
     unrestored.insert(result.unrestored_state.begin(), result.unrestored_state.end());
+    program_peak_kib = std::max(program_peak_kib, server->peak_rss_kib());
     const std::uint64_t executions_before = total.executions;
     add_statistics(total, result.stats);
     std::vector<std::uint64_t> fresh;
@@ -401,7 +403,7 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
                         {"program", program.path},
                         {"strategy", explorer::strategy_name(settings.strategy)},
                         {"points", program.options.points},
-                        {"statistics", statistics_json(result.stats)},
+                        {"statistics", statistics_json(result.stats, program_peak_kib)},
                         {"promoted_sites", promoted.size()},
                         {"rounds", rounds},
                         {"bugs", std::move(bugs)}};

@@ -1,5 +1,7 @@
 #include "weft/driver/native_report.hpp"
 
+#include <sys/resource.h>
+
 #include <cctype>
 #include <map>
 
@@ -188,7 +190,9 @@ nlohmann::json native_bug_json(const explorer::FoundBug& bug, const ThreadRegist
           {"pending", std::move(pending)}};
 }
 
-nlohmann::json statistics_json(const explorer::Statistics& s) {
+nlohmann::json statistics_json(const explorer::Statistics& s, std::uint64_t program_peak_kib) {
+  rusage self{};
+  getrusage(RUSAGE_SELF, &self);
   return {{"executions", s.executions},
           {"complete", s.complete},
           {"sleep_blocked", s.sleep_blocked},
@@ -200,7 +204,9 @@ nlohmann::json statistics_json(const explorer::Statistics& s) {
           {"traces", s.traces},
           {"events", s.events},
           {"seconds", s.seconds},
-          {"executions_per_second", s.executions_per_second()}};
+          {"executions_per_second", s.executions_per_second()},
+          {"weft_peak_rss_kib", self.ru_maxrss},
+          {"program_peak_rss_kib", program_peak_kib}};
 }
 
 }  // namespace weft::driver

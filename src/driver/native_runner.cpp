@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -275,6 +276,25 @@ void ForkServer::stop() {
     server_ = -1;
   }
   if (shared_) munmap(shared_, native::kSharedBytes), shared_ = nullptr;
+}
+
+namespace {
+// VmHWM of process `pid` in KiB (0 if it cannot be read).
+std::uint64_t peak_rss_of(pid_t pid) {
+  if (pid <= 0) return 0;
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.starts_with("VmHWM:")) return std::strtoull(line.c_str() + 6, nullptr, 10);
+  return 0;
+}
+}  // namespace
+
+std::uint64_t ForkServer::peak_rss_kib() const {
+  if (!shared_) return 0;
+  const native::Channel& channel = native::channel_of(shared_);
+  return std::max({peak_rss_of(server_), peak_rss_of(channel.worker_pid.load()),
+                   std::uint64_t{channel.ended_peak_rss_kib.load()}});
 }
 
 bool ForkServer::wait_for_reply(std::uint32_t seen) {

@@ -35,6 +35,8 @@ std::string format_native_bugs(const std::vector<const explorer::FoundBug*>& bug
 nlohmann::json native_bug_json(const explorer::FoundBug& bug, const ThreadRegistry& threads,
                                Symbolizer& symbols);
 
-nlohmann::json statistics_json(const explorer::Statistics& stats);
+/// With the peak resident memory (KiB) of weft itself and of the program's processes
+/// (`program_peak_kib`, ForkServer::peak_rss_kib).
+nlohmann::json statistics_json(const explorer::Statistics& stats, std::uint64_t program_peak_kib);
 
 }  // namespace weft::driver

@@ -52,6 +52,9 @@ class ForkServer {
   Trace run(const TestDirective& directive);
   /// Where the program's executable is loaded (for symbolizing code addresses).
   std::uint64_t load_base() const { return load_base_; }
+  /// The largest peak resident memory, in KiB, of the program's processes so far: the fork
+  /// server, its worker, and those that ended.
+  std::uint64_t peak_rss_kib() const;
 
  private:
   void start();

@@ -105,7 +105,20 @@ struct Channel {
   std::uint32_t directive_bytes;  ///< of the directive record after the channel page
   std::int32_t exit_status;
   ExitReason exit_reason;
+  /// Written by the fork server, for weft's report of the memory the program's processes used:
+  /// the worker running now (0: none), and the largest peak resident memory, in KiB, of the
+  /// processes that ran executions and have ended (workers replaced, fresh children).
+  std::atomic<std::int32_t> worker_pid;
+  std::atomic<std::uint64_t> ended_peak_rss_kib;
 };
+
+/// Notes the peak resident memory of a process the fork server reaped (`ru_maxrss`, KiB).
+inline void note_ended_peak(Channel& channel, long peak_kib) {
+  std::uint64_t seen = channel.ended_peak_rss_kib.load();
+  const auto peak = static_cast<std::uint64_t>(peak_kib > 0 ? peak_kib : 0);
+  while (peak > seen && !channel.ended_peak_rss_kib.compare_exchange_weak(seen, peak)) {
+  }
+}
 
 /// The layout of the shared memory: the channel page, the directive, then the log.
 inline constexpr std::size_t kChannelBytes = 4096;

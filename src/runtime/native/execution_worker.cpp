@@ -291,6 +291,7 @@ bool ExecutionWorker::start() {
   if (pid < 0) return false;
   if (pid == 0) worker_main(*shared_, channel_, run_, context_, limits_.cpu_seconds);
   pid_ = pid;
+  channel_.worker_pid.store(pid);
   pidfd_ = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
   // Until it has captured its memory (or found it cannot).
   while (shared_->state.load() == kStarting && !has_ended(pid)) usleep(100);
@@ -327,8 +328,11 @@ void ExecutionWorker::serve() {
     if (!died && !claimed) continue;  // it finished just now
     if (!died) kill(pid_, SIGKILL);
     int status = 0;
-    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    rusage usage{};
+    while (wait4(pid_, &status, 0, &usage) < 0 && errno == EINTR) {
     }
+    weft::native::note_ended_peak(channel_, usage.ru_maxrss);
+    channel_.worker_pid.store(0);
     if (pidfd_ >= 0) close(pidfd_);
     pidfd_ = -1;
     pid_ = -1;

@@ -246,9 +246,11 @@ void say_hello(int status) {
     const ChildEnd end = wait_for_child(pid, timeout_ms, memory_mb << 20);
     if (end != ChildEnd::kExited) kill(pid, SIGKILL);
     int wstatus = 0;
-    while (waitpid(pid, &wstatus, 0) < 0) {
+    rusage usage{};
+    while (wait4(pid, &wstatus, 0, &usage) < 0) {
       if (errno != EINTR) die("waitpid failed");
     }
+    weft::native::note_ended_peak(channel, usage.ru_maxrss);
     channel.exit_status = wstatus;
     channel.exit_reason = end == ChildEnd::kTimedOut      ? weft::native::ExitReason::kTimeout
                           : end == ChildEnd::kOutOfMemory ? weft::native::ExitReason::kMemory
