@@ -68,10 +68,11 @@ inline std::string replay_file(const std::string& name) {
       .string();
 }
 
-// `weft check FIXTURE --json` with `options` (weft's; program arguments go after `--args`).
+// `weft check FIXTURE --json --count-traces` with `options` (weft's; program arguments go after
+// `--args`).
 inline CliRun check(const std::string& file, const std::string& options = "") {
-  return weft_cli("check " + fixture(file) + " --json -q --replay-file " + replay_file(file) + " " +
-                  options);
+  return weft_cli("check " + fixture(file) + " --json -q --count-traces --replay-file " +
+                  replay_file(file) + " " + options);
 }
 
 inline std::string first_bug_kind(const CliRun& r) {

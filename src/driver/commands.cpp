@@ -146,6 +146,7 @@ void add_statistics(explorer::Statistics& total, const explorer::Statistics& rou
   total.diverged += round.diverged;
   total.timeouts += round.timeouts;
   total.traces += round.traces;
+  total.traces_counted = round.traces_counted;
   total.events += round.events;
   total.seconds += round.seconds;
 }
@@ -183,6 +184,7 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
              std::string(outcome_name(bug.outcome)).find(settings.stop_on) != std::string::npos;
     };
   limits.max_executions = settings.max_executions;
+  limits.count_traces = settings.count_traces;
   limits.max_seconds = settings.time_limit;
   Progress progress(!settings.quiet);
 

@@ -193,7 +193,7 @@ nlohmann::json native_bug_json(const explorer::FoundBug& bug, const ThreadRegist
 nlohmann::json statistics_json(const explorer::Statistics& s, std::uint64_t program_peak_kib) {
   rusage self{};
   getrusage(RUSAGE_SELF, &self);
-  return {{"executions", s.executions},
+  nlohmann::json j = {{"executions", s.executions},
           {"complete", s.complete},
           {"sleep_blocked", s.sleep_blocked},
           {"spin_blocked", s.spin_blocked},
@@ -201,12 +201,13 @@ nlohmann::json statistics_json(const explorer::Statistics& s, std::uint64_t prog
           {"timeouts", s.timeouts},
           {"bugs", s.bugs},
           {"diverged", s.diverged},
-          {"traces", s.traces},
           {"events", s.events},
           {"seconds", s.seconds},
           {"executions_per_second", s.executions_per_second()},
           {"weft_peak_rss_kib", self.ru_maxrss},
           {"program_peak_rss_kib", program_peak_kib}};
+  if (s.traces_counted) j["traces"] = s.traces;  // only with --count-traces
+  return j;
 }
 
 }  // namespace weft::driver

@@ -73,14 +73,18 @@ std::string format_statistics(const explorer::Statistics& s) {
   if (s.spin_blocked)  // only programs with busy-wait loops have them
     std::snprintf(spin, sizeof spin, ", %llu spin blocked",
                   static_cast<unsigned long long>(s.spin_blocked));
+  char traces[64] = "";
+  if (s.traces_counted)
+    std::snprintf(traces, sizeof traces, "%llu distinct traces, ",
+                  static_cast<unsigned long long>(s.traces));
   char buf[512];
   std::snprintf(
       buf, sizeof buf,
       "%llu executions (%llu complete, %llu sleep-set blocked%s, %llu bound reached), "
-      "%llu distinct traces, %llu events, %.3f s, %.0f executions/s",
+      "%s%llu events, %.3f s, %.0f executions/s",
       static_cast<unsigned long long>(s.executions), static_cast<unsigned long long>(s.complete),
       static_cast<unsigned long long>(s.sleep_blocked), spin,
-      static_cast<unsigned long long>(s.bound_reached), static_cast<unsigned long long>(s.traces),
+      static_cast<unsigned long long>(s.bound_reached), traces,
       static_cast<unsigned long long>(s.events), s.seconds, s.executions_per_second());
   return buf;
 }

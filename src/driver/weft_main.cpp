@@ -23,6 +23,9 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
       ->check(CLI::IsMember({"sync", "all"}))
       ->capture_default_str();
   cmd.add_flag("--all-bugs", s.all_bugs, "Keep exploring after the first bug");
+  cmd.add_flag("--count-traces", s.count_traces,
+               "Also count the distinct Mazurkiewicz traces among the executions (costs a "
+               "fingerprint per execution; shows how much a strategy's reduction leaves)");
   cmd.add_option("--stop-on", s.stop_on,
                  "Keep exploring past other bugs, and stop at the first whose kind or message "
                  "contains this text (e.g. \"reach_error\" or \"data race\")");

@@ -111,6 +111,7 @@ ExplorationResult run_exploration(Strategy& strategy, ReadPolicy policy,
     if (!result.unsupported.empty()) break;
   }
   s.traces = fingerprints.size();
+  s.traces_counted = limits.count_traces;
   s.seconds = std::chrono::duration<double>(Clock::now() - started).count();
   return result;
 }

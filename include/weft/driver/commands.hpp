@@ -31,6 +31,9 @@ struct ExploreSettings {
   std::uint64_t random_executions = 1000;
   std::uint64_t seed = 1;
   bool json = false;
+  /// Count the distinct Mazurkiewicz traces among the executions (a Foata fingerprint of each),
+  /// to check a strategy's reduction; off by default, since no verdict needs it.
+  bool count_traces = false;
   bool quiet = false;                 ///< no progress line
   std::string replay_file;            ///< where to write the first bug's replay file ("" = default)
   bool program_is_temporary = false;  ///< built by `weft check`: refer to it only via the file

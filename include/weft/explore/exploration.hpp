@@ -24,6 +24,7 @@ struct Statistics {
   std::uint64_t diverged = 0;  ///< executions whose directive could not be followed
   std::uint64_t timeouts = 0;  ///< executions stopped by their time limit
   std::uint64_t traces = 0;    ///< distinct Mazurkiewicz traces among maximal executions
+  bool traces_counted = false;  ///< whether `traces` was counted (ExplorationLimits::count_traces)
   std::uint64_t events = 0;
   double seconds = 0;
   double executions_per_second() const { return seconds > 0 ? executions / seconds : 0; }
