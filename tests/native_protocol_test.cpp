@@ -66,16 +66,17 @@ TEST(NativeProtocol, ALogRoundTripsWithThreadsWeftDidNotSend) {
   ThreadRegistry weft;
   const ThreadId known = weft.child(kMainThread, 5);  // weft: 1
   ThreadRegistry program;
-  ASSERT_EQ(program.child(kMainThread, 5), known);     // sent: ids 0 and 1
-  const ThreadId p2 = program.child(kMainThread, 1);   // program: 2
-  const ThreadId p3 = program.child(p2, 0);            // program: 3
-  weft.child(kMainThread, 7);                          // weft: 2 (not in this execution)
+  ASSERT_EQ(program.child(kMainThread, 5), known);    // sent: ids 0 and 1
+  const ThreadId p2 = program.child(kMainThread, 1);  // program: 2
+  const ThreadId p3 = program.child(p2, 0);           // program: 3
+  weft.child(kMainThread, 7);                         // weft: 2 (not in this execution)
 
   Trace t;
   Operation create;
   create.kind = OpKind::kThreadCreate;
   create.object = p3;
-  t.events = {{kMainThread, memory_op(OpKind::kRead, 0x10, 4)}, {p2, create},
+  t.events = {{kMainThread, memory_op(OpKind::kRead, 0x10, 4)},
+              {p2, create},
               {p3, memory_op(OpKind::kAtomicStore, 0x18, 8)}};
   ThreadSet all;
   all.insert(kMainThread);

@@ -194,18 +194,18 @@ nlohmann::json statistics_json(const explorer::Statistics& s, std::uint64_t prog
   rusage self{};
   getrusage(RUSAGE_SELF, &self);
   nlohmann::json j = {{"executions", s.executions},
-          {"complete", s.complete},
-          {"sleep_blocked", s.sleep_blocked},
-          {"spin_blocked", s.spin_blocked},
-          {"bound_reached", s.bound_reached},
-          {"timeouts", s.timeouts},
-          {"bugs", s.bugs},
-          {"diverged", s.diverged},
-          {"events", s.events},
-          {"seconds", s.seconds},
-          {"executions_per_second", s.executions_per_second()},
-          {"weft_peak_rss_kib", self.ru_maxrss},
-          {"program_peak_rss_kib", program_peak_kib}};
+                      {"complete", s.complete},
+                      {"sleep_blocked", s.sleep_blocked},
+                      {"spin_blocked", s.spin_blocked},
+                      {"bound_reached", s.bound_reached},
+                      {"timeouts", s.timeouts},
+                      {"bugs", s.bugs},
+                      {"diverged", s.diverged},
+                      {"events", s.events},
+                      {"seconds", s.seconds},
+                      {"executions_per_second", s.executions_per_second()},
+                      {"weft_peak_rss_kib", self.ru_maxrss},
+                      {"program_peak_rss_kib", program_peak_kib}};
   if (s.traces_counted) j["traces"] = s.traces;  // only with --count-traces
   return j;
 }

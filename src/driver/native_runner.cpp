@@ -121,8 +121,8 @@ struct SharedMemory {
 // Writes the directive into the shared memory; the number of threads it carries.
 std::size_t put_directive(void* shared, const TestDirective& directive,
                           const ThreadRegistry& threads) {
-  const std::size_t bytes = native::encode_directive(directive, threads, native::directive_of(shared),
-                                                     native::kDirectiveBytes);
+  const std::size_t bytes = native::encode_directive(
+      directive, threads, native::directive_of(shared), native::kDirectiveBytes);
   if (bytes == 0)
     throw DriverError("a directive of " + std::to_string(directive.prefix.size()) +
                       " steps does not fit in weft's shared memory (lower --max-steps)");
@@ -438,9 +438,8 @@ Trace replay_execution(const Program& program, const TestDirective& directive,
   check_instrumented(program.path);
   SharedMemory shm;
   // Unmapped and closed however this ends.
-  const std::unique_ptr<void, void (*)(void*)> unmap(shm.memory, [](void* m) {
-    munmap(m, native::kSharedBytes);
-  });
+  const std::unique_ptr<void, void (*)(void*)> unmap(
+      shm.memory, [](void* m) { munmap(m, native::kSharedBytes); });
   const std::unique_ptr<int, void (*)(int*)> close_fd(&shm.fd, [](int* fd) { close(*fd); });
   const std::size_t sent = put_directive(shm.memory, directive, threads);
   int status[2];

@@ -78,14 +78,14 @@ std::string format_statistics(const explorer::Statistics& s) {
     std::snprintf(traces, sizeof traces, "%llu distinct traces, ",
                   static_cast<unsigned long long>(s.traces));
   char buf[512];
-  std::snprintf(
-      buf, sizeof buf,
-      "%llu executions (%llu complete, %llu sleep-set blocked%s, %llu bound reached), "
-      "%s%llu events, %.3f s, %.0f executions/s",
-      static_cast<unsigned long long>(s.executions), static_cast<unsigned long long>(s.complete),
-      static_cast<unsigned long long>(s.sleep_blocked), spin,
-      static_cast<unsigned long long>(s.bound_reached), traces,
-      static_cast<unsigned long long>(s.events), s.seconds, s.executions_per_second());
+  std::snprintf(buf, sizeof buf,
+                "%llu executions (%llu complete, %llu sleep-set blocked%s, %llu bound reached), "
+                "%s%llu events, %.3f s, %.0f executions/s",
+                static_cast<unsigned long long>(s.executions),
+                static_cast<unsigned long long>(s.complete),
+                static_cast<unsigned long long>(s.sleep_blocked), spin,
+                static_cast<unsigned long long>(s.bound_reached), traces,
+                static_cast<unsigned long long>(s.events), s.seconds, s.executions_per_second());
   return buf;
 }
 

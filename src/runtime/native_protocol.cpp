@@ -86,8 +86,8 @@ ProgramOptions ProgramOptions::from_environment() {
   o.max_threads = static_cast<std::uint32_t>(env_number(kMaxThreadsEnv, o.max_threads));
   if (const char* v = std::getenv(kNondetEnv)) o.nondet_value = std::strtoll(v, nullptr, 10);
   o.execution_seconds =
-      static_cast<double>(env_number(kExecutionMsEnv,
-                                     static_cast<std::uint64_t>(o.execution_seconds * 1000))) /
+      static_cast<double>(
+          env_number(kExecutionMsEnv, static_cast<std::uint64_t>(o.execution_seconds * 1000))) /
       1000;
   o.memory_mb = env_number(kMemoryLimitEnv, o.memory_mb);
   o.show_output = env_flag(kShowOutputEnv, o.show_output);
@@ -292,8 +292,7 @@ Operation get_op(ByteReader& r, const ThreadMap& map) {
   op.size = r.get<std::uint32_t>("operation size");
   op.object = r.get<std::uint64_t>("object");
   op.partner = r.get<std::uint64_t>("partner");
-  if (domain_of(op.kind) == Domain::kThread)
-    op.object = map(static_cast<std::uint32_t>(op.object));
+  if (domain_of(op.kind) == Domain::kThread) op.object = map(static_cast<std::uint32_t>(op.object));
   if (flags & kFootprint) {
     op.footprint.known = true;
     op.footprint.count = r.get<std::uint8_t>("footprint size");

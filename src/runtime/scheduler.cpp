@@ -235,10 +235,9 @@ struct Scheduler::Impl {
       // Beside its stack, in the gap before the next slot's: it stays with the stack.
       storage_owner = limits->thread_storage;
       bool storage_placed = false;
-      rec->storage = storage_owner->create(id, placed ? stack + rec->fiber->stack_bytes() : 0,
-                                           placed ? kStorageGap : 0,
-                                           placed && mapped && (*mapped & RunLimits::kSlotStorageMapped),
-                                           &storage_placed);
+      rec->storage = storage_owner->create(
+          id, placed ? stack + rec->fiber->stack_bytes() : 0, placed ? kStorageGap : 0,
+          placed && mapped && (*mapped & RunLimits::kSlotStorageMapped), &storage_placed);
       if (storage_placed && mapped) *mapped |= RunLimits::kSlotStorageMapped;
     }
     if (id >= by_id.size()) by_id.resize(id + 1, nullptr);

@@ -56,7 +56,8 @@ void read_as_log(std::string_view bytes, std::size_t sent_threads) {
   std::memcpy(log.data(), &header, sizeof header);
   log += bytes;
   weft::ThreadRegistry threads;
-  for (std::size_t t = 1; t < sent_threads; ++t) threads.child(0, static_cast<std::uint32_t>(t - 1));
+  for (std::size_t t = 1; t < sent_threads; ++t)
+    threads.child(0, static_cast<std::uint32_t>(t - 1));
   weft::native::read_log_records(log.data(), sent_threads, threads);
 }
 

@@ -40,8 +40,9 @@ void check_instrumented(const std::string& path);
 bool is_position_independent(const std::string& path);
 
 /// Starts the program as a fork server and runs one execution per run() call, in its worker
-/// process (or in a fresh child forked before the program's main). Whatever a child does (crash, hang, exit from a
-/// thread, kill itself), run() returns its trace: the events up to the end, and how it ended.
+/// process (or in a fresh child forked before the program's main). Whatever a child does (crash,
+/// hang, exit from a thread, kill itself), run() returns its trace: the events up to the end, and
+/// how it ended.
 class ForkServer {
  public:
   ForkServer(const Program& program, ThreadRegistry& threads);

@@ -20,10 +20,10 @@ struct Statistics {
   std::uint64_t sleep_blocked = 0;  ///< abandoned because only sleeping threads were enabled
   std::uint64_t spin_blocked = 0;   ///< a thread stopped at a spin loop it would have left
   std::uint64_t bound_reached = 0;
-  std::uint64_t bugs = 0;      ///< executions that ended in a bug (incl. deadlocks)
-  std::uint64_t diverged = 0;  ///< executions whose directive could not be followed
-  std::uint64_t timeouts = 0;  ///< executions stopped by their time limit
-  std::uint64_t traces = 0;    ///< distinct Mazurkiewicz traces among maximal executions
+  std::uint64_t bugs = 0;       ///< executions that ended in a bug (incl. deadlocks)
+  std::uint64_t diverged = 0;   ///< executions whose directive could not be followed
+  std::uint64_t timeouts = 0;   ///< executions stopped by their time limit
+  std::uint64_t traces = 0;     ///< distinct Mazurkiewicz traces among maximal executions
   bool traces_counted = false;  ///< whether `traces` was counted (ExplorationLimits::count_traces)
   std::uint64_t events = 0;
   double seconds = 0;

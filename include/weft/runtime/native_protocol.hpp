@@ -234,15 +234,15 @@ class LogWriter {
 /// What weft reads back from a log: the events, how the execution ended if it got that far, and
 /// the other records. Thread ids are weft's.
 struct LoggedExecution {
-  Trace events;                  ///< events, enabled, finished_thread and sites
-  std::optional<Trace> ending;   ///< the kEnd record, if written
-  ThreadId crashed = kNoThread;  ///< the last kCrashed record
-  std::string crash_details;     ///< the kWhere record
-  std::string sanitizer_report;  ///< the first kSanitizer record
-  std::size_t sanitizer_report_step = 0;     ///< events logged before it
-  ThreadId sanitizer_thread = kNoThread;     ///< the kCrashed record before it
-  bool read_inputs = false;                  ///< a kInputs record
-  std::vector<std::string> unrestored;       ///< kUnrestored records
+  Trace events;                           ///< events, enabled, finished_thread and sites
+  std::optional<Trace> ending;            ///< the kEnd record, if written
+  ThreadId crashed = kNoThread;           ///< the last kCrashed record
+  std::string crash_details;              ///< the kWhere record
+  std::string sanitizer_report;           ///< the first kSanitizer record
+  std::size_t sanitizer_report_step = 0;  ///< events logged before it
+  ThreadId sanitizer_thread = kNoThread;  ///< the kCrashed record before it
+  bool read_inputs = false;               ///< a kInputs record
+  std::vector<std::string> unrestored;    ///< kUnrestored records
 };
 
 /// Decodes a log. `sent_threads`: how many threads weft sent with the directive (those keep their

@@ -45,8 +45,7 @@ struct RunLimits {
   std::uint8_t* mapped_stack_slots = nullptr;
   /// The bits of a `mapped_stack_slots` byte: the stack is mapped, the storage beside it is, and
   /// the stack was cleared since its last use (Fiber::clear_stack: it is taken over as it is).
-  static constexpr std::uint8_t kSlotStackMapped = 1, kSlotStorageMapped = 2,
-                                kSlotStackCleared = 4;
+  static constexpr std::uint8_t kSlotStackMapped = 1, kSlotStorageMapped = 2, kSlotStackCleared = 4;
   /// Gives every thread but the first its own thread-local storage, switched with its fiber
   /// (nullptr: all threads share the OS thread's, with errno and the C++ exception state
   /// swapped on each switch). Not owned.

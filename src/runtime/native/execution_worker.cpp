@@ -82,8 +82,7 @@ class CpuLimit {
     getrusage(RUSAGE_SELF, &usage);
     rlimit r{};
     getrlimit(RLIMIT_CPU, &r);
-    rlim_t soft =
-        static_cast<rlim_t>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec + 2 + seconds_);
+    rlim_t soft = static_cast<rlim_t>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec + 2 + seconds_);
     if (r.rlim_max != RLIM_INFINITY && soft > r.rlim_max) soft = r.rlim_max;
     r.rlim_cur = soft;
     setrlimit(RLIMIT_CPU, &r);
@@ -240,9 +239,8 @@ namespace {
     descriptors.restore_offsets();
     snapshot.restore();
     // After the restore, which takes back what the execution grew the brk heap by.
-    if (runs % kDriftCheckEvery == 0 &&
-        snapshot.mappings_grew(NativeRuntime::stack_region_begin(),
-                               NativeRuntime::stack_region_end()))
+    if (runs % kDriftCheckEvery == 0 && snapshot.mappings_grew(NativeRuntime::stack_region_begin(),
+                                                               NativeRuntime::stack_region_end()))
       _exit(0);  // retire: the server starts another worker, which takes the next request
   }
 }

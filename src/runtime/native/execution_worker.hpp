@@ -38,9 +38,9 @@ struct ExecutionLimits {
 /// A persistent worker and the fork server watching it. The worker captures a `MemorySnapshot`
 /// once, then takes weft's requests from the channel itself and, for each, runs one execution,
 /// answers, removes what the execution mapped and restores the snapshot; so an execution costs
-/// two hand-overs in shared memory and no fork. The server only watches: when the worker dies during an execution
-/// (a crash) or is killed for a limit, the server answers for it and starts a new worker. A
-/// shared word says who ends an execution, so that exactly one answer is sent.
+/// two hand-overs in shared memory and no fork. The server only watches: when the worker dies
+/// during an execution (a crash) or is killed for a limit, the server answers for it and starts a
+/// new worker. A shared word says who ends an execution, so that exactly one answer is sent.
 class ExecutionWorker {
  public:
   /// `channel`: the page shared with weft (native_protocol.hpp).

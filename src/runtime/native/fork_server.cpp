@@ -101,8 +101,8 @@ void install_crash_handlers() {
   // Shared, not private: a worker's memory snapshot copies every private writable mapping after
   // each execution, and this one is written only by a crash, which ends the process.
   constexpr std::size_t kAlternateStack = 64 * 1024;
-  void* alternate_stack = mmap(nullptr, kAlternateStack, PROT_READ | PROT_WRITE,
-                               MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  void* alternate_stack =
+      mmap(nullptr, kAlternateStack, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (alternate_stack == MAP_FAILED) die("cannot map the signal stack");
   stack_t ss{};
   ss.ss_sp = alternate_stack;

@@ -204,8 +204,7 @@ bool MemorySnapshot::capture() {
     if (count_ == kMaxRegions) return false;
     const bool sparse = m.name_size == 0 && m.end - m.start >= kSparseBytes;
     regions_[count_++] = {reinterpret_cast<char*>(m.start), m.end - m.start, nullptr,
-                          sparse ? reinterpret_cast<std::uint8_t*>(1) : nullptr,
-                          m.end - m.start};
+                          sparse ? reinterpret_cast<std::uint8_t*>(1) : nullptr, m.end - m.start};
     if (is_named(m, "[heap]"))
       regions_[count_ - 1].restored = heap_bytes_in_use(m.start, m.end, free_from);
     bytes_ += m.end - m.start;

@@ -165,8 +165,7 @@ Trace NativeRuntime::run(const TestDirective& directive, int argc, char** argv, 
   active_ = this;
   logged_ = 0;
   const auto log_until = [&](const Trace& t, std::size_t end) {
-    for (; log_ && logged_ < end; ++logged_)
-      log_->event(t, logged_, registry_);
+    for (; log_ && logged_ < end; ++logged_) log_->event(t, logged_, registry_);
   };
   scheduler_.set_event_observer([&](const Trace& t) {
     current_trace_ = &t;
