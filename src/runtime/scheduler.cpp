@@ -86,6 +86,11 @@ struct Scheduler::Impl {
   ThreadSet dead;                 // stopped for good by a bug of their own
   ThreadSet spinning;             // stopped for good at a busy-wait loop (stop_spinning)
   ThreadRec* running = nullptr;
+  ThreadId running_id = kNoThread;  // running's id: Scheduler::self() reads it inline
+  void set_running(ThreadRec* t) {
+    running = t;
+    running_id = t ? t->id : kNoThread;
+  }
   std::unordered_map<ObjectKey, MutexState> mutexes;
   std::unordered_map<ObjectKey, CondState> conds;
   std::unordered_map<ObjectKey, SemaphoreState> sems;
@@ -98,7 +103,7 @@ struct Scheduler::Impl {
 
   // ---- fibers --------------------------------------------------------------------------
   void switch_to_thread(ThreadRec& t) {
-    running = &t;
+    set_running(&t);
     if (t.storage) {
       // Its own storage holds its exception state. The scheduler goes on with the storage of
       // the thread that ran last (use_os_thread_pointer() gives it back its own), which saves
@@ -111,7 +116,7 @@ struct Scheduler::Impl {
       errno = t.saved_errno;
       Fiber::switch_to(main_fiber, *t.fiber);
       t.saved_errno = errno;
-      running = nullptr;
+      set_running(nullptr);
       return;
     }
     use_os_thread_pointer();
@@ -122,7 +127,7 @@ struct Scheduler::Impl {
     errno = t.saved_errno;
     Fiber::switch_to(main_fiber, *t.fiber);
     errno = scheduler_errno;
-    running = nullptr;
+    set_running(nullptr);
   }
   void switch_to_scheduler(ThreadRec& t) {
     if (t.storage) {
@@ -514,7 +519,7 @@ struct Scheduler::Impl {
     aborting = false;
     failed = false;
     exited = false;
-    running = nullptr;
+    set_running(nullptr);
     trace = Trace{};
   }
 
@@ -667,7 +672,8 @@ Trace Scheduler::Impl::run(const TestDirective& d, const std::function<void()>& 
 
 // ---- Scheduler ------------------------------------------------------------------------------
 
-Scheduler::Scheduler(ThreadRegistry& threads) : impl_(std::make_unique<Impl>(threads)) {}
+Scheduler::Scheduler(ThreadRegistry& threads)
+    : impl_(std::make_unique<Impl>(threads)), running_id_(&impl_->running_id) {}
 
 Scheduler::~Scheduler() {
   impl_->reset();
@@ -823,10 +829,6 @@ void Scheduler::note_failure(Outcome outcome, std::string message) noexcept {
 
 bool Scheduler::aborting() const {
   return impl_->aborting;
-}
-
-ThreadId Scheduler::self() const {
-  return impl_->running ? impl_->running->id : kNoThread;
 }
 
 const ThreadRegistry& Scheduler::threads() const {

@@ -126,8 +126,8 @@ class Scheduler {
   /// so for some stopped thread, the execution is kSpinBlocked (redundant); if not for any, no
   /// thread will ever change it and the execution is a kLivelock bug. Does not return.
   [[noreturn]] void stop_spinning(std::function<bool()> released);
-  /// The calling thread.
-  ThreadId self() const;
+  /// The calling thread (inline: the runtime's hooks ask on every access).
+  ThreadId self() const noexcept { return *running_id_; }
   /// Whether `id` is a thread of this execution; if so, its stack (lowest address, bytes) and
   /// whether it has finished.
   bool thread_info(ThreadId id, void** stack_low, std::size_t* stack_bytes, bool* finished) const;
@@ -142,6 +142,7 @@ class Scheduler {
 
  private:
   std::unique_ptr<Impl> impl_;
+  const ThreadId* running_id_;  // in *impl_
 };
 
 }  // namespace weft::runtime

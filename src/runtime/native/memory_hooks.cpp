@@ -54,7 +54,7 @@ std::uint32_t clamp_size(std::uint64_t size) {
 void note_for_spin(NativeRuntime& rt, const void* addr, std::uint64_t size, bool write,
                    bool visible) {
   SpinTracker& spin = rt.self().spin;
-  if (!spin.active()) return;
+  if (!spin.active() || spin.iteration_changed()) return;
   if (write)
     spin.note_write(addr, size);
   else

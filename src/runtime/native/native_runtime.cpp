@@ -115,7 +115,7 @@ NativeRuntime::~NativeRuntime() {
   }
 }
 
-NativeThread& NativeRuntime::thread(ThreadId id) {
+NativeThread& NativeRuntime::new_thread_chunk(ThreadId id) {
   const std::size_t c = id / kThreadChunk;
   if (c >= thread_chunks_.size()) std::abort();  // the thread bound keeps ids below it
   if (!thread_chunks_[c]) {

@@ -150,7 +150,12 @@ class NativeRuntime {
   Scheduler& scheduler() { return scheduler_; }
   ThreadRegistry& registry() { return registry_; }
   const NativeOptions& options() const { return options_; }
-  NativeThread& thread(ThreadId id);
+  NativeThread& thread(ThreadId id) {
+    const std::size_t c = id / kThreadChunk;
+    if (c < thread_chunks_.size() && thread_chunks_[c]) [[likely]]
+      return thread_chunks_[c][id % kThreadChunk];
+    return new_thread_chunk(id);
+  }
   NativeThread& self() { return thread(scheduler_.self()); }
   /// The pthread_t handed out for a thread, and back.
   static pthread_t handle_of(ThreadId id);
@@ -197,6 +202,7 @@ class NativeRuntime {
   Scheduler scheduler_;
   static constexpr std::size_t kThreadChunk = 16;
   std::vector<NativeThread*> thread_chunks_;  // entries by id, kThreadChunk to a chunk
+  NativeThread& new_thread_chunk(ThreadId id);
   std::unordered_map<ObjectKey, std::uint32_t> recursion_;
   std::unordered_map<ObjectKey, RwLockState> rwlocks_;
   std::unordered_map<ObjectKey, BarrierState> barriers_;

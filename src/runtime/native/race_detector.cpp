@@ -48,6 +48,24 @@ void RaceDetector::check_free(const Access& a, std::uintptr_t start, const Freed
                   a.site, threads.name(a.thread)));
 }
 
+// A thread runs alone between two of its visible events (the baton passes only at them), so
+// within one epoch of a thread no other thread adds or removes an entry. An access that repeats
+// the one its thread's last entry in the cell records (same epoch, site, kind and size, bytes
+// already covered) would therefore check the same entries, find the same races (each pair is
+// reported once anyway) and leave the same entries: it can be skipped. This is what makes a loop
+// over a buffer cost a few compares per access once each granule was seen in the epoch.
+bool RaceDetector::repeats_last(const Access& a, std::uint32_t epoch) const {
+  if (!last_cell_ || a.free || a.in_freed_block || a.size == 0 || a.size > 8) return false;
+  const std::uintptr_t granule = a.address / 8;
+  if (granule != last_granule_ || (a.address + a.size - 1) / 8 != granule) return false;
+  if (last_cell_->entries.empty()) return false;
+  const Entry& e = last_cell_->entries.back();
+  const auto bytes =
+      static_cast<std::uint8_t>(((1u << a.size) - 1) << (a.address - granule * 8));
+  return e.thread == a.thread && e.epoch == epoch && e.site == a.site && e.write == a.write &&
+         e.atomic == a.atomic && e.size == a.size && (e.bytes & bytes) == bytes;
+}
+
 std::vector<std::string> RaceDetector::access(const Access& a, const ThreadRegistry& threads) {
   const VectorClock& now = clocks_.thread_clock(a.thread);
   // Plain accesses sit between two visible events of their thread; an atomic one is its own
@@ -55,6 +73,7 @@ std::vector<std::string> RaceDetector::access(const Access& a, const ThreadRegis
   const std::uint32_t count = now[a.thread];
   const std::uint32_t epoch = a.atomic ? count : count + 1;
   std::vector<std::string> reports;
+  if (repeats_last(a, epoch)) return reports;
 
   const std::uintptr_t end = a.address + std::max<std::size_t>(a.size, 1);
   for (std::uintptr_t granule = a.address / 8; granule * 8 < end; ++granule) {
@@ -66,7 +85,8 @@ std::vector<std::string> RaceDetector::access(const Access& a, const ThreadRegis
     // A free keeps nothing: its granules are looked up, not made.
     const auto cell = a.free ? shadow_.find(granule) : shadow_.end();
     if (a.free && cell == shadow_.end()) continue;
-    auto& entries = a.free ? cell->second.entries : shadow_[granule].entries;
+    Cell& here = a.free ? cell->second : shadow_[granule];
+    auto& entries = here.entries;
     for (const Entry& e : entries) {
       if (e.thread == a.thread || !(e.bytes & bytes)) continue;
       if (!e.write && !a.write) continue;
@@ -81,6 +101,7 @@ std::vector<std::string> RaceDetector::access(const Access& a, const ThreadRegis
           a.site, threads.name(a.thread)));
     }
     if (a.free) {
+      if (last_cell_ == &cell->second) last_cell_ = nullptr;
       shadow_.erase(cell);
       continue;
     }
@@ -90,8 +111,22 @@ std::vector<std::string> RaceDetector::access(const Access& a, const ThreadRegis
       if (a.write || (e.thread == a.thread && !e.write))
         e.bytes &= static_cast<std::uint8_t>(~bytes);
     std::erase_if(entries, [](const Entry& e) { return e.bytes == 0; });
-    entries.push_back(
-        {a.thread, epoch, bytes, static_cast<std::uint32_t>(a.size), a.write, a.atomic, a.site});
+    // The same access of the same epoch on other bytes of the granule (a loop over a buffer)
+    // is one entry: checking and superseding treat its bytes alike either way.
+    const auto size = static_cast<std::uint32_t>(a.size);
+    if (!entries.empty()) {
+      Entry& last = entries.back();
+      if (last.thread == a.thread && last.epoch == epoch && last.site == a.site &&
+          last.write == a.write && last.atomic == a.atomic && last.size == size) {
+        last.bytes |= bytes;
+        last_granule_ = granule;
+        last_cell_ = &here;
+        continue;
+      }
+    }
+    entries.push_back({a.thread, epoch, bytes, size, a.write, a.atomic, a.site});
+    last_granule_ = granule;
+    last_cell_ = &here;
   }
   if (a.free) freed_[a.address] = Freed{end, a.thread, epoch, a.site};
   // A use after free races with the free unless the free happens before it; the free dropped

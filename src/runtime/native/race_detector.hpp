@@ -73,8 +73,16 @@ class RaceDetector {
   void check_free(const Access& a, std::uintptr_t start, const Freed& f,
                   const ThreadRegistry& threads, std::vector<std::string>& reports);
 
+  // Whether `a`, in its thread's `epoch`, repeats what the last entry of the cell of the granule
+  // accessed last says: nothing to check or record then (race_detector.cpp).
+  bool repeats_last(const Access& a, std::uint32_t epoch) const;
+
   ClockTracker clocks_;
   std::unordered_map<std::uintptr_t, Cell> shadow_;
+  // The granule accessed last and its cell (a node of shadow_: it stays where it is until
+  // erased, and a free, the only eraser, forgets it).
+  std::uintptr_t last_granule_ = 0;
+  Cell* last_cell_ = nullptr;
   std::set<std::pair<std::uint64_t, std::uint64_t>> reported_;
   std::map<std::uintptr_t, Freed> freed_;
 };

@@ -63,6 +63,7 @@ void SpinTracker::exit(std::uintptr_t frame, std::uint32_t loop) {
 
 void SpinTracker::note_read(const void* address, std::uint64_t size, bool visible) {
   check_writes();
+  if (iteration_changed()) return;
   if (!visible || size > sizeof(std::uint64_t)) {
     ++dirt_;
     return;
@@ -74,6 +75,7 @@ void SpinTracker::note_read(const void* address, std::uint64_t size, bool visibl
 
 void SpinTracker::note_write(const void* address, std::uint64_t size) {
   check_writes();
+  if (iteration_changed()) return;
   if (size > sizeof(std::uint64_t)) {
     ++dirt_;
     return;
@@ -142,7 +144,7 @@ __attribute__((noinline)) void __weft_spin_exit(std::uint32_t loop) {
 // A store of the loop to one of its function's locals, which are not hooked otherwise.
 void __weft_spin_local_write(void* address, std::uint64_t size) {
   NativeRuntime* rt = NativeRuntime::for_hook();
-  if (!rt || !rt->self().spin.active()) return;
+  if (!rt || !rt->self().spin.active() || rt->self().spin.iteration_changed()) return;
   RuntimeScope scope(*rt);
   rt->self().spin.note_write(address, size);
 }

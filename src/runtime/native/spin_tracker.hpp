@@ -33,6 +33,13 @@ class SpinTracker {
   void exit(std::uintptr_t frame, std::uint32_t loop);
 
   bool active() const { return !loops_.empty(); }
+  /// The current iteration of the innermost loop has already changed something (and no write
+  /// waits to be checked): it is no busy-wait, nor is that of any loop around it (their
+  /// iterations began earlier), so what else it reads or writes need not be noted. The hooks
+  /// ask first, which makes a computing loop cost little more than one check per iteration.
+  bool iteration_changed() const {
+    return writes_.empty() && !loops_.empty() && loops_.back().dirt != dirt_;
+  }
   /// Notes a read; `visible` says whether it was a visible event.
   void note_read(const void* address, std::uint64_t size, bool visible);
   /// Notes a write about to happen: no other thread runs before the thread's next hook.
