@@ -149,7 +149,58 @@ bool worth_tracking(const llvm::Loop& loop, SharedMemoryFilter& filter) {
   return !writes;
 }
 
-bool is_busy_wait(const llvm::Loop& loop, IterationEffects& effects, SharedMemoryFilter& filter) {
+// Whether `store` adds a nonzero constant to what its own local held: `x = x + c`, `x = x - c`
+// or `p = p + c` on a pointer, loaded from the same address earlier in the same block with
+// nothing in between that could write it.
+bool steps_a_local(const llvm::StoreInst& store, const llvm::DataLayout& layout,
+                   SharedMemoryFilter& filter) {
+  const llvm::Value* pointer = store.getPointerOperand();
+  if (store.isVolatile() || !llvm::isa<llvm::AllocaInst>(pointer->stripPointerCasts()) ||
+      filter.may_be_shared(pointer))
+    return false;
+  const llvm::Value* base = nullptr;
+  const llvm::Value* value = store.getValueOperand();
+  if (const auto* op = llvm::dyn_cast<llvm::BinaryOperator>(value)) {
+    const auto* step = llvm::dyn_cast<llvm::ConstantInt>(op->getOperand(1));
+    if ((op->getOpcode() == llvm::Instruction::Add || op->getOpcode() == llvm::Instruction::Sub) &&
+        step != nullptr && !step->isZero())
+      base = op->getOperand(0);
+  } else if (const auto* gep = llvm::dyn_cast<llvm::GetElementPtrInst>(value)) {
+    llvm::APInt offset(layout.getIndexTypeSizeInBits(gep->getType()), 0);
+    if (gep->accumulateConstantOffset(layout, offset) && !offset.isZero())
+      base = gep->getPointerOperand();
+  }
+  const auto* load = llvm::dyn_cast_or_null<llvm::LoadInst>(base);
+  if (load == nullptr || load->isVolatile() || load->getPointerOperand() != pointer ||
+      load->getParent() != store.getParent())
+    return false;
+  for (const llvm::Instruction* inst = load->getNextNode(); inst != &store;
+       inst = inst->getNextNode())
+    if (inst == nullptr || inst->mayWriteToMemory()) return false;
+  return true;
+}
+
+// A loop that steps a local of its function on every iteration (`i++` at -O0, where locals live
+// in memory) changes that local in every iteration, so none can leave memory as it found it: it
+// is a computation, never a busy-wait, and its hooks would only slow it down.
+bool steps_a_local_every_iteration(const llvm::Loop& loop, const llvm::DominatorTree& dominators,
+                                   const llvm::DataLayout& layout, SharedMemoryFilter& filter) {
+  llvm::SmallVector<llvm::BasicBlock*, 4> latches;
+  loop.getLoopLatches(latches);
+  for (const llvm::BasicBlock* block : loop.blocks()) {
+    bool every_iteration = true;
+    for (const llvm::BasicBlock* latch : latches)
+      every_iteration = every_iteration && dominators.dominates(block, latch);
+    if (!every_iteration) continue;
+    for (const llvm::Instruction& inst : *block)
+      if (const auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst))
+        if (steps_a_local(*store, layout, filter)) return true;
+  }
+  return false;
+}
+
+bool is_busy_wait(const llvm::Loop& loop, IterationEffects& effects, SharedMemoryFilter& filter,
+                  const llvm::DominatorTree& dominators, const llvm::DataLayout& layout) {
   if (!loop.getSubLoops().empty() || loop.getLoopPreheader() == nullptr) return false;
   if (llvm::isa<llvm::PHINode>(loop.getHeader()->front())) return false;
   llvm::SmallVector<llvm::BasicBlock*, 4> exiting;
@@ -161,7 +212,8 @@ bool is_busy_wait(const llvm::Loop& loop, IterationEffects& effects, SharedMemor
   for (const llvm::BasicBlock* block : loop.blocks())
     for (const llvm::Instruction& inst : *block)
       if (!effects.allowed(inst, true)) return false;
-  return worth_tracking(loop, filter);
+  return worth_tracking(loop, filter) &&
+         !steps_a_local_every_iteration(loop, dominators, layout, filter);
 }
 
 class SpinLoopInstrumenter final : public Instrumenter {
@@ -189,7 +241,8 @@ class SpinLoopInstrumenter final : public Instrumenter {
     llvm::LoopInfo loops(dominators);
     std::vector<llvm::Loop*> found;
     for (llvm::Loop* loop : loops.getLoopsInPreorder())
-      if (is_busy_wait(*loop, effects, filter)) found.push_back(loop);
+      if (is_busy_wait(*loop, effects, filter, dominators, module.getDataLayout()))
+        found.push_back(loop);
     if (found.empty()) return false;
     llvm::Type* number_type = llvm::Type::getInt32Ty(module.getContext());
     const llvm::FunctionCallee enter = declare_hook(module, kSpinEnterHook, {number_type});

@@ -60,8 +60,7 @@ bool RaceDetector::repeats_last(const Access& a, std::uint32_t epoch) const {
   if (granule != last_granule_ || (a.address + a.size - 1) / 8 != granule) return false;
   if (last_cell_->entries.empty()) return false;
   const Entry& e = last_cell_->entries.back();
-  const auto bytes =
-      static_cast<std::uint8_t>(((1u << a.size) - 1) << (a.address - granule * 8));
+  const auto bytes = static_cast<std::uint8_t>(((1u << a.size) - 1) << (a.address - granule * 8));
   return e.thread == a.thread && e.epoch == epoch && e.site == a.site && e.write == a.write &&
          e.atomic == a.atomic && e.size == a.size && (e.bytes & bytes) == bytes;
 }
