@@ -373,6 +373,15 @@ TEST(NativeEndToEnd, TheProcessEndsOnlyWhenNoOtherThreadCanRun) {
   EXPECT_EQ(sync.exit_code, 1) << sync.out;
 }
 
+// An execution whose events do not fit in the log shared with weft stops weft with one line
+// naming the options to lower, rather than exploring on from a trace with events missing.
+TEST(NativeRobustness, AnExecutionTooLongForTheLogIsOneClearError) {
+  const CliRun r = check("log_overflow.c", "--points=all --max-executions 1");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("MiB of events"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("lower --max-steps or --max-threads"), std::string::npos) << r.err;
+}
+
 TEST(NativeRobustness, TenThousandThreadsHitTheThreadBound) {
   const CliRun r = check("many_threads.c");
   EXPECT_EQ(r.exit_code, 3) << r.out;

@@ -343,6 +343,12 @@ Trace read_log(const void* log, std::size_t sent_threads, const TestDirective& d
   } catch (const native::ProtocolError& e) {
     throw DriverError(std::string("the program's trace log is corrupt (") + e.what() + ")");
   }
+  // Records that did not fit were dropped: the trace would be missing events, and exploring
+  // on from it would be wrong.
+  if (header->overflowed)
+    throw DriverError("an execution logged more than " + std::to_string(native::kLogBytes >> 20) +
+                      " MiB of events (" + std::to_string(logged.events.events.size()) +
+                      " events fit): lower --max-steps or --max-threads");
   std::optional<Trace>& ending = logged.ending;
   const std::string& sanitizer_report = logged.sanitizer_report;
   Trace& events_only = logged.events;
