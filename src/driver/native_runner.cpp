@@ -489,12 +489,11 @@ Trace replay_execution(const Program& program, const TestDirective& directive,
   int wait_status = 0;
   while (waitpid(pid, &wait_status, 0) < 0 && errno == EINTR) {
   }
-  char buf[128] = {};
-  [[maybe_unused]] auto n = read(status[0], buf, sizeof buf - 1);
-  close(status[0]);
+  // The program has ended: its HELLO, if it said one, waits in the pipe.
   unsigned version = 0;
   unsigned long long base = 0;
-  if (load_base && std::sscanf(buf, "HELLO %u %llx", &version, &base) == 2) *load_base = base;
+  if (read_hello(status[0], 1, version, base) && load_base) *load_base = base;
+  close(status[0]);
   return read_log(native::log_of(shm.memory), sent, directive, wait_status, killed, options,
                   threads);
 }
