@@ -390,6 +390,24 @@ TEST_F(ReplayFiles, FilesThatAreNotReplayFilesOrProgramsAreOneErrorLine) {
       "replay DIR FILE", "");
 }
 
+// A program built by another version of weft-cc (here: its protocol marker edited) is refused
+// before it is started, in one line: it would not understand how weft talks to it.
+TEST_F(ReplayFiles, AProgramBuiltByAnotherVersionIsOneErrorLine) {
+  ASSERT_EQ(check_.exit_code, 1) << check_.err;
+  std::string bytes = read_text(scratch_ / "base.bin");
+  const std::string marker = "weft-protocol-v";
+  const auto at = bytes.find(marker);
+  ASSERT_NE(at, std::string::npos);
+  bytes[at + marker.size()] = bytes[at + marker.size()] == '0' ? '1' : '0';
+  const fs::path older = scratch_ / "older.bin";
+  write_text(older, bytes);
+  fs::permissions(older, fs::perms::owner_all);
+  const CliRun r = weft("run -q " + quote(older.string()));
+  expect_one_error_line(r, "older.bin", "");
+  EXPECT_NE(r.err.find("built by a different version of weft-cc: rebuild it"), std::string::npos)
+      << r.err;
+}
+
 TEST_F(ReplayFiles, OptionValuesOutOfRangeAreOneErrorLine) {
   ASSERT_EQ(check_.exit_code, 1) << check_.err;
   const std::string program = quote((scratch_ / "base.bin").string());

@@ -184,20 +184,27 @@ void check_instrumented(const std::string& path) {
   if (access(path.c_str(), X_OK) != 0) throw DriverError(shown + " is not executable");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw DriverError("cannot open " + shown + ": " + errno_text());
-  // Look for the runtime's marker in chunks (overlapping by the marker's length), so that a
-  // large file is never held in memory whole.
-  const std::string_view marker = native::kRuntimeMarker;
+  // Look for the runtime's marker and the protocol's in chunks (overlapping by the longer
+  // marker's length), so that a large file is never held in memory whole.
+  const std::string_view runtime = native::kRuntimeMarker;
+  const std::string_view protocol = native::kProtocolMarker;
+  const std::size_t overlap = std::max(runtime.size(), protocol.size());
+  bool has_runtime = false, has_protocol = false;
   std::string window;
   std::vector<char> chunk(std::size_t{1} << 20);
-  while (in) {
+  while (in && !(has_runtime && has_protocol)) {
     in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
     window.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
-    if (window.find(marker) != std::string::npos) return;
-    if (window.size() > marker.size()) window.erase(0, window.size() - marker.size());
+    has_runtime = has_runtime || window.find(runtime) != std::string::npos;
+    has_protocol = has_protocol || window.find(protocol) != std::string::npos;
+    if (window.size() > overlap) window.erase(0, window.size() - overlap);
   }
-  throw DriverError(shown +
-                    " was not built by weft-cc: compile it with weft-cc or weft-c++ (or use "
-                    "`weft check FILE.c`)");
+  if (!has_runtime)
+    throw DriverError(shown +
+                      " was not built by weft-cc: compile it with weft-cc or weft-c++ (or use "
+                      "`weft check FILE.c`)");
+  if (!has_protocol)
+    throw DriverError(shown + " was built by a different version of weft-cc: rebuild it");
 }
 
 bool is_position_independent(const std::string& path) {

@@ -76,6 +76,13 @@ inline constexpr const char* kRuntimeMarker = "weft-runtime-v1";
 /// records "W"; 4: free is an operation, memory-error options, sanitizer reports "S"; 5: the
 /// shared-memory channel and binary records of this header).
 inline constexpr int kProtocolVersion = 5;
+/// The protocol version as a string every instrumented binary contains (fork_server.cpp), so that
+/// weft can refuse a binary built by another version before it starts it: an older runtime does
+/// not understand WEFT_CONTROL and would die before it could say HELLO.
+#define WEFT_PROTOCOL_MARKER "weft-protocol-v5"
+inline constexpr const char* kProtocolMarker = WEFT_PROTOCOL_MARKER;
+static_assert(WEFT_PROTOCOL_MARKER[sizeof WEFT_PROTOCOL_MARKER - 2] == '0' + kProtocolVersion,
+              "the protocol marker names kProtocolVersion");
 
 /// The mutex that __VERIFIER_atomic_* functions and atomic_begin/end blocks hold (no object
 /// lives at this address).
