@@ -21,6 +21,7 @@
 #include "weft/driver/symbolizer.hpp"
 #include "weft/driver/temporary_directory.hpp"
 #include "weft/explore/exploration.hpp"
+#include "weft/explore/thread_model.hpp"
 #include "weft/trace/wire.hpp"
 
 namespace weft::driver {
@@ -148,6 +149,7 @@ void add_statistics(explorer::Statistics& total, const explorer::Statistics& rou
   total.traces += round.traces;
   total.traces_counted = round.traces_counted;
   total.events += round.events;
+  total.modelled += round.modelled;
   total.seconds += round.seconds;
 }
 
@@ -212,6 +214,14 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
   std::set<std::string> unrestored;
   std::size_t rounds = 0;
   std::uint64_t program_peak_kib = 0;  // of the program's processes, over every round
+  // With every shared access an event, the threads' steps can be learned and executions made
+  // of known steps computed (thread_model.hpp). The random strategy draws its own schedules.
+  std::optional<explorer::ModelledRunner> modelled;
+  if (settings.thread_model != "off" && program.options.points == "all" &&
+      settings.strategy != explorer::StrategyKind::kRandom)
+    modelled.emplace(settings.thread_model == "check" ? explorer::ModelledRunner::Mode::kCheck
+                                                      : explorer::ModelledRunner::Mode::kOn,
+                     program.options.max_steps_per_thread);
   const auto started = std::chrono::steady_clock::now();
   for (;;) {
     ++rounds;
@@ -236,9 +246,22 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
       add_statistics(so_far, s);
       progress.update(so_far);
     };
-    result = explorer::run_exploration(
-        *strategy, explorer::read_policy_of(settings.strategy),
-        [&](const TestDirective& d) { return server->run(d); }, round_limits);
+    const std::uint64_t modelled_before = modelled ? modelled->modelled() : 0;
+    const std::function<Trace(const TestDirective&)> run_for_real = [&](const TestDirective& d) {
+      return server->run(d);
+    };
+    try {
+      result = explorer::run_exploration(
+          *strategy, explorer::read_policy_of(settings.strategy),
+          modelled ? std::function<Trace(const TestDirective&)>([&](const TestDirective& d) {
+            return modelled->run(d, run_for_real);
+          })
+                   : run_for_real,
+          round_limits);
+    } catch (const explorer::ModelError& e) {
+      throw DriverError(e.what());
+    }
+    if (modelled) result.stats.modelled = modelled->modelled() - modelled_before;
     unrestored.insert(result.unrestored_state.begin(), result.unrestored_state.end());
     program_peak_kib = std::max(program_peak_kib, server->peak_rss_kib());
     const std::uint64_t executions_before = total.executions;
@@ -397,6 +420,12 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
     else
       why = "stopped by --max-executions or --time-limit";
   }
+  // "off" (not asked for, or not applicable), "on", "check", or why it stopped computing.
+  std::string thread_model_state = "off";
+  if (modelled)
+    thread_model_state = modelled->model().usable()
+                             ? settings.thread_model
+                             : "disabled: " + modelled->model().disabled_reason();
   if (settings.json) {
     nlohmann::json j = {{"verdict", verdict_name(code)},
                         {"exit_code", code},
@@ -406,6 +435,7 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
                         {"strategy", explorer::strategy_name(settings.strategy)},
                         {"points", program.options.points},
                         {"statistics", statistics_json(result.stats, program_peak_kib)},
+                        {"thread_model", thread_model_state},
                         {"promoted_sites", promoted.size()},
                         {"rounds", rounds},
                         {"bugs", std::move(bugs)}};

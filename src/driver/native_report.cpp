@@ -202,6 +202,7 @@ nlohmann::json statistics_json(const explorer::Statistics& s, std::uint64_t prog
                       {"bugs", s.bugs},
                       {"diverged", s.diverged},
                       {"events", s.events},
+                      {"modelled", s.modelled},
                       {"seconds", s.seconds},
                       {"executions_per_second", s.executions_per_second()},
                       {"weft_peak_rss_kib", self.ru_maxrss},

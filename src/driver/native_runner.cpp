@@ -364,6 +364,7 @@ Trace read_log(const void* log, std::size_t sent_threads, const TestDirective& d
   trace.enabled = std::move(events_only.enabled);
   trace.finished_thread = std::move(events_only.finished_thread);
   trace.sites = std::move(events_only.sites);
+  trace.values = std::move(events_only.values);
   trace.read_fixed_inputs = logged.read_inputs;
   trace.unrestored_state = std::move(logged.unrestored);
   if (ending) {

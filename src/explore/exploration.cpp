@@ -18,6 +18,7 @@ FoundBug found_bug(const Trace& trace, const Failure* failure) {
     b.trace.enabled.resize(failure->step);
     b.trace.finished_thread.resize(failure->step);
     if (b.trace.sites.size() > failure->step) b.trace.sites.resize(failure->step);
+    if (b.trace.values.size() > failure->step) b.trace.values.resize(failure->step);
     b.trace.pending.clear();
     b.step = failure->step;
   } else {

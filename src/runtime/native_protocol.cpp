@@ -436,7 +436,8 @@ void LogWriter::announce(const ThreadRegistry& threads) {
   }
 }
 
-void LogWriter::event(const Trace& t, std::size_t i, const ThreadRegistry& threads) {
+void LogWriter::event(const Trace& t, std::size_t i, const ThreadRegistry& threads,
+                      const AccessValues& values) {
   announce(threads);  // every thread the record may name
   ByteWriter w = payload_writer(header_, records_);
   const Event& e = t.events[i];
@@ -446,6 +447,9 @@ void LogWriter::event(const Trace& t, std::size_t i, const ThreadRegistry& threa
   w.put(static_cast<std::uint8_t>(finished ? kFinished : 0));
   w.put(i < t.sites.size() ? t.sites[i] : std::uint64_t{0});
   put_set(w, t.enabled[i]);
+  w.put(values.known);
+  if (values.known & AccessValues::kRead) w.put(values.read);
+  if (values.known & AccessValues::kWritten) w.put(values.written);
   commit(Record::kEvent, w.ok(), w.size());
 }
 
@@ -471,6 +475,7 @@ void LogWriter::end(const Trace& t, const ThreadRegistry& threads) {
     put_op(w, p.op);
     w.put(static_cast<std::uint8_t>(p.enabled ? kEnabled : 0));
   }
+  w.put(static_cast<std::uint8_t>(t.runtime_state_read));
   commit(Record::kEnd, w.ok(), w.size());
 }
 
@@ -522,6 +527,12 @@ LoggedExecution read_log_records(const void* log, std::size_t sent_threads,
         events.finished_thread.push_back(flags & kFinished);
         events.sites.push_back(site);
         events.enabled.push_back(get_set(r, map, sent_threads));
+        AccessValues values;
+        values.known = r.get<std::uint8_t>("value flags");
+        if (values.known & AccessValues::kRead) values.read = r.get<std::uint64_t>("value read");
+        if (values.known & AccessValues::kWritten)
+          values.written = r.get<std::uint64_t>("value written");
+        events.values.push_back(values);
         break;
       }
       case Record::kThread: {
@@ -563,6 +574,7 @@ LoggedExecution read_log_records(const void* log, std::size_t sent_threads,
           p.enabled = r.get<std::uint8_t>("pending state") & kEnabled;
           t.pending.push_back(p);
         }
+        t.runtime_state_read = r.get<std::uint8_t>("runtime state");
         out.ending = std::move(t);
         break;
       }

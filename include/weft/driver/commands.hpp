@@ -34,6 +34,10 @@ struct ExploreSettings {
   /// Count the distinct Mazurkiewicz traces among the executions (a Foata fingerprint of each),
   /// to check a strategy's reduction; off by default, since no verdict needs it.
   bool count_traces = false;
+  /// With --points=all: compute the executions whose every step the thread model has seen
+  /// (thread_model.hpp) instead of running them ("on"), never ("off"), or run them too and
+  /// stop with an error if the two differ ("check").
+  std::string thread_model = "on";
   bool quiet = false;                 ///< no progress line
   std::string replay_file;            ///< where to write the first bug's replay file ("" = default)
   bool program_is_temporary = false;  ///< built by `weft check`: refer to it only via the file

@@ -26,6 +26,8 @@ struct Statistics {
   std::uint64_t traces = 0;     ///< distinct Mazurkiewicz traces among maximal executions
   bool traces_counted = false;  ///< whether `traces` was counted (ExplorationLimits::count_traces)
   std::uint64_t events = 0;
+  /// Executions the thread model computed instead of running them (thread_model.hpp).
+  std::uint64_t modelled = 0;
   double seconds = 0;
   double executions_per_second() const { return seconds > 0 ? executions / seconds : 0; }
 };

@@ -74,12 +74,13 @@ inline constexpr const char* kRuntimeMarker = "weft-runtime-v1";
 /// Bumped whenever what the runtime in the program and weft must agree on changes (version 2:
 /// atomic sections carry footprints, and exits wait until no other thread can run; 3: crash
 /// records "W"; 4: free is an operation, memory-error options, sanitizer reports "S"; 5: the
-/// shared-memory channel and binary records of this header).
-inline constexpr int kProtocolVersion = 5;
+/// shared-memory channel and binary records of this header; 6: events carry the values they read
+/// and wrote).
+inline constexpr int kProtocolVersion = 6;
 /// The protocol version as a string every instrumented binary contains (fork_server.cpp), so that
 /// weft can refuse a binary built by another version before it starts it: an older runtime does
 /// not understand WEFT_CONTROL and would die before it could say HELLO.
-#define WEFT_PROTOCOL_MARKER "weft-protocol-v5"
+#define WEFT_PROTOCOL_MARKER "weft-protocol-v6"
 inline constexpr const char* kProtocolMarker = WEFT_PROTOCOL_MARKER;
 static_assert(WEFT_PROTOCOL_MARKER[sizeof WEFT_PROTOCOL_MARKER - 2] == '0' + kProtocolVersion,
               "the protocol marker names kProtocolVersion");
@@ -171,11 +172,13 @@ TestDirective decode_directive(const char* in, std::size_t size, ThreadRegistry&
 /// The log an execution writes while it runs, in the shared memory, so that weft keeps the
 /// events of a process that crashes or is killed. After the header come records, each a tag
 /// byte, a 4-byte payload length and the payload:
-///   kEvent     an event: thread, operation, enabled set, whether it finished its thread, site
+///   kEvent     an event: thread, operation, enabled set, whether it finished its thread, site,
+///              the values it read and wrote (AccessValues: which are known, then those)
 ///   kThread    a thread the program's registry has that weft did not send: id, parent, index
 ///              (written before the first record that names it)
 ///   kEnd       the end of the execution: outcome, message, failing thread, prefix followed,
-///              divergence, failures, pending operations (the trace without its events)
+///              divergence, failures, pending operations, whether threads read the runtime's
+///              own state (the trace without its events)
 ///   kInputs    the program read an input, which got weft's fixed --nondet value
 ///   kUnrestored  the program changed process state a worker does not restore (setuid, nice,
 ///              prctl...; the function's name): later executions may start from it
@@ -219,7 +222,8 @@ class LogWriter {
   /// weft sent with the directive (the others are announced by kThread records).
   void reset(std::size_t sent_threads);
   /// Appends event `index` of `trace` (with its enabled set, finished mark and site).
-  void event(const Trace& trace, std::size_t index, const ThreadRegistry& threads);
+  void event(const Trace& trace, std::size_t index, const ThreadRegistry& threads,
+             const AccessValues& values = {});
   /// Appends the end of the execution: `trace` without its events.
   void end(const Trace& trace, const ThreadRegistry& threads);
   /// Appends the crashed thread.

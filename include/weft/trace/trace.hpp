@@ -70,6 +70,17 @@ struct Failure {
   std::size_t step = 0;  ///< events that had run when it happened
 };
 
+/// What a memory event read and wrote, as a little-endian number (native programs, accesses of at
+/// most 8 bytes): what the thread model (thread_model.hpp) keys a thread's behaviour by.
+struct AccessValues {
+  static constexpr std::uint8_t kRead = 1;     ///< `read` is known
+  static constexpr std::uint8_t kWritten = 2;  ///< `written` is known
+  std::uint64_t read = 0;
+  std::uint64_t written = 0;
+  std::uint8_t known = 0;
+  friend bool operator==(const AccessValues&, const AccessValues&) = default;
+};
+
 struct Trace {
   /// Every thread bug of the execution, in order (the first is also in outcome/message). A
   /// thread with a bug stops there; the others run on to the end of the execution, so that it is
@@ -96,9 +107,15 @@ struct Trace {
   std::vector<bool> finished_thread;
   /// sites[i]: the code address that performed events[i] (0 when unknown), for reports.
   std::vector<std::uint64_t> sites;
+  /// values[i]: what events[i] read and wrote, when recorded (native programs; else empty).
+  std::vector<AccessValues> values;
   /// The execution read program inputs (__VERIFIER_nondet_*) that were given one fixed value
   /// instead of being explored: covering every interleaving does not cover every behaviour.
   bool read_fixed_inputs = false;
+  /// Native programs: a thread's behaviour depended on state the runtime keeps outside the
+  /// program's memory and events (which thread ran pthread_once's routine, a barrier's arrivals,
+  /// a read-write lock's readers): the thread model (thread_model.hpp) cannot learn from it.
+  bool runtime_state_read = false;
   /// Native programs: functions the execution called that changed process state which the
   /// worker process does not restore afterwards (docs/process-state.md, "Detected").
   std::vector<std::string> unrestored_state;

@@ -75,6 +75,9 @@ void on_fatal_signal(int sig, siginfo_t* info, void* context) {
   if (context) {
     const auto& registers = static_cast<ucontext_t*>(context)->uc_mcontext.gregs;
     pc = registers[REG_RIP];
+    // A fault while the runtime read a value the program was about to access (or had just
+    // written): the program's access is where it went wrong.
+    if (NativeRuntime::value_probe_site()) pc = NativeRuntime::value_probe_site();
     fp = registers[REG_RBP];
     sp = registers[REG_RSP];
   }

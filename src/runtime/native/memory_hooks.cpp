@@ -117,6 +117,7 @@ void plain_access(void* addr, std::uint64_t size, bool write, std::uint64_t site
     if (promoted) note_races(*rt, addr, size, write, false, site);
     // Checked once it is its turn: a free may have run while it waited.
     check_heap(*rt, addr, size, write, site);
+    if (all && !write) rt->note_value_read(addr, size);
     // What the access right after this hook sees: no other thread runs in between.
     note_for_spin(*rt, addr, size, write, true);
     return;
@@ -177,6 +178,7 @@ void __weft_atomic(void* addr, std::uint64_t size, std::uint32_t kind, std::uint
     for (auto& report : reports) sched.note_failure(weft::Outcome::kDataRace, std::move(report));
   }
   check_heap(*rt, addr, size, kind != kLoad, site);
+  if ((kind & 3) != kStore && rt->options().points == Points::kAll) rt->note_value_read(addr, size);
   note_atomic_for_spin(*rt, addr, size, kind);
 }
 

@@ -164,8 +164,11 @@ void NativeRuntime::unsupported(const char* what) {
 Trace NativeRuntime::run(const TestDirective& directive, int argc, char** argv, char** envp) {
   active_ = this;
   logged_ = 0;
+  values_.clear();
+  runtime_state_read_ = false;
   const auto log_until = [&](const Trace& t, std::size_t end) {
-    for (; log_ && logged_ < end; ++logged_) log_->event(t, logged_, registry_);
+    for (; log_ && logged_ < end; ++logged_)
+      log_->event(t, logged_, registry_, values_of(logged_, false));
   };
   scheduler_.set_event_observer([&](const Trace& t) {
     current_trace_ = &t;
@@ -212,6 +215,7 @@ Trace NativeRuntime::run(const TestDirective& directive, int argc, char** argv, 
                   [](const Failure& f) { return f.outcome == Outcome::kDataRace; });
   if (options_.leaks && ended && only_races) report_leaks(*this, trace);
   log_until(trace, trace.events.size());
+  trace.runtime_state_read = runtime_state_read_;
   active_ = nullptr;
   return trace;
 }
@@ -235,7 +239,55 @@ void NativeRuntime::note_unrestored(const char* what) {
 void NativeRuntime::flush_log() {
   if (!log_ || !current_trace_) return;
   for (; logged_ < current_trace_->events.size(); ++logged_)
-    log_->event(*current_trace_, logged_, registry_);
+    log_->event(*current_trace_, logged_, registry_, values_of(logged_, true));
+}
+
+namespace {
+
+bool reads_value(OpKind kind) {
+  return kind == OpKind::kRead || kind == OpKind::kAtomicLoad || kind == OpKind::kAtomicRmw ||
+         kind == OpKind::kAtomicCas;
+}
+
+bool writes_value(OpKind kind) {
+  return kind == OpKind::kWrite || kind == OpKind::kAtomicStore || kind == OpKind::kAtomicRmw ||
+         kind == OpKind::kAtomicCas;
+}
+
+}  // namespace
+
+void NativeRuntime::note_value_read(const void* addr, std::uint64_t size) {
+  if (!current_trace_ || current_trace_->events.empty() || size > 8) return;
+  const std::size_t index = current_trace_->events.size() - 1;
+  const Event& e = current_trace_->events[index];
+  // Only the event this thread just ran: the value is what its access will see.
+  if (e.thread != scheduler_.self() || !reads_value(e.op.kind) ||
+      e.op.object != reinterpret_cast<ObjectKey>(addr))
+    return;
+  if (values_.size() <= index) values_.resize(index + 1);
+  std::uint64_t value = 0;
+  probe_site_ = current_trace_->sites[index];
+  std::memcpy(&value, addr, size);
+  probe_site_ = 0;
+  values_[index].read = value;
+  values_[index].known |= AccessValues::kRead;
+}
+
+AccessValues NativeRuntime::values_of(std::size_t index, bool dying) {
+  AccessValues v = index < values_.size() ? values_[index] : AccessValues{};
+  if (options_.points != Points::kAll || dying || !current_trace_) return v;
+  const Event& e = current_trace_->events[index];
+  // The event's thread has run on to its next operation (or its end): its store is done, and
+  // no other thread has run since.
+  if (writes_value(e.op.kind) && e.op.size <= 8 && e.op.size > 0) {
+    std::uint64_t value = 0;
+    probe_site_ = current_trace_->sites[index];
+    std::memcpy(&value, reinterpret_cast<const void*>(e.op.object), e.op.size);
+    probe_site_ = 0;
+    v.written = value;
+    v.known |= AccessValues::kWritten;
+  }
+  return v;
 }
 
 }  // namespace weft::runtime::native

@@ -134,6 +134,16 @@ class NativeRuntime {
   Trace run(const TestDirective& directive, int argc, char** argv, char** envp);
   /// Writes the events not yet in the log (when the child is about to die of a signal).
   void flush_log();
+  /// With every access an event: the calling thread's event that just ran reads [addr,
+  /// addr+size), and is about to. Notes the value it will see (the thread model of weft keys
+  /// each thread's behaviour by what it read). Call once the access is known to be valid.
+  void note_value_read(const void* addr, std::uint64_t size);
+  /// The calling thread's next steps depend on state the runtime keeps for the program outside
+  /// its memory (Trace::runtime_state_read).
+  void note_runtime_state() { runtime_state_read_ = true; }
+  /// While the runtime reads a value the program accesses: the program's instruction, for a
+  /// crash report if that faults (the program's own access would have faulted next).
+  static std::uint64_t value_probe_site() noexcept { return probe_site_; }
   /// The program read an input (__VERIFIER_nondet_*): it gets the fixed value, and the log says
   /// so once, so that weft does not call the exploration complete.
   void note_input();
@@ -196,6 +206,10 @@ class NativeRuntime {
 
  private:
   static inline NativeRuntime* active_ = nullptr;
+  static inline std::uint64_t probe_site_ = 0;
+  // The values of event `index`: what it read (noted then) and what it wrote (read back now,
+  // its thread has run on), unless the process is dying (`dying`).
+  weft::AccessValues values_of(std::size_t index, bool dying);
   NativeOptions options_;
   weft::native::LogWriter* log_;
   ThreadRegistry registry_;
@@ -213,6 +227,8 @@ class NativeRuntime {
   Outcome exit_outcome_ = Outcome::kComplete;
   const Trace* current_trace_ = nullptr;    // the scheduler's trace while run() runs
   std::size_t logged_ = 0;                  // events of it already in the log
+  std::vector<weft::AccessValues> values_;
+  bool runtime_state_read_ = false;  // by event, while run() runs (--points=all)
   std::uint64_t heap_slots_used_[64] = {};  // bitset over the 4096 heap regions
   bool noted_input_ = false;
   std::vector<const char*> noted_unrestored_;

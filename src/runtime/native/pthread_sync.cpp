@@ -84,6 +84,7 @@ void rw_wait(NativeRuntime& rt, pthread_rwlock_t* l, std::uint64_t site) {
 }
 
 int rw_lock(NativeRuntime& rt, pthread_rwlock_t* l, bool write, bool try_only, std::uint64_t site) {
+  rt.note_runtime_state();  // the lock's readers and writer are weft's state, not events
   auto& state = rt.rwlocks()[key_of(l)];
   rw_enter(rt, l, site);
   while (state.writer || (write && state.readers > 0)) {
@@ -102,6 +103,7 @@ int rw_lock(NativeRuntime& rt, pthread_rwlock_t* l, bool write, bool try_only, s
 }
 
 int rw_unlock(NativeRuntime& rt, pthread_rwlock_t* l, std::uint64_t site) {
+  rt.note_runtime_state();  // the lock's readers and writer are weft's state, not events
   auto& state = rt.rwlocks()[key_of(l)];
   rw_enter(rt, l, site);
   if (state.writer)
@@ -348,6 +350,7 @@ int pthread_barrier_wait(pthread_barrier_t* b) __THROW {
   if (!rt) return WEFT_REAL(pthread_barrier_wait, b);
   RuntimeScope scope(*rt);
   const std::uint64_t site = WEFT_CALLER_SITE();
+  rt->note_runtime_state();  // which thread arrives last is weft's count, not an event
   auto it = rt->barriers().find(key_of(b));
   if (it == rt->barriers().end())
     rt->fail(weft::Outcome::kMisuse, "pthread_barrier_wait on a barrier that was not initialised");

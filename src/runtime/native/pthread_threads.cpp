@@ -134,6 +134,7 @@ int pthread_once(pthread_once_t* once, void (*init)(void)) {
   const std::uint64_t site = WEFT_CALLER_SITE();
   auto& sched = rt->scheduler();
   sched.perform(Operation{OpKind::kMutexLock, 0, 0, key_of(once), 0}, site);
+  rt->note_runtime_state();  // which thread runs the routine: weft's flag, not an event
   bool& done = rt->once_done()[key_of(once)];
   if (!done && *once == PTHREAD_ONCE_INIT) {
     --rt->self().in_runtime;  // init is the program's code

@@ -1,0 +1,140 @@
+// The thread model: what each thread of a program does, learned from its real executions, so
+// that an execution made only of steps seen before is computed in weft instead of run.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "weft/trace/directive.hpp"
+#include "weft/trace/trace.hpp"
+
+namespace weft::explorer {
+
+/// A program without inputs is deterministic per thread: what a thread does next depends only
+/// on what its own visible operations returned so far (the values its reads saw, which thread
+/// it joined) — the assumption under every stateless exploration, and the thesis' model of a
+/// thread as a function of its local history (§3.1; an event is fixed by its causal past). The
+/// model records, per thread, a tree of those histories: each node is the operation the thread
+/// performs next, each edge the value its last operation returned. An execution whose every
+/// thread stays on known edges is then computed here, exactly as the runtime's scheduler would
+/// run it (Scheduler::run: the directive's prefix, the sticky policy, sleep sets, blocking),
+/// with memory as the values the events wrote. Anything the model has not seen (a new value, an
+/// operation it does not model, a bug, a deadlock) makes simulate() decline, and the execution
+/// runs for real; its trace then teaches the model. Bugs are therefore only ever found by real
+/// executions, and their reports and replays are the program's own.
+///
+/// The model checks itself against every real execution it learns from: a thread doing two
+/// different things after the same history, or a read seeing other bytes than the model's
+/// memory says it would (memory written behind the events' back), disables it for good.
+///
+/// It needs every shared access to be an event with its values (native programs with
+/// --points=all: Trace::values). Modelled operations: reads, writes and atomics of up to 8
+/// bytes, mutex lock and unlock, thread create and join, yields, the process's exit.
+class ThreadModel {
+ public:
+  explicit ThreadModel(std::uint32_t max_steps_per_thread);
+
+  /// Learns from a real execution's trace.
+  void learn(const Trace& trace);
+  /// The trace running `directive` would give, if the model knows every step of it.
+  std::optional<Trace> simulate(const TestDirective& directive);
+
+  /// False once the model contradicted a real execution; then simulate() always declines.
+  bool usable() const { return disabled_.empty(); }
+  /// Why the model was disabled (empty while it is usable).
+  const std::string& disabled_reason() const { return disabled_; }
+  /// Thread histories known (nodes of the trees).
+  std::size_t known_steps() const { return nodes_.size(); }
+
+ private:
+  using NodeId = std::uint32_t;
+  static constexpr NodeId kNoNode = ~NodeId{0};
+
+  enum class State : std::uint8_t {
+    kUnknown,   ///< the thread's next step was never seen
+    kPending,   ///< it performs `op` next
+    kFinished,  ///< it returned from its start function
+  };
+  struct Node {
+    Operation op;
+    std::uint64_t site = 0;
+    std::uint64_t written = 0;  ///< what the step that led here wrote (write-like steps)
+    State state = State::kUnknown;
+    bool site_known = false;  ///< seen executed, not only pending at an execution's end
+    bool written_known = false;
+    bool exit_known = false;
+    Outcome exit_outcome = Outcome::kComplete;  ///< kProcessExit: how the execution ends
+  };
+  struct EdgeKey {
+    NodeId from;
+    std::uint64_t returned;
+    friend bool operator==(const EdgeKey&, const EdgeKey&) = default;
+  };
+  struct EdgeHash {
+    std::size_t operator()(const EdgeKey& k) const {
+      return std::hash<std::uint64_t>{}(k.returned * 0x9e3779b97f4a7c15ULL ^ k.from);
+    }
+  };
+  /// Bytes of memory as events left them in one execution (granule -> bytes and which are set).
+  struct Granule {
+    std::uint8_t bytes[8] = {};
+    std::uint8_t known = 0;
+  };
+  using Memory = std::unordered_map<ObjectKey, Granule>;
+
+  NodeId new_node();
+  NodeId child(NodeId from, std::uint64_t returned, bool create);
+  NodeId find_child(NodeId from, std::uint64_t returned) const;
+  void disable(std::string why);
+  /// The value [address, address+size) holds: from `memory`, else from the initial memory
+  /// learned; nullopt if some byte is unknown.
+  std::optional<std::uint64_t> load(const Memory& memory, ObjectKey address,
+                                    std::uint32_t size) const;
+  static void store(Memory& memory, ObjectKey address, std::uint32_t size, std::uint64_t value);
+
+  std::uint32_t max_steps_;
+  std::vector<Node> nodes_;
+  std::unordered_map<EdgeKey, NodeId, EdgeHash> edges_;
+  std::unordered_map<NodeId, NodeId> child_root_;  ///< create step -> the child's first node
+  NodeId main_root_ = kNoNode;
+  Memory initial_;  ///< bytes reads saw before any event wrote them
+  std::string disabled_;
+  Memory scratch_;  ///< simulate()'s memory, kept to reuse its buckets
+};
+
+/// Where a computed execution differs from the real one of the same directive (what a run
+/// shows: events, enabled sets, sites, values, the end), or "" if nowhere.
+std::string first_difference(const Trace& computed, const Trace& ran);
+
+/// Runs directives through a ThreadModel: computes what it can, runs the rest with `run` and
+/// learns from them. In checking mode it runs every directive and fails on a difference.
+class ModelledRunner {
+ public:
+  enum class Mode { kOn, kCheck };
+  ModelledRunner(Mode mode, std::uint32_t max_steps_per_thread)
+      : mode_(mode), model_(max_steps_per_thread) {}
+  /// The trace of `directive`; throws ModelError when checking finds a difference.
+  Trace run(const TestDirective& directive,
+            const std::function<Trace(const TestDirective&)>& run_for_real);
+  /// Executions computed (in checking mode: that would have been).
+  std::uint64_t modelled() const { return modelled_; }
+  const ThreadModel& model() const { return model_; }
+
+ private:
+  Mode mode_;
+  ThreadModel model_;
+  std::uint64_t modelled_ = 0;
+  std::uint64_t executions_ = 0;
+};
+
+/// The thread model computed an execution otherwise than the program ran it.
+struct ModelError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace weft::explorer

@@ -1,0 +1,487 @@
+#include "weft/explore/thread_model.hpp"
+
+#include <algorithm>
+
+#include "weft/trace/dependence.hpp"
+
+namespace weft::explorer {
+namespace {
+
+bool reads_value(OpKind k) {
+  return k == OpKind::kRead || k == OpKind::kAtomicLoad || k == OpKind::kAtomicRmw ||
+         k == OpKind::kAtomicCas;
+}
+
+bool writes_value(OpKind k) {
+  return k == OpKind::kWrite || k == OpKind::kAtomicStore || k == OpKind::kAtomicRmw ||
+         k == OpKind::kAtomicCas;
+}
+
+/// The operations simulate() carries out itself (see the class comment).
+bool modelled(const Operation& op) {
+  if (reads_value(op.kind) || writes_value(op.kind)) return op.size >= 1 && op.size <= 8;
+  switch (op.kind) {
+    case OpKind::kMutexLock:
+    case OpKind::kMutexUnlock:
+    case OpKind::kThreadCreate:
+    case OpKind::kThreadJoin:
+    case OpKind::kYield:
+    case OpKind::kProcessExit:
+      return true;
+    default:
+      return false;
+  }
+}
+
+/// An execution the model may learn from: it ended without a bug of any thread, so every
+/// thread that had not finished is among the pending ones, at its next operation.
+bool clean(const Trace& t) {
+  if (!t.failures.empty() || t.runtime_state_read) return false;
+  switch (t.outcome) {
+    case Outcome::kComplete:
+    case Outcome::kDeadlock:
+    case Outcome::kSleepBlocked:
+    case Outcome::kDiscarded:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+ThreadModel::ThreadModel(std::uint32_t max_steps_per_thread) : max_steps_(max_steps_per_thread) {}
+
+ThreadModel::NodeId ThreadModel::new_node() {
+  nodes_.emplace_back();
+  return static_cast<NodeId>(nodes_.size() - 1);
+}
+
+ThreadModel::NodeId ThreadModel::child(NodeId from, std::uint64_t returned, bool create) {
+  const auto it = edges_.find({from, returned});
+  if (it != edges_.end()) return it->second;
+  if (!create) return kNoNode;
+  const NodeId n = new_node();
+  edges_.emplace(EdgeKey{from, returned}, n);
+  return n;
+}
+
+ThreadModel::NodeId ThreadModel::find_child(NodeId from, std::uint64_t returned) const {
+  const auto it = edges_.find({from, returned});
+  return it == edges_.end() ? kNoNode : it->second;
+}
+
+void ThreadModel::disable(std::string why) {
+  if (disabled_.empty()) disabled_ = std::move(why);
+}
+
+std::optional<std::uint64_t> ThreadModel::load(const Memory& memory, ObjectKey address,
+                                               std::uint32_t size) const {
+  std::uint64_t value = 0;
+  for (std::uint32_t i = 0; i < size; ++i) {
+    const ObjectKey a = address + i;
+    const ObjectKey g = a / kMemoryGranule;
+    const unsigned bit = static_cast<unsigned>(a % kMemoryGranule);
+    const Granule* from = nullptr;
+    if (auto it = memory.find(g); it != memory.end() && (it->second.known >> bit & 1))
+      from = &it->second;
+    else if (auto init = initial_.find(g); init != initial_.end() && (init->second.known >> bit & 1))
+      from = &init->second;
+    if (!from) return std::nullopt;
+    value |= std::uint64_t{from->bytes[bit]} << (8 * i);
+  }
+  return value;
+}
+
+void ThreadModel::store(Memory& memory, ObjectKey address, std::uint32_t size,
+                        std::uint64_t value) {
+  for (std::uint32_t i = 0; i < size; ++i) {
+    const ObjectKey a = address + i;
+    Granule& g = memory[a / kMemoryGranule];
+    const unsigned bit = static_cast<unsigned>(a % kMemoryGranule);
+    g.bytes[bit] = static_cast<std::uint8_t>(value >> (8 * i));
+    g.known |= static_cast<std::uint8_t>(1u << bit);
+  }
+}
+
+void ThreadModel::learn(const Trace& t) {
+  if (!usable() || t.values.size() != t.events.size() || !clean(t)) return;
+  std::vector<NodeId> at;  // by thread: its node now; kNoNode once it is no longer followed
+  const auto node_of = [&at](ThreadId id) -> NodeId& {
+    if (id >= at.size()) at.resize(id + 1, kNoNode);
+    return at[id];
+  };
+  if (main_root_ == kNoNode) main_root_ = new_node();
+  node_of(kMainThread) = main_root_;
+  Memory written;  // what events of this execution wrote, as far as known
+  Memory unknown;  // bytes events wrote with values not recorded (in `known`)
+  const auto written_by_event = [&](ObjectKey a) {
+    const ObjectKey g = a / kMemoryGranule;
+    const unsigned bit = static_cast<unsigned>(a % kMemoryGranule);
+    const auto w = written.find(g);
+    const auto u = unknown.find(g);
+    return (w != written.end() && (w->second.known >> bit & 1)) ||
+           (u != unknown.end() && (u->second.known >> bit & 1));
+  };
+
+  for (std::size_t i = 0; i < t.events.size(); ++i) {
+    const Event& e = t.events[i];
+    const AccessValues& values = t.values[i];
+    // Memory first, for every event (also of threads no longer followed): it is what the
+    // reads of the others are checked against.
+    std::uint64_t returned = 0;
+    bool known = true;
+    if (reads_value(e.op.kind)) {
+      if (!(values.known & AccessValues::kRead) || e.op.size == 0 || e.op.size > 8) {
+        known = false;
+      } else {
+        returned = values.read;
+        for (std::uint32_t b = 0; b < e.op.size; ++b) {
+          const ObjectKey a = e.op.object + b;
+          const auto byte = static_cast<std::uint8_t>(returned >> (8 * b));
+          const ObjectKey g = a / kMemoryGranule;
+          const unsigned bit = static_cast<unsigned>(a % kMemoryGranule);
+          if (written_by_event(a)) {
+            auto w = written.find(g);
+            if (w != written.end() && (w->second.known >> bit & 1) && w->second.bytes[bit] != byte)
+              return disable("a read saw a value no event wrote (memory written outside the "
+                             "program's visible operations)");
+            continue;
+          }
+          Granule& init = initial_[g];
+          if ((init.known >> bit & 1) && init.bytes[bit] != byte)
+            return disable("memory held other values before the events in two executions");
+          init.bytes[bit] = byte;
+          init.known |= static_cast<std::uint8_t>(1u << bit);
+        }
+      }
+    }
+    if (writes_value(e.op.kind) || (!modelled(e.op) && accesses_memory(e.op)) ||
+        e.op.kind == OpKind::kFree) {
+      const bool value_known = writes_value(e.op.kind) && (values.known & AccessValues::kWritten) &&
+                               e.op.size >= 1 && e.op.size <= 8;
+      if (value_known) {
+        store(written, e.op.object, e.op.size, values.written);
+      } else if (!is_read(e.op.kind)) {
+        // Bytes it may have written, values unknown: reads of them are not checked.
+        const std::uint64_t size = e.op.size ? e.op.size : 1;
+        for (std::uint64_t b = 0; b < size; ++b) {
+          const ObjectKey a = e.op.object + b;
+          unknown[a / kMemoryGranule].known |= static_cast<std::uint8_t>(1u << (a % kMemoryGranule));
+          if (auto w = written.find(a / kMemoryGranule); w != written.end())
+            w->second.known &= static_cast<std::uint8_t>(~(1u << (a % kMemoryGranule)));
+        }
+      }
+    }
+
+    const NodeId n = node_of(e.thread);
+    if (n == kNoNode) continue;
+    {
+      Node& node = nodes_[n];
+      if (node.state == State::kUnknown) {
+        node.state = State::kPending;
+        node.op = e.op;
+      } else if (node.state == State::kFinished || !(node.op == e.op)) {
+        return disable("thread " + std::to_string(e.thread) +
+                       " did different things after the same history");
+      }
+      if (!node.site_known) {
+        node.site = i < t.sites.size() ? t.sites[i] : 0;
+        node.site_known = true;
+      } else if (i < t.sites.size() && node.site != t.sites[i]) {
+        return disable("thread " + std::to_string(e.thread) +
+                       " did different things after the same history");
+      }
+      if (e.op.kind == OpKind::kProcessExit) {
+        // The process ends here; the execution is clean, so this is how it ended.
+        if (node.exit_known && node.exit_outcome != t.outcome)
+          return disable("the same exit ended two executions differently");
+        node.exit_known = true;
+        node.exit_outcome = t.outcome;
+        node_of(e.thread) = kNoNode;
+        continue;
+      }
+    }
+    if (!modelled(e.op)) {
+      node_of(e.thread) = kNoNode;
+      continue;
+    }
+    if (e.op.kind == OpKind::kThreadJoin) {
+      const auto target = static_cast<ThreadId>(e.op.object);
+      const NodeId end = target < at.size() ? at[target] : kNoNode;
+      if (end == kNoNode || nodes_[end].state != State::kFinished)
+        known = false;
+      else
+        returned = end;
+    }
+    if (!known) {
+      node_of(e.thread) = kNoNode;
+      continue;
+    }
+    const NodeId next = child(n, returned, true);
+    if (writes_value(e.op.kind)) {
+      Node& after = nodes_[next];
+      if (!(values.known & AccessValues::kWritten)) {
+        node_of(e.thread) = kNoNode;
+        continue;
+      }
+      if (after.written_known && after.written != values.written)
+        return disable("thread " + std::to_string(e.thread) +
+                       " wrote different values after the same history");
+      after.written = values.written;
+      after.written_known = true;
+    }
+    if (e.op.kind == OpKind::kThreadCreate) {
+      const auto it = child_root_.find(n);
+      NodeId root = it != child_root_.end() ? it->second : kNoNode;
+      if (root == kNoNode) {
+        root = new_node();
+        child_root_.emplace(n, root);
+      }
+      node_of(static_cast<ThreadId>(e.op.object)) = root;
+    }
+    node_of(e.thread) = next;
+    if (i < t.finished_thread.size() && t.finished_thread[i]) {
+      Node& after = nodes_[next];
+      if (after.state == State::kPending)
+        return disable("thread " + std::to_string(e.thread) +
+                       " ended and went on after the same history");
+      after.state = State::kFinished;
+    }
+  }
+  for (const PendingThread& p : t.pending) {
+    const NodeId n = p.thread < at.size() ? at[p.thread] : kNoNode;
+    if (n == kNoNode) continue;
+    Node& node = nodes_[n];
+    if (node.state == State::kUnknown) {
+      node.state = State::kPending;
+      node.op = p.op;
+    } else if (node.state == State::kFinished || !(node.op == p.op)) {
+      return disable("thread " + std::to_string(p.thread) +
+                     " did different things after the same history");
+    }
+  }
+}
+
+std::optional<Trace> ThreadModel::simulate(const TestDirective& d) {
+  if (!usable() || main_root_ == kNoNode || d.policy != SchedulePolicy::kSticky)
+    return std::nullopt;
+  struct Thread {
+    NodeId node = kNoNode;
+    std::uint32_t steps = 0;
+    bool finished = false;
+  };
+  std::vector<Thread> threads(1);
+  ThreadSet waiting;
+  std::vector<std::pair<ObjectKey, ThreadId>> owners;  // held mutexes
+  Memory& memory = scratch_;
+  memory.clear();
+  Trace trace;
+
+  const auto start = [&](ThreadId id, NodeId n) {
+    if (nodes_[n].state != State::kPending) return false;
+    if (id >= threads.size()) threads.resize(id + 1);
+    threads[id].node = n;
+    waiting.insert(id);
+    return true;
+  };
+  const auto owner_of = [&](ObjectKey m) {
+    for (const auto& [mutex, owner] : owners)
+      if (mutex == m) return owner;
+    return kNoThread;
+  };
+  // Scheduler::Impl::is_enabled for the modelled operations.
+  const auto is_enabled = [&](ThreadId id) {
+    const Operation& op = nodes_[threads[id].node].op;
+    if (op.kind == OpKind::kMutexLock) return owner_of(op.object) == kNoThread;
+    if (op.kind == OpKind::kThreadJoin) {
+      const auto target = static_cast<ThreadId>(op.object);
+      return target < threads.size() && threads[target].finished;
+    }
+    return true;
+  };
+
+  if (!start(kMainThread, main_root_)) return std::nullopt;
+  std::vector<SleepEntry> sleep;
+  ThreadId last = kMainThread;
+  bool following = true;
+  // The loop of Scheduler::Impl::run, step for step: it must choose what the runtime would.
+  for (std::size_t step = 0;; ++step) {
+    if (step > d.sleep_from && !sleep.empty()) {
+      const Event& done = trace.events.back();
+      std::erase_if(sleep, [&](const SleepEntry& s) {
+        return dependent(done, Event{s.thread, s.op}, d.read_policy);
+      });
+    }
+    if (step == d.sleep_from) sleep = d.sleep;
+    ThreadSet enabled, exiting;
+    for (ThreadId id = waiting.first(); id != kNoThread; id = waiting.next_from(id + 1)) {
+      const Thread& th = threads[id];
+      // An operation it does not carry out, or a thread at the step bound (a bug report).
+      if (!modelled(nodes_[th.node].op) || th.steps >= max_steps_) return std::nullopt;
+      if (is_enabled(id))
+        (nodes_[th.node].op.kind == OpKind::kProcessExit ? exiting : enabled).insert(id);
+    }
+    if (enabled.empty()) enabled = std::move(exiting);
+    if (enabled.empty()) {
+      if (!waiting.empty()) return std::nullopt;  // a deadlock: a bug, found by running it
+      break;
+    }
+    const auto asleep = [&](ThreadId id) {
+      if (step < d.sleep_from) return false;
+      return std::any_of(sleep.begin(), sleep.end(),
+                         [id](const SleepEntry& s) { return s.thread == id; });
+    };
+    ThreadId chosen = kNoThread;
+    if (following && step < d.prefix.size()) {
+      if (enabled.contains(d.prefix[step])) {
+        chosen = d.prefix[step];
+        trace.prefix_followed = step + 1;
+      } else {
+        following = false;
+        trace.diverged_at = step;
+      }
+    }
+    if (chosen == kNoThread) {
+      ThreadSet candidates;
+      for (ThreadId id = enabled.first(); id != kNoThread; id = enabled.next_from(id + 1))
+        if (!asleep(id)) candidates.insert(id);
+      if (candidates.empty()) {
+        trace.outcome = Outcome::kSleepBlocked;
+        break;
+      }
+      chosen = candidates.contains(last) ? last : candidates.first();
+    }
+
+    Thread& th = threads[chosen];
+    const NodeId n = th.node;
+    const Node& node = nodes_[n];
+    if (!node.site_known) return std::nullopt;
+    ++th.steps;
+    last = chosen;
+    trace.enabled.push_back(std::move(enabled));
+    trace.events.push_back({chosen, node.op});
+    trace.finished_thread.push_back(false);
+    trace.sites.push_back(node.site);
+    trace.values.emplace_back();
+    AccessValues& values = trace.values.back();
+    const Operation& op = node.op;
+    std::uint64_t returned = 0;
+    switch (op.kind) {
+      case OpKind::kMutexLock:
+        owners.emplace_back(op.object, chosen);
+        break;
+      case OpKind::kMutexUnlock: {
+        const auto it = std::find_if(owners.begin(), owners.end(),
+                                     [&](const auto& o) { return o.first == op.object; });
+        if (it == owners.end() || it->second != chosen) return std::nullopt;  // misuse: a bug
+        owners.erase(it);
+        break;
+      }
+      case OpKind::kThreadCreate: {
+        const auto root = child_root_.find(n);
+        if (root == child_root_.end() || !start(static_cast<ThreadId>(op.object), root->second))
+          return std::nullopt;
+        break;
+      }
+      case OpKind::kThreadJoin:
+        returned = threads[static_cast<ThreadId>(op.object)].node;
+        break;
+      case OpKind::kProcessExit:
+        if (!node.exit_known) return std::nullopt;
+        trace.outcome = node.exit_outcome;
+        break;
+      default:
+        break;
+    }
+    if (op.kind == OpKind::kProcessExit) break;  // the exiting thread stays pending at its exit
+    if (reads_value(op.kind)) {
+      const auto value = load(memory, op.object, op.size);
+      if (!value) return std::nullopt;
+      returned = *value;
+      values.read = returned;
+      values.known |= AccessValues::kRead;
+    }
+    const NodeId next = find_child(n, returned);
+    if (next == kNoNode) return std::nullopt;
+    const Node& after = nodes_[next];
+    if (writes_value(op.kind)) {
+      if (!after.written_known) return std::nullopt;
+      store(memory, op.object, op.size, after.written);
+      values.written = after.written;
+      values.known |= AccessValues::kWritten;
+    }
+    Thread& me = threads[chosen];  // `start` may have grown the vector
+    if (after.state == State::kPending) {
+      me.node = next;
+    } else if (after.state == State::kFinished) {
+      me.node = next;
+      me.finished = true;
+      waiting.erase(chosen);
+      trace.finished_thread.back() = true;
+    } else {
+      return std::nullopt;  // it stopped (a bug, a busy-wait loop) or was never seen going on
+    }
+  }
+  for (ThreadId id = waiting.first(); id != kNoThread; id = waiting.next_from(id + 1))
+    trace.pending.push_back({id, nodes_[threads[id].node].op, is_enabled(id)});
+  return trace;
+}
+
+std::string first_difference(const Trace& computed, const Trace& ran) {
+  const auto at = [](std::size_t i, const char* what) {
+    return std::string(what) + " of step " + std::to_string(i + 1);
+  };
+  const std::size_t n = std::min(computed.events.size(), ran.events.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!(computed.events[i] == ran.events[i])) return at(i, "the event");
+    if (!(computed.enabled[i] == ran.enabled[i])) return at(i, "the enabled threads");
+    if (computed.finished_thread[i] != ran.finished_thread[i]) return at(i, "the thread's end");
+    if (i < ran.sites.size() && computed.sites[i] != ran.sites[i]) return at(i, "the site");
+    if (i < ran.values.size()) {
+      const AccessValues& c = computed.values[i];
+      const AccessValues& r = ran.values[i];
+      if (((c.known & AccessValues::kRead) && (!(r.known & AccessValues::kRead) || c.read != r.read)) ||
+          ((c.known & AccessValues::kWritten) &&
+           (!(r.known & AccessValues::kWritten) || c.written != r.written)))
+        return at(i, "the values");
+    }
+  }
+  if (computed.events.size() != ran.events.size())
+    return "the number of steps (" + std::to_string(computed.events.size()) + " computed, " +
+           std::to_string(ran.events.size()) + " ran)";
+  if (computed.outcome != ran.outcome)
+    return std::string("the outcome (") + outcome_name(computed.outcome) + " computed, " +
+           outcome_name(ran.outcome) + " ran)";
+  if (!ran.failures.empty()) return "the failures";
+  if (computed.prefix_followed != ran.prefix_followed || computed.diverged_at != ran.diverged_at)
+    return "how far the prefix was followed";
+  if (computed.pending.size() != ran.pending.size()) return "the threads pending at the end";
+  for (std::size_t i = 0; i < ran.pending.size(); ++i) {
+    const PendingThread& c = computed.pending[i];
+    const PendingThread& r = ran.pending[i];
+    if (c.thread != r.thread || !(c.op == r.op) || c.enabled != r.enabled)
+      return "the threads pending at the end";
+  }
+  return "";
+}
+
+Trace ModelledRunner::run(const TestDirective& directive,
+                          const std::function<Trace(const TestDirective&)>& run_for_real) {
+  ++executions_;
+  std::optional<Trace> computed = model_.simulate(directive);
+  if (computed) ++modelled_;
+  if (computed && mode_ == Mode::kOn) return std::move(*computed);
+  Trace ran = run_for_real(directive);
+  if (computed) {
+    const std::string difference = first_difference(*computed, ran);
+    if (!difference.empty())
+      throw ModelError("the thread model computed execution " + std::to_string(executions_) +
+                       " otherwise than the program ran it (" + difference +
+                       "): run with --thread-model=off, and please report it");
+  }
+  model_.learn(ran);
+  return ran;
+}
+
+}  // namespace weft::explorer
