@@ -306,13 +306,30 @@ class OptimalDpor final : public Strategy {
     WakeupTree wakeup;  // branches still to explore from this node (not the current one)
   };
 
+  // Races are looked for only among the events after `first_new` (those before ran in the
+  // execution before too, and their races were scheduled then), but the clocks and race
+  // candidates those events are checked against cover every event. They are computed from the
+  // latest checkpoint at or before `first_new`: the tracker and candidates as they were before
+  // the event at that depth, kept from an earlier execution whose events up to there were the
+  // same. One is kept per depth the exploration branched at, so that going on from a branch
+  // point costs the events after it, not the whole execution (Locking 4: 24 of 82 events).
   void find_races(const Trace& trace, std::size_t first_new) {
     const auto& ev = trace.events;
     const std::size_t n = ev.size();
-    std::vector<VectorClock> clocks(n);
-    std::vector<std::uint32_t> local(n);
+    while (!checkpoints_.empty() && checkpoints_.back().depth > first_new) checkpoints_.pop_back();
     ClockTracker tracker(kPolicy);
     RaceCandidates candidates;
+    std::size_t from = 0;
+    if (!checkpoints_.empty()) {
+      tracker = checkpoints_.back().tracker;
+      candidates = checkpoints_.back().candidates;
+      from = checkpoints_.back().depth;
+    }
+    // Events before `from` keep the clocks the last executions gave them.
+    auto& clocks = clocks_;
+    auto& local = local_;
+    clocks.resize(n);
+    local.resize(n);
     const auto check = [&](const Event& later, std::size_t later_index, const VectorClock& before) {
       const auto cands = candidates.of(later);
       for (std::size_t c = 0; c < cands.size(); ++c) {
@@ -325,7 +342,10 @@ class OptimalDpor final : public Strategy {
         if (!via_other) reverse(i, later, later_index, clocks, local, ev);
       }
     };
-    for (std::size_t j = 0; j < n; ++j) {
+    for (std::size_t j = from; j < n; ++j) {
+      if (j == first_new && first_new > 0 &&
+          (checkpoints_.empty() || checkpoints_.back().depth < j))
+        checkpoints_.push_back({j, tracker, candidates});
       if (j >= first_new) check(ev[j], j, tracker.thread_clock(ev[j].thread));
       candidates.add(j, ev[j]);
       clocks[j] = tracker.add(ev[j]);
@@ -374,6 +394,14 @@ class OptimalDpor final : public Strategy {
     nodes_[k].wakeup.insert(std::move(v), kPolicy);
   }
 
+  struct Checkpoint {
+    std::size_t depth;  ///< the state before the event at this index
+    ClockTracker tracker;
+    RaceCandidates candidates;
+  };
+  std::vector<Checkpoint> checkpoints_;  ///< by increasing depth, all on the current path
+  std::vector<VectorClock> clocks_;      ///< of each event of the current execution
+  std::vector<std::uint32_t> local_;     ///< its number among its thread's events
   std::vector<Node> nodes_;
   std::vector<ThreadId> initial_prefix_;
   std::unique_ptr<WakeupTree::Node> taken_;

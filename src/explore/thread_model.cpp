@@ -33,6 +33,14 @@ bool modelled(const Operation& op) {
   }
 }
 
+/// Whether a thread did the same thing twice. An operation the model does not carry out may
+/// differ in what it found out while it ran (an atomic section's footprint, a trylock's result):
+/// such a step is never computed, so only its being one matters.
+bool same_step(const Operation& a, const Operation& b) {
+  if (!modelled(a) && !modelled(b)) return true;
+  return a == b;
+}
+
 /// An execution the model may learn from: it ended without a bug of any thread, so every
 /// thread that had not finished is among the pending ones, at its next operation.
 bool clean(const Trace& t) {
@@ -104,6 +112,16 @@ void ThreadModel::store(Memory& memory, ObjectKey address, std::uint32_t size,
   }
 }
 
+void ThreadModel::forget(Memory& written, Memory& unknown, ObjectKey address, std::uint64_t size) {
+  for (std::uint64_t b = 0; b < (size ? size : 1); ++b) {
+    const ObjectKey a = address + b;
+    const auto bit = static_cast<std::uint8_t>(1u << (a % kMemoryGranule));
+    unknown[a / kMemoryGranule].known |= bit;
+    if (auto w = written.find(a / kMemoryGranule); w != written.end())
+      w->second.known &= static_cast<std::uint8_t>(~bit);
+  }
+}
+
 void ThreadModel::learn(const Trace& t) {
   if (!usable() || t.values.size() != t.events.size() || !clean(t)) return;
   std::vector<NodeId> at;  // by thread: its node now; kNoNode once it is no longer followed
@@ -115,6 +133,7 @@ void ThreadModel::learn(const Trace& t) {
   node_of(kMainThread) = main_root_;
   Memory written;  // what events of this execution wrote, as far as known
   Memory unknown;  // bytes events wrote with values not recorded (in `known`)
+  bool trusted = true;  // whether `written` and `unknown` say what events did to memory
   const auto written_by_event = [&](ObjectKey a) {
     const ObjectKey g = a / kMemoryGranule;
     const unsigned bit = static_cast<unsigned>(a % kMemoryGranule);
@@ -136,7 +155,7 @@ void ThreadModel::learn(const Trace& t) {
         known = false;
       } else {
         returned = values.read;
-        for (std::uint32_t b = 0; b < e.op.size; ++b) {
+        for (std::uint32_t b = 0; trusted && b < e.op.size; ++b) {
           const ObjectKey a = e.op.object + b;
           const auto byte = static_cast<std::uint8_t>(returned >> (8 * b));
           const ObjectKey g = a / kMemoryGranule;
@@ -156,22 +175,22 @@ void ThreadModel::learn(const Trace& t) {
         }
       }
     }
-    if (writes_value(e.op.kind) || (!modelled(e.op) && accesses_memory(e.op)) ||
-        e.op.kind == OpKind::kFree) {
-      const bool value_known = writes_value(e.op.kind) && (values.known & AccessValues::kWritten) &&
-                               e.op.size >= 1 && e.op.size <= 8;
-      if (value_known) {
-        store(written, e.op.object, e.op.size, values.written);
-      } else if (!is_read(e.op.kind)) {
-        // Bytes it may have written, values unknown: reads of them are not checked.
-        const std::uint64_t size = e.op.size ? e.op.size : 1;
-        for (std::uint64_t b = 0; b < size; ++b) {
-          const ObjectKey a = e.op.object + b;
-          unknown[a / kMemoryGranule].known |= static_cast<std::uint8_t>(1u << (a % kMemoryGranule));
-          if (auto w = written.find(a / kMemoryGranule); w != written.end())
-            w->second.known &= static_cast<std::uint8_t>(~(1u << (a % kMemoryGranule)));
-        }
-      }
+    if (writes_value(e.op.kind) && (values.known & AccessValues::kWritten) && e.op.size >= 1 &&
+        e.op.size <= 8) {
+      store(written, e.op.object, e.op.size, values.written);
+    } else if (writes_value(e.op.kind)) {
+      forget(written, unknown, e.op.object, e.op.size);
+    } else if (e.op.kind == OpKind::kFree) {
+      forget(written, unknown, e.op.object, e.op.size);
+    } else if (touches_everything(e.op)) {
+      // It may have written anything: from here on, reads are not checked, nor taken as the
+      // initial memory.
+      trusted = false;
+    } else if (!modelled(e.op)) {
+      for_each_access(e.op, [&](ObjectKey g, ByteMask, ByteMask bytes) {
+        for (unsigned bit = 0; bit < kMemoryGranule; ++bit)
+          if (bytes >> bit & 1) forget(written, unknown, g * kMemoryGranule + bit, 1);
+      });
     }
 
     const NodeId n = node_of(e.thread);
@@ -181,7 +200,7 @@ void ThreadModel::learn(const Trace& t) {
       if (node.state == State::kUnknown) {
         node.state = State::kPending;
         node.op = e.op;
-      } else if (node.state == State::kFinished || !(node.op == e.op)) {
+      } else if (node.state == State::kFinished || !same_step(node.op, e.op)) {
         return disable("thread " + std::to_string(e.thread) +
                        " did different things after the same history");
       }
@@ -256,67 +275,98 @@ void ThreadModel::learn(const Trace& t) {
     if (node.state == State::kUnknown) {
       node.state = State::kPending;
       node.op = p.op;
-    } else if (node.state == State::kFinished || !(node.op == p.op)) {
+    } else if (node.state == State::kFinished || !same_step(node.op, p.op)) {
       return disable("thread " + std::to_string(p.thread) +
                      " did different things after the same history");
     }
   }
 }
 
-std::optional<Trace> ThreadModel::simulate(const TestDirective& d) {
-  if (!usable() || main_root_ == kNoNode || d.policy != SchedulePolicy::kSticky)
-    return std::nullopt;
-  struct Thread {
-    NodeId node = kNoNode;
-    std::uint32_t steps = 0;
-    bool finished = false;
-  };
-  std::vector<Thread> threads(1);
-  ThreadSet waiting;
-  std::vector<std::pair<ObjectKey, ThreadId>> owners;  // held mutexes
-  Memory& memory = scratch_;
-  memory.clear();
-  Trace trace;
+void ThreadModel::start_over() {
+  threads_.assign(1, Thread{});
+  waiting_.clear();
+  owners_.clear();
+  memory_.clear();
+  memory_undo_.clear();
+  undo_.clear();
+  current_ = Trace{};
+  last_ = kMainThread;
+  threads_[kMainThread].node = main_root_;
+  waiting_.insert(kMainThread);
+}
 
-  const auto start = [&](ThreadId id, NodeId n) {
-    if (nodes_[n].state != State::kPending) return false;
-    if (id >= threads.size()) threads.resize(id + 1);
-    threads[id].node = n;
-    waiting.insert(id);
-    return true;
-  };
+void ThreadModel::rewind(std::size_t steps) {
+  while (undo_.size() > steps) {
+    const StepUndo& u = undo_.back();
+    threads_[u.chosen] = u.before;
+    if (u.started != kNoThread) threads_[u.started] = Thread{};
+    waiting_ = u.waiting;
+    last_ = u.last;
+    if (u.mutex) {
+      std::erase_if(owners_, [&](const auto& o) { return o.first == u.mutex; });
+      if (u.owner != kNoThread) owners_.emplace_back(u.mutex, u.owner);
+    }
+    while (memory_undo_.size() > u.memory_undo) {
+      memory_[memory_undo_.back().granule] = memory_undo_.back().before;
+      memory_undo_.pop_back();
+    }
+    undo_.pop_back();
+  }
+  current_.events.resize(steps);
+  current_.enabled.resize(steps);
+  current_.finished_thread.resize(steps);
+  current_.sites.resize(steps);
+  current_.values.resize(steps);
+}
+
+std::optional<Trace> ThreadModel::simulate(const TestDirective& d) {
+  if (!usable() || main_root_ == kNoNode || d.policy != SchedulePolicy::kSticky ||
+      nodes_[main_root_].state != State::kPending)
+    return std::nullopt;
+  // Resume after the steps the directive's prefix repeats, up to where its sleep set starts
+  // (before it, no thread sleeps: the state is the same whichever directive chose the steps).
+  if (threads_.empty()) start_over();
+  std::size_t resume = 0;
+  const std::size_t shared = std::min({undo_.size(), d.prefix.size(), d.sleep_from});
+  while (resume < shared && d.prefix[resume] == current_.events[resume].thread) ++resume;
+  rewind(resume);
+  current_.pending.clear();
+  current_.outcome = Outcome::kComplete;
+  current_.prefix_followed = resume;
+  current_.diverged_at.reset();
+
   const auto owner_of = [&](ObjectKey m) {
-    for (const auto& [mutex, owner] : owners)
+    for (const auto& [mutex, owner] : owners_)
       if (mutex == m) return owner;
     return kNoThread;
   };
   // Scheduler::Impl::is_enabled for the modelled operations.
   const auto is_enabled = [&](ThreadId id) {
-    const Operation& op = nodes_[threads[id].node].op;
+    const Operation& op = nodes_[threads_[id].node].op;
     if (op.kind == OpKind::kMutexLock) return owner_of(op.object) == kNoThread;
     if (op.kind == OpKind::kThreadJoin) {
       const auto target = static_cast<ThreadId>(op.object);
-      return target < threads.size() && threads[target].finished;
+      return target < threads_.size() && threads_[target].finished;
     }
     return true;
   };
 
-  if (!start(kMainThread, main_root_)) return std::nullopt;
   std::vector<SleepEntry> sleep;
-  ThreadId last = kMainThread;
   bool following = true;
   // The loop of Scheduler::Impl::run, step for step: it must choose what the runtime would.
-  for (std::size_t step = 0;; ++step) {
+  // Everything that can make it decline is decided before the step changes any state, so
+  // that the steps before stay resumable.
+  for (std::size_t step = resume;; ++step) {
     if (step > d.sleep_from && !sleep.empty()) {
-      const Event& done = trace.events.back();
+      const Event& done = current_.events.back();
       std::erase_if(sleep, [&](const SleepEntry& s) {
         return dependent(done, Event{s.thread, s.op}, d.read_policy);
       });
     }
     if (step == d.sleep_from) sleep = d.sleep;
     ThreadSet enabled, exiting;
-    for (ThreadId id = waiting.first(); id != kNoThread; id = waiting.next_from(id + 1)) {
-      const Thread& th = threads[id];
+    for (ThreadId id = waiting_.first(); id != kNoThread; id = waiting_.next_from(id + 1)) {
+      const Thread& th = threads_[id];
       // An operation it does not carry out, or a thread at the step bound (a bug report).
       if (!modelled(nodes_[th.node].op) || th.steps >= max_steps_) return std::nullopt;
       if (is_enabled(id))
@@ -324,7 +374,7 @@ std::optional<Trace> ThreadModel::simulate(const TestDirective& d) {
     }
     if (enabled.empty()) enabled = std::move(exiting);
     if (enabled.empty()) {
-      if (!waiting.empty()) return std::nullopt;  // a deadlock: a bug, found by running it
+      if (!waiting_.empty()) return std::nullopt;  // a deadlock: a bug, found by running it
       break;
     }
     const auto asleep = [&](ThreadId id) {
@@ -336,10 +386,10 @@ std::optional<Trace> ThreadModel::simulate(const TestDirective& d) {
     if (following && step < d.prefix.size()) {
       if (enabled.contains(d.prefix[step])) {
         chosen = d.prefix[step];
-        trace.prefix_followed = step + 1;
+        current_.prefix_followed = step + 1;
       } else {
         following = false;
-        trace.diverged_at = step;
+        current_.diverged_at = step;
       }
     }
     if (chosen == kNoThread) {
@@ -347,85 +397,100 @@ std::optional<Trace> ThreadModel::simulate(const TestDirective& d) {
       for (ThreadId id = enabled.first(); id != kNoThread; id = enabled.next_from(id + 1))
         if (!asleep(id)) candidates.insert(id);
       if (candidates.empty()) {
-        trace.outcome = Outcome::kSleepBlocked;
+        current_.outcome = Outcome::kSleepBlocked;
         break;
       }
-      chosen = candidates.contains(last) ? last : candidates.first();
+      chosen = candidates.contains(last_) ? last_ : candidates.first();
     }
 
-    Thread& th = threads[chosen];
-    const NodeId n = th.node;
+    // What the step does, decided first.
+    const NodeId n = threads_[chosen].node;
     const Node& node = nodes_[n];
-    if (!node.site_known) return std::nullopt;
-    ++th.steps;
-    last = chosen;
-    trace.enabled.push_back(std::move(enabled));
-    trace.events.push_back({chosen, node.op});
-    trace.finished_thread.push_back(false);
-    trace.sites.push_back(node.site);
-    trace.values.emplace_back();
-    AccessValues& values = trace.values.back();
     const Operation& op = node.op;
-    std::uint64_t returned = 0;
-    switch (op.kind) {
-      case OpKind::kMutexLock:
-        owners.emplace_back(op.object, chosen);
-        break;
-      case OpKind::kMutexUnlock: {
-        const auto it = std::find_if(owners.begin(), owners.end(),
-                                     [&](const auto& o) { return o.first == op.object; });
-        if (it == owners.end() || it->second != chosen) return std::nullopt;  // misuse: a bug
-        owners.erase(it);
-        break;
+    if (!node.site_known) return std::nullopt;
+    if (op.kind == OpKind::kProcessExit && !node.exit_known) return std::nullopt;
+    if (op.kind == OpKind::kMutexUnlock && owner_of(op.object) != chosen)
+      return std::nullopt;  // misuse: a bug
+    NodeId child_root = kNoNode;
+    if (op.kind == OpKind::kThreadCreate) {
+      const auto root = child_root_.find(n);
+      if (root == child_root_.end() || nodes_[root->second].state != State::kPending)
+        return std::nullopt;
+      child_root = root->second;
+    }
+    AccessValues values;
+    NodeId next = kNoNode;
+    if (op.kind != OpKind::kProcessExit) {
+      std::uint64_t returned = 0;
+      if (op.kind == OpKind::kThreadJoin) returned = threads_[static_cast<ThreadId>(op.object)].node;
+      if (reads_value(op.kind)) {
+        const auto value = load(memory_, op.object, op.size);
+        if (!value) return std::nullopt;
+        returned = *value;
+        values.read = returned;
+        values.known |= AccessValues::kRead;
       }
-      case OpKind::kThreadCreate: {
-        const auto root = child_root_.find(n);
-        if (root == child_root_.end() || !start(static_cast<ThreadId>(op.object), root->second))
-          return std::nullopt;
-        break;
+      next = find_child(n, returned);
+      // A step never seen, or after which the thread stopped (a bug, a busy-wait loop).
+      if (next == kNoNode || nodes_[next].state == State::kUnknown) return std::nullopt;
+      if (writes_value(op.kind)) {
+        if (!nodes_[next].written_known) return std::nullopt;
+        values.written = nodes_[next].written;
+        values.known |= AccessValues::kWritten;
       }
-      case OpKind::kThreadJoin:
-        returned = threads[static_cast<ThreadId>(op.object)].node;
-        break;
-      case OpKind::kProcessExit:
-        if (!node.exit_known) return std::nullopt;
-        trace.outcome = node.exit_outcome;
-        break;
-      default:
-        break;
     }
-    if (op.kind == OpKind::kProcessExit) break;  // the exiting thread stays pending at its exit
-    if (reads_value(op.kind)) {
-      const auto value = load(memory, op.object, op.size);
-      if (!value) return std::nullopt;
-      returned = *value;
-      values.read = returned;
-      values.known |= AccessValues::kRead;
+
+    // The step.
+    StepUndo u;
+    u.chosen = chosen;
+    u.before = threads_[chosen];
+    u.waiting = waiting_;
+    u.last = last_;
+    u.memory_undo = memory_undo_.size();
+    last_ = chosen;
+    current_.enabled.push_back(std::move(enabled));
+    current_.events.push_back({chosen, op});
+    current_.finished_thread.push_back(false);
+    current_.sites.push_back(node.site);
+    current_.values.push_back(values);
+    if (op.kind == OpKind::kMutexLock || op.kind == OpKind::kMutexUnlock) {
+      u.mutex = op.object;
+      u.owner = owner_of(op.object);
+      std::erase_if(owners_, [&](const auto& o) { return o.first == op.object; });
+      if (op.kind == OpKind::kMutexLock) owners_.emplace_back(op.object, chosen);
     }
-    const NodeId next = find_child(n, returned);
-    if (next == kNoNode) return std::nullopt;
-    const Node& after = nodes_[next];
-    if (writes_value(op.kind)) {
-      if (!after.written_known) return std::nullopt;
-      store(memory, op.object, op.size, after.written);
-      values.written = after.written;
-      values.known |= AccessValues::kWritten;
+    if (child_root != kNoNode) {
+      const auto c = static_cast<ThreadId>(op.object);
+      if (c >= threads_.size()) threads_.resize(c + 1);
+      threads_[c].node = child_root;
+      waiting_.insert(c);
+      u.started = c;
     }
-    Thread& me = threads[chosen];  // `start` may have grown the vector
-    if (after.state == State::kPending) {
+    if (values.known & AccessValues::kWritten) {
+      for (ObjectKey g = op.object / kMemoryGranule; g <= (op.object + op.size - 1) / kMemoryGranule;
+           ++g)
+        memory_undo_.push_back({g, memory_[g]});
+      store(memory_, op.object, op.size, values.written);
+    }
+    Thread& me = threads_[chosen];
+    ++me.steps;
+    if (next != kNoNode) {
       me.node = next;
-    } else if (after.state == State::kFinished) {
-      me.node = next;
-      me.finished = true;
-      waiting.erase(chosen);
-      trace.finished_thread.back() = true;
-    } else {
-      return std::nullopt;  // it stopped (a bug, a busy-wait loop) or was never seen going on
+      if (nodes_[next].state == State::kFinished) {
+        me.finished = true;
+        waiting_.erase(chosen);
+        current_.finished_thread.back() = true;
+      }
+    }
+    undo_.push_back(std::move(u));
+    if (op.kind == OpKind::kProcessExit) {
+      current_.outcome = node.exit_outcome;
+      break;  // the exiting thread stays pending at its exit
     }
   }
-  for (ThreadId id = waiting.first(); id != kNoThread; id = waiting.next_from(id + 1))
-    trace.pending.push_back({id, nodes_[threads[id].node].op, is_enabled(id)});
-  return trace;
+  for (ThreadId id = waiting_.first(); id != kNoThread; id = waiting_.next_from(id + 1))
+    current_.pending.push_back({id, nodes_[threads_[id].node].op, is_enabled(id)});
+  return current_;
 }
 
 std::string first_difference(const Trace& computed, const Trace& ran) {

@@ -96,6 +96,8 @@ class ThreadModel {
   std::optional<std::uint64_t> load(const Memory& memory, ObjectKey address,
                                     std::uint32_t size) const;
   static void store(Memory& memory, ObjectKey address, std::uint32_t size, std::uint64_t value);
+  /// Bytes an event wrote with values not known: from `written` to `unknown`.
+  static void forget(Memory& written, Memory& unknown, ObjectKey address, std::uint64_t size);
 
   std::uint32_t max_steps_;
   std::vector<Node> nodes_;
@@ -104,7 +106,41 @@ class ThreadModel {
   NodeId main_root_ = kNoNode;
   Memory initial_;  ///< bytes reads saw before any event wrote them
   std::string disabled_;
-  Memory scratch_;  ///< simulate()'s memory, kept to reuse its buckets
+
+  // ---- the execution simulate() computed last, kept so that the next resumes from it ----
+  // A strategy's next directive mostly repeats the start of the last execution (a DPOR
+  // branches off the current path), so the steps they share are not computed again: the state
+  // before each step is kept as what the step changed, and undone back to where they part.
+  struct Thread {
+    NodeId node = kNoNode;
+    std::uint32_t steps = 0;
+    bool finished = false;
+  };
+  struct StepUndo {
+    ThreadId chosen = kNoThread;
+    Thread before;                    ///< the chosen thread before the step
+    ThreadId started = kNoThread;     ///< a thread the step created
+    ThreadSet waiting;                ///< before the step
+    ThreadId last = kNoThread;        ///< before the step
+    ObjectKey mutex = 0;              ///< the mutex the step locked or unlocked, if any
+    ThreadId owner = kNoThread;       ///< its owner before the step
+    std::size_t memory_undo = 0;      ///< memory_undo_'s size before the step
+  };
+  struct MemoryUndo {
+    ObjectKey granule;
+    Granule before;
+  };
+  /// Undoes the steps of the kept execution from the last back to `steps`.
+  void rewind(std::size_t steps);
+  void start_over();
+  std::vector<Thread> threads_;
+  ThreadSet waiting_;
+  std::vector<std::pair<ObjectKey, ThreadId>> owners_;  ///< held mutexes
+  Memory memory_;
+  ThreadId last_ = kNoThread;
+  Trace current_;  ///< the steps computed (events, enabled sets, sites, values)
+  std::vector<StepUndo> undo_;
+  std::vector<MemoryUndo> memory_undo_;
 };
 
 /// Where a computed execution differs from the real one of the same directive (what a run

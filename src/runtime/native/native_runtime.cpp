@@ -168,7 +168,7 @@ Trace NativeRuntime::run(const TestDirective& directive, int argc, char** argv, 
   runtime_state_read_ = false;
   const auto log_until = [&](const Trace& t, std::size_t end) {
     for (; log_ && logged_ < end; ++logged_)
-      log_->event(t, logged_, registry_, values_of(logged_, false));
+      log_->event(t, logged_, registry_, values_of(t, logged_, false));
   };
   scheduler_.set_event_observer([&](const Trace& t) {
     current_trace_ = &t;
@@ -239,7 +239,7 @@ void NativeRuntime::note_unrestored(const char* what) {
 void NativeRuntime::flush_log() {
   if (!log_ || !current_trace_) return;
   for (; logged_ < current_trace_->events.size(); ++logged_)
-    log_->event(*current_trace_, logged_, registry_, values_of(logged_, true));
+    log_->event(*current_trace_, logged_, registry_, values_of(*current_trace_, logged_, true));
 }
 
 namespace {
@@ -273,15 +273,15 @@ void NativeRuntime::note_value_read(const void* addr, std::uint64_t size) {
   values_[index].known |= AccessValues::kRead;
 }
 
-AccessValues NativeRuntime::values_of(std::size_t index, bool dying) {
+AccessValues NativeRuntime::values_of(const Trace& t, std::size_t index, bool dying) {
   AccessValues v = index < values_.size() ? values_[index] : AccessValues{};
-  if (options_.points != Points::kAll || dying || !current_trace_) return v;
-  const Event& e = current_trace_->events[index];
+  if (options_.points != Points::kAll || dying) return v;
+  const Event& e = t.events[index];
   // The event's thread has run on to its next operation (or its end): its store is done, and
   // no other thread has run since.
   if (writes_value(e.op.kind) && e.op.size <= 8 && e.op.size > 0) {
     std::uint64_t value = 0;
-    probe_site_ = current_trace_->sites[index];
+    probe_site_ = t.sites[index];
     std::memcpy(&value, reinterpret_cast<const void*>(e.op.object), e.op.size);
     probe_site_ = 0;
     v.written = value;

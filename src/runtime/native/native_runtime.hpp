@@ -209,7 +209,7 @@ class NativeRuntime {
   static inline std::uint64_t probe_site_ = 0;
   // The values of event `index`: what it read (noted then) and what it wrote (read back now,
   // its thread has run on), unless the process is dying (`dying`).
-  weft::AccessValues values_of(std::size_t index, bool dying);
+  weft::AccessValues values_of(const Trace& trace, std::size_t index, bool dying);
   NativeOptions options_;
   weft::native::LogWriter* log_;
   ThreadRegistry registry_;
