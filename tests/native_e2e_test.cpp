@@ -237,6 +237,49 @@ TEST(NativeEndToEnd, NeighbouringBytesAreIndependent) {
   EXPECT_NE(first_bug_message(buggy).find("seen == 0"), std::string::npos);
 }
 
+// ---- the thread model ------------------------------------------------------------------------
+
+// With every access an event, executions made of steps seen before are computed, not run: the
+// counts and the verdict are those of running every execution (Locking 1, bench/thesis).
+TEST(NativeThreadModel, ComputedExecutionsGiveTheSameCountsAndVerdict) {
+  const std::string locking = std::string(WEFT_THESIS_SOURCES) + "/locking.c";
+  const CliRun on = weft_cli("check " + locking + " --json -q --points=all");
+  const CliRun off = weft_cli("check " + locking + " --json -q --points=all --thread-model=off");
+  ASSERT_EQ(on.exit_code, 0) << on.out << on.err;
+  ASSERT_EQ(off.exit_code, 0) << off.out << off.err;
+  EXPECT_EQ(stat(on, "executions"), 2520u);  // 8! / 2!^4 (table_8_1.tsv)
+  EXPECT_EQ(stat(off, "executions"), 2520u);
+  EXPECT_EQ(on.result["thread_model"], "on");
+  EXPECT_GT(stat(on, "modelled"), 2500u);
+  EXPECT_EQ(stat(off, "modelled"), 0u);
+  // Only with every access an event: with --points=sync plain accesses carry no values.
+  const CliRun sync = weft_cli("check " + locking + " --json -q");
+  EXPECT_EQ(sync.result["thread_model"], "off");
+  EXPECT_EQ(stat(sync, "modelled"), 0u);
+}
+
+// Memory written behind the events' back (by an uninstrumented library function) makes two
+// executions see different bytes that no event wrote: the model stops computing, says why, and
+// the exploration is the one without it.
+TEST(NativeThreadModel, MemoryWrittenOutsideTheEventsDisablesIt) {
+  const CliRun on = check("written_behind_events.c", "--points=all --all-bugs");
+  const CliRun off =
+      check("written_behind_events.c", "--points=all --all-bugs --thread-model=off");
+  ASSERT_EQ(on.exit_code, 0) << on.out << on.err;
+  ASSERT_EQ(off.exit_code, 0) << off.out << off.err;
+  EXPECT_EQ(stat(on, "executions"), stat(off, "executions"));
+  EXPECT_EQ(on.result["thread_model"].get<std::string>().rfind("disabled: memory held other", 0),
+            0u)
+      << on.result["thread_model"];
+}
+
+// An unknown mode is one error line.
+TEST(NativeThreadModel, AnUnknownModeIsAnError) {
+  const CliRun r = weft_cli("run --thread-model=sometimes /bin/true");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--thread-model"), std::string::npos) << r.err;
+}
+
 // ---- busy-wait loops -------------------------------------------------------------------------
 
 // A thread that goes once around a busy-wait loop without leaving it is stopped (spin-assume):
