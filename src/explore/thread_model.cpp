@@ -226,12 +226,30 @@ void ThreadModel::learn(const Trace& t) {
       continue;
     }
     if (e.op.kind == OpKind::kThreadJoin) {
+      // The joined thread's result, if the joining one asked for it (else nothing), which its
+      // end decides: kept with that end for simulate().
       const auto target = static_cast<ThreadId>(e.op.object);
       const NodeId end = target < at.size() ? at[target] : kNoNode;
-      if (end == kNoNode || nodes_[end].state != State::kFinished)
-        known = false;
-      else
-        returned = end;
+      Node& join = nodes_[n];
+      const bool asked = values.known & AccessValues::kRead;
+      if (join.join_asked_known && join.join_asked != asked)
+        return disable("thread " + std::to_string(e.thread) +
+                       " did different things after the same history");
+      join.join_asked = asked;
+      join.join_asked_known = true;
+      if (asked) {
+        returned = values.read;
+        if (end == kNoNode || nodes_[end].state != State::kFinished) {
+          known = false;
+        } else {
+          Node& last = nodes_[end];
+          if (last.result_known && last.result != values.read)
+            return disable("thread " + std::to_string(target) +
+                           " ended with different results after the same history");
+          last.result = values.read;
+          last.result_known = true;
+        }
+      }
     }
     if (!known) {
       node_of(e.thread) = kNoNode;
@@ -422,7 +440,15 @@ std::optional<Trace> ThreadModel::simulate(const TestDirective& d) {
     NodeId next = kNoNode;
     if (op.kind != OpKind::kProcessExit) {
       std::uint64_t returned = 0;
-      if (op.kind == OpKind::kThreadJoin) returned = threads_[static_cast<ThreadId>(op.object)].node;
+      if (op.kind == OpKind::kThreadJoin) {
+        const Node& end = nodes_[threads_[static_cast<ThreadId>(op.object)].node];
+        if (!node.join_asked_known || (node.join_asked && !end.result_known)) return std::nullopt;
+        if (node.join_asked) {
+          returned = end.result;
+          values.read = returned;
+          values.known |= AccessValues::kRead;
+        }
+      }
       if (reads_value(op.kind)) {
         const auto value = load(memory_, op.object, op.size);
         if (!value) return std::nullopt;

@@ -16,8 +16,8 @@
 namespace weft::explorer {
 
 /// A program without inputs is deterministic per thread: what a thread does next depends only
-/// on what its own visible operations returned so far (the values its reads saw, which thread
-/// it joined) — the assumption under every stateless exploration, and the thesis' model of a
+/// on what its own visible operations returned so far (the values its reads saw, the results
+/// of the threads it joined) — the assumption under every stateless exploration, and the thesis' model of a
 /// thread as a function of its local history (§3.1; an event is fixed by its causal past). The
 /// model records, per thread, a tree of those histories: each node is the operation the thread
 /// performs next, each edge the value its last operation returned. An execution whose every
@@ -69,6 +69,10 @@ class ThreadModel {
     bool written_known = false;
     bool exit_known = false;
     Outcome exit_outcome = Outcome::kComplete;  ///< kProcessExit: how the execution ends
+    std::uint64_t result = 0;  ///< kFinished: what its start function returned (when known)
+    bool result_known = false;
+    bool join_asked = false;  ///< kThreadJoin: whether the thread takes the joined one's result
+    bool join_asked_known = false;
   };
   struct EdgeKey {
     NodeId from;

@@ -273,6 +273,15 @@ void NativeRuntime::note_value_read(const void* addr, std::uint64_t size) {
   values_[index].known |= AccessValues::kRead;
 }
 
+void NativeRuntime::note_value_received(std::uint64_t value) {
+  if (!current_trace_ || current_trace_->events.empty() || options_.points != Points::kAll) return;
+  const std::size_t index = current_trace_->events.size() - 1;
+  if (current_trace_->events[index].thread != scheduler_.self()) return;
+  if (values_.size() <= index) values_.resize(index + 1);
+  values_[index].read = value;
+  values_[index].known |= AccessValues::kRead;
+}
+
 AccessValues NativeRuntime::values_of(const Trace& t, std::size_t index, bool dying) {
   AccessValues v = index < values_.size() ? values_[index] : AccessValues{};
   if (options_.points != Points::kAll || dying) return v;

@@ -138,6 +138,9 @@ class NativeRuntime {
   /// addr+size), and is about to. Notes the value it will see (the thread model of weft keys
   /// each thread's behaviour by what it read). Call once the access is known to be valid.
   void note_value_read(const void* addr, std::uint64_t size);
+  /// The calling thread's event that just ran (a join) handed it `value` (the joined thread's
+  /// result), which its next steps may depend on.
+  void note_value_received(std::uint64_t value);
   /// The calling thread's next steps depend on state the runtime keeps for the program outside
   /// its memory (Trace::runtime_state_read).
   void note_runtime_state() { runtime_state_read_ = true; }

@@ -92,7 +92,11 @@ int pthread_join(pthread_t thread, void** result) {
   if (id == rt->scheduler().self()) return EDEADLK;
   if (rt->thread(id).detached) return EINVAL;
   rt->scheduler().perform(Operation{OpKind::kThreadJoin, 0, 0, id, 0}, WEFT_CALLER_SITE());
-  if (result) *result = rt->thread(id).result;
+  if (result) {
+    *result = rt->thread(id).result;
+    // What the joining thread learns from the joined one (without `result`, only its end).
+    rt->note_value_received(reinterpret_cast<std::uint64_t>(*result));
+  }
   return 0;
 }
 
@@ -103,6 +107,7 @@ int pthread_detach(pthread_t thread) __THROW {
   const weft::ThreadId id = NativeRuntime::thread_of(thread);
   if (id == weft::kNoThread || id >= rt->registry().size()) return ESRCH;
   rt->thread(id).detached = true;
+  rt->note_runtime_state();  // a later join's answer depends on whether this ran before it
   return 0;
 }
 
