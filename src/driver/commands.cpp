@@ -251,13 +251,15 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
       return server->run(d);
     };
     try {
-      result = explorer::run_exploration(
-          *strategy, explorer::read_policy_of(settings.strategy),
-          modelled ? std::function<Trace(const TestDirective&)>([&](const TestDirective& d) {
-            return modelled->run(d, run_for_real);
-          })
-                   : run_for_real,
-          round_limits);
+      result = modelled ? explorer::run_exploration_in_place(
+                              *strategy, explorer::read_policy_of(settings.strategy),
+                              [&](const TestDirective& d) -> const Trace& {
+                                return modelled->run(d, run_for_real);
+                              },
+                              round_limits)
+                        : explorer::run_exploration(*strategy,
+                                                    explorer::read_policy_of(settings.strategy),
+                                                    run_for_real, round_limits);
     } catch (const explorer::ModelError& e) {
       throw DriverError(e.what());
     }

@@ -33,6 +33,20 @@ FoundBug found_bug(const Trace& trace, const Failure* failure) {
 ExplorationResult run_exploration(Strategy& strategy, ReadPolicy policy,
                                   const std::function<Trace(const TestDirective&)>& run_test,
                                   const ExplorationLimits& limits) {
+  Trace last;
+  return run_exploration_in_place(
+      strategy, policy,
+      [&](const TestDirective& d) -> const Trace& {
+        last = run_test(d);
+        return last;
+      },
+      limits);
+}
+
+ExplorationResult run_exploration_in_place(
+    Strategy& strategy, ReadPolicy policy,
+    const std::function<const Trace&(const TestDirective&)>& run_test,
+    const ExplorationLimits& limits) {
   using Clock = std::chrono::steady_clock;
   const auto started = Clock::now();
   ExplorationResult result;
@@ -50,7 +64,7 @@ ExplorationResult run_exploration(Strategy& strategy, ReadPolicy policy,
       result.exhausted = true;
       break;
     }
-    Trace trace = run_test(*directive);
+    const Trace& trace = run_test(*directive);
     ++s.executions;
     if (trace.read_fixed_inputs) result.fixed_inputs = true;
     result.unrestored_state.insert(trace.unrestored_state.begin(), trace.unrestored_state.end());

@@ -316,14 +316,19 @@ class OptimalDpor final : public Strategy {
   void find_races(const Trace& trace, std::size_t first_new) {
     const auto& ev = trace.events;
     const std::size_t n = ev.size();
-    while (!checkpoints_.empty() && checkpoints_.back().depth > first_new) checkpoints_.pop_back();
-    ClockTracker tracker(kPolicy);
-    RaceCandidates candidates;
+    while (live_ > 0 && checkpoints_[live_ - 1].depth > first_new) --live_;
+    // Copies by assignment, into structures kept from the last execution: their hash tables
+    // reuse the nodes they have instead of allocating (this copy is made once per execution).
+    ClockTracker& tracker = tracker_;
+    RaceCandidates& candidates = candidates_;
     std::size_t from = 0;
-    if (!checkpoints_.empty()) {
-      tracker = checkpoints_.back().tracker;
-      candidates = checkpoints_.back().candidates;
-      from = checkpoints_.back().depth;
+    if (live_ > 0) {
+      tracker = checkpoints_[live_ - 1].tracker;
+      candidates = checkpoints_[live_ - 1].candidates;
+      from = checkpoints_[live_ - 1].depth;
+    } else {
+      tracker = ClockTracker(kPolicy);
+      candidates = RaceCandidates();
     }
     // Events before `from` keep the clocks the last executions gave them.
     auto& clocks = clocks_;
@@ -343,9 +348,17 @@ class OptimalDpor final : public Strategy {
       }
     };
     for (std::size_t j = from; j < n; ++j) {
-      if (j == first_new && first_new > 0 &&
-          (checkpoints_.empty() || checkpoints_.back().depth < j))
-        checkpoints_.push_back({j, tracker, candidates});
+      if (j == first_new && first_new > 0 && (live_ == 0 || checkpoints_[live_ - 1].depth < j)) {
+        if (live_ == checkpoints_.size()) {
+          checkpoints_.push_back({j, tracker, candidates});
+        } else {
+          Checkpoint& c = checkpoints_[live_];
+          c.depth = j;
+          c.tracker = tracker;
+          c.candidates = candidates;
+        }
+        ++live_;
+      }
       if (j >= first_new) check(ev[j], j, tracker.thread_clock(ev[j].thread));
       candidates.add(j, ev[j]);
       clocks[j] = tracker.add(ev[j]);
@@ -399,7 +412,12 @@ class OptimalDpor final : public Strategy {
     ClockTracker tracker;
     RaceCandidates candidates;
   };
-  std::vector<Checkpoint> checkpoints_;  ///< by increasing depth, all on the current path
+  /// By increasing depth, all on the current path: the first `live_`; the others are kept to be
+  /// assigned to (reusing their memory).
+  std::vector<Checkpoint> checkpoints_;
+  std::size_t live_ = 0;
+  ClockTracker tracker_{kPolicy};  ///< find_races' state, kept to reuse its memory
+  RaceCandidates candidates_;
   std::vector<VectorClock> clocks_;      ///< of each event of the current execution
   std::vector<std::uint32_t> local_;     ///< its number among its thread's events
   std::vector<Node> nodes_;

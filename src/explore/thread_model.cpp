@@ -86,17 +86,30 @@ void ThreadModel::disable(std::string why) {
 std::optional<std::uint64_t> ThreadModel::load(const Memory& memory, ObjectKey address,
                                                std::uint32_t size) const {
   std::uint64_t value = 0;
-  for (std::uint32_t i = 0; i < size; ++i) {
-    const ObjectKey a = address + i;
+  std::uint32_t done = 0;
+  // Granule by granule (an access of up to 8 bytes touches one or two): the bytes events of
+  // this execution wrote, else those of the initial memory.
+  while (done < size) {
+    const ObjectKey a = address + done;
     const ObjectKey g = a / kMemoryGranule;
-    const unsigned bit = static_cast<unsigned>(a % kMemoryGranule);
-    const Granule* from = nullptr;
-    if (auto it = memory.find(g); it != memory.end() && (it->second.known >> bit & 1))
-      from = &it->second;
-    else if (auto init = initial_.find(g); init != initial_.end() && (init->second.known >> bit & 1))
-      from = &init->second;
-    if (!from) return std::nullopt;
-    value |= std::uint64_t{from->bytes[bit]} << (8 * i);
+    const auto first = static_cast<unsigned>(a % kMemoryGranule);
+    const unsigned count = std::min<unsigned>(size - done, kMemoryGranule - first);
+    const auto it = memory.find(g);
+    const Granule* written = it != memory.end() ? &it->second : nullptr;
+    const Granule* initial = nullptr;
+    for (unsigned b = first; b < first + count; ++b, ++done) {
+      const Granule* from = written && (written->known >> b & 1) ? written : nullptr;
+      if (!from) {
+        if (!initial) {
+          const auto init = initial_.find(g);
+          if (init == initial_.end()) return std::nullopt;
+          initial = &init->second;
+        }
+        if (!(initial->known >> b & 1)) return std::nullopt;
+        from = initial;
+      }
+      value |= std::uint64_t{from->bytes[b]} << (8 * done);
+    }
   }
   return value;
 }
@@ -337,10 +350,10 @@ void ThreadModel::rewind(std::size_t steps) {
   current_.values.resize(steps);
 }
 
-std::optional<Trace> ThreadModel::simulate(const TestDirective& d) {
+const Trace* ThreadModel::simulate(const TestDirective& d) {
   if (!usable() || main_root_ == kNoNode || d.policy != SchedulePolicy::kSticky ||
       nodes_[main_root_].state != State::kPending)
-    return std::nullopt;
+    return nullptr;
   // Resume after the steps the directive's prefix repeats, up to where its sleep set starts
   // (before it, no thread sleeps: the state is the same whichever directive chose the steps).
   if (threads_.empty()) start_over();
@@ -386,13 +399,13 @@ std::optional<Trace> ThreadModel::simulate(const TestDirective& d) {
     for (ThreadId id = waiting_.first(); id != kNoThread; id = waiting_.next_from(id + 1)) {
       const Thread& th = threads_[id];
       // An operation it does not carry out, or a thread at the step bound (a bug report).
-      if (!modelled(nodes_[th.node].op) || th.steps >= max_steps_) return std::nullopt;
+      if (!modelled(nodes_[th.node].op) || th.steps >= max_steps_) return nullptr;
       if (is_enabled(id))
         (nodes_[th.node].op.kind == OpKind::kProcessExit ? exiting : enabled).insert(id);
     }
     if (enabled.empty()) enabled = std::move(exiting);
     if (enabled.empty()) {
-      if (!waiting_.empty()) return std::nullopt;  // a deadlock: a bug, found by running it
+      if (!waiting_.empty()) return nullptr;  // a deadlock: a bug, found by running it
       break;
     }
     const auto asleep = [&](ThreadId id) {
@@ -425,15 +438,15 @@ std::optional<Trace> ThreadModel::simulate(const TestDirective& d) {
     const NodeId n = threads_[chosen].node;
     const Node& node = nodes_[n];
     const Operation& op = node.op;
-    if (!node.site_known) return std::nullopt;
-    if (op.kind == OpKind::kProcessExit && !node.exit_known) return std::nullopt;
+    if (!node.site_known) return nullptr;
+    if (op.kind == OpKind::kProcessExit && !node.exit_known) return nullptr;
     if (op.kind == OpKind::kMutexUnlock && owner_of(op.object) != chosen)
-      return std::nullopt;  // misuse: a bug
+      return nullptr;  // misuse: a bug
     NodeId child_root = kNoNode;
     if (op.kind == OpKind::kThreadCreate) {
       const auto root = child_root_.find(n);
       if (root == child_root_.end() || nodes_[root->second].state != State::kPending)
-        return std::nullopt;
+        return nullptr;
       child_root = root->second;
     }
     AccessValues values;
@@ -442,7 +455,7 @@ std::optional<Trace> ThreadModel::simulate(const TestDirective& d) {
       std::uint64_t returned = 0;
       if (op.kind == OpKind::kThreadJoin) {
         const Node& end = nodes_[threads_[static_cast<ThreadId>(op.object)].node];
-        if (!node.join_asked_known || (node.join_asked && !end.result_known)) return std::nullopt;
+        if (!node.join_asked_known || (node.join_asked && !end.result_known)) return nullptr;
         if (node.join_asked) {
           returned = end.result;
           values.read = returned;
@@ -451,16 +464,16 @@ std::optional<Trace> ThreadModel::simulate(const TestDirective& d) {
       }
       if (reads_value(op.kind)) {
         const auto value = load(memory_, op.object, op.size);
-        if (!value) return std::nullopt;
+        if (!value) return nullptr;
         returned = *value;
         values.read = returned;
         values.known |= AccessValues::kRead;
       }
       next = find_child(n, returned);
       // A step never seen, or after which the thread stopped (a bug, a busy-wait loop).
-      if (next == kNoNode || nodes_[next].state == State::kUnknown) return std::nullopt;
+      if (next == kNoNode || nodes_[next].state == State::kUnknown) return nullptr;
       if (writes_value(op.kind)) {
-        if (!nodes_[next].written_known) return std::nullopt;
+        if (!nodes_[next].written_known) return nullptr;
         values.written = nodes_[next].written;
         values.known |= AccessValues::kWritten;
       }
@@ -516,7 +529,7 @@ std::optional<Trace> ThreadModel::simulate(const TestDirective& d) {
   }
   for (ThreadId id = waiting_.first(); id != kNoThread; id = waiting_.next_from(id + 1))
     current_.pending.push_back({id, nodes_[threads_[id].node].op, is_enabled(id)});
-  return current_;
+  return &current_;
 }
 
 std::string first_difference(const Trace& computed, const Trace& ran) {
@@ -557,22 +570,22 @@ std::string first_difference(const Trace& computed, const Trace& ran) {
   return "";
 }
 
-Trace ModelledRunner::run(const TestDirective& directive,
-                          const std::function<Trace(const TestDirective&)>& run_for_real) {
+const Trace& ModelledRunner::run(const TestDirective& directive,
+                                 const std::function<Trace(const TestDirective&)>& run_for_real) {
   ++executions_;
-  std::optional<Trace> computed = model_.simulate(directive);
+  const Trace* computed = model_.simulate(directive);
   if (computed) ++modelled_;
-  if (computed && mode_ == Mode::kOn) return std::move(*computed);
-  Trace ran = run_for_real(directive);
+  if (computed && mode_ == Mode::kOn) return *computed;
+  ran_ = run_for_real(directive);
   if (computed) {
-    const std::string difference = first_difference(*computed, ran);
+    const std::string difference = first_difference(*computed, ran_);
     if (!difference.empty())
       throw ModelError("the thread model computed execution " + std::to_string(executions_) +
                        " otherwise than the program ran it (" + difference +
                        "): run with --thread-model=off, and please report it");
   }
-  model_.learn(ran);
-  return ran;
+  model_.learn(ran_);
+  return ran_;
 }
 
 }  // namespace weft::explorer

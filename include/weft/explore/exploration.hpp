@@ -76,5 +76,11 @@ struct ExplorationResult {
 ExplorationResult run_exploration(Strategy& strategy, ReadPolicy policy,
                                   const std::function<Trace(const TestDirective&)>& run_test,
                                   const ExplorationLimits& limits);
+/// The same, with a runner that keeps each trace itself (valid until it runs the next): no copy
+/// of a trace per execution (the thread model keeps the execution it computed, to resume it).
+ExplorationResult run_exploration_in_place(
+    Strategy& strategy, ReadPolicy policy,
+    const std::function<const Trace&(const TestDirective&)>& run_test,
+    const ExplorationLimits& limits);
 
 }  // namespace weft::explorer

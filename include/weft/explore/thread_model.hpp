@@ -41,8 +41,9 @@ class ThreadModel {
 
   /// Learns from a real execution's trace.
   void learn(const Trace& trace);
-  /// The trace running `directive` would give, if the model knows every step of it.
-  std::optional<Trace> simulate(const TestDirective& directive);
+  /// The trace running `directive` would give, if the model knows every step of it (valid until
+  /// the next call), or nullptr.
+  const Trace* simulate(const TestDirective& directive);
 
   /// False once the model contradicted a real execution; then simulate() always declines.
   bool usable() const { return disabled_.empty(); }
@@ -158,9 +159,10 @@ class ModelledRunner {
   enum class Mode { kOn, kCheck };
   ModelledRunner(Mode mode, std::uint32_t max_steps_per_thread)
       : mode_(mode), model_(max_steps_per_thread) {}
-  /// The trace of `directive`; throws ModelError when checking finds a difference.
-  Trace run(const TestDirective& directive,
-            const std::function<Trace(const TestDirective&)>& run_for_real);
+  /// The trace of `directive` (valid until the next call); throws ModelError when checking finds
+  /// a difference.
+  const Trace& run(const TestDirective& directive,
+                   const std::function<Trace(const TestDirective&)>& run_for_real);
   /// Executions computed (in checking mode: that would have been).
   std::uint64_t modelled() const { return modelled_; }
   const ThreadModel& model() const { return model_; }
@@ -170,6 +172,7 @@ class ModelledRunner {
   ThreadModel model_;
   std::uint64_t modelled_ = 0;
   std::uint64_t executions_ = 0;
+  Trace ran_;  ///< the last execution that ran
 };
 
 /// The thread model computed an execution otherwise than the program ran it.
