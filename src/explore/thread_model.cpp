@@ -74,9 +74,15 @@ ThreadModel::NodeId ThreadModel::child(NodeId from, std::uint64_t returned, bool
   return n;
 }
 
-ThreadModel::NodeId ThreadModel::find_child(NodeId from, std::uint64_t returned) const {
+ThreadModel::NodeId ThreadModel::find_child(NodeId from, std::uint64_t returned) {
+  // Most steps take the edge their node took last time (a DPOR varies few values at a time).
+  Node& node = nodes_[from];
+  if (node.last_next != kNoNode && node.last_returned == returned) return node.last_next;
   const auto it = edges_.find({from, returned});
-  return it == edges_.end() ? kNoNode : it->second;
+  if (it == edges_.end()) return kNoNode;
+  node.last_returned = returned;
+  node.last_next = it->second;
+  return it->second;
 }
 
 void ThreadModel::disable(std::string why) {
@@ -213,6 +219,7 @@ void ThreadModel::learn(const Trace& t) {
       if (node.state == State::kUnknown) {
         node.state = State::kPending;
         node.op = e.op;
+        node.modelled = modelled(e.op);
       } else if (node.state == State::kFinished || !same_step(node.op, e.op)) {
         return disable("thread " + std::to_string(e.thread) +
                        " did different things after the same history");
@@ -306,6 +313,7 @@ void ThreadModel::learn(const Trace& t) {
     if (node.state == State::kUnknown) {
       node.state = State::kPending;
       node.op = p.op;
+      node.modelled = modelled(p.op);
     } else if (node.state == State::kFinished || !same_step(node.op, p.op)) {
       return disable("thread " + std::to_string(p.thread) +
                      " did different things after the same history");
@@ -399,7 +407,7 @@ const Trace* ThreadModel::simulate(const TestDirective& d) {
     for (ThreadId id = waiting_.first(); id != kNoThread; id = waiting_.next_from(id + 1)) {
       const Thread& th = threads_[id];
       // An operation it does not carry out, or a thread at the step bound (a bug report).
-      if (!modelled(nodes_[th.node].op) || th.steps >= max_steps_) return nullptr;
+      if (!nodes_[th.node].modelled || th.steps >= max_steps_) return nullptr;
       if (is_enabled(id))
         (nodes_[th.node].op.kind == OpKind::kProcessExit ? exiting : enabled).insert(id);
     }

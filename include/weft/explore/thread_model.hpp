@@ -74,6 +74,9 @@ class ThreadModel {
     bool result_known = false;
     bool join_asked = false;  ///< kThreadJoin: whether the thread takes the joined one's result
     bool join_asked_known = false;
+    bool modelled = false;  ///< kPending: simulate() carries `op` out
+    NodeId last_next = kNoNode;  ///< the edge find_child() found last, to try first
+    std::uint64_t last_returned = 0;
   };
   struct EdgeKey {
     NodeId from;
@@ -94,7 +97,7 @@ class ThreadModel {
 
   NodeId new_node();
   NodeId child(NodeId from, std::uint64_t returned, bool create);
-  NodeId find_child(NodeId from, std::uint64_t returned) const;
+  NodeId find_child(NodeId from, std::uint64_t returned);
   void disable(std::string why);
   /// The value [address, address+size) holds: from `memory`, else from the initial memory
   /// learned; nullopt if some byte is unknown.

@@ -118,7 +118,11 @@ inline NativeRuntime* controlled() {
 class EntryScope {
  public:
   EntryScope() {
-    if (NativeRuntime* rt = controlled()) scope_.emplace(*rt);
+    if (NativeRuntime* rt = controlled()) {
+      scope_.emplace(*rt);
+      // Teams, loop chunks and single/master choices live in weft's state, not in events.
+      rt->note_runtime_state();
+    }
   }
 
  private:
