@@ -263,8 +263,7 @@ TEST(NativeThreadModel, ComputedExecutionsGiveTheSameCountsAndVerdict) {
 // the exploration is the one without it.
 TEST(NativeThreadModel, MemoryWrittenOutsideTheEventsDisablesIt) {
   const CliRun on = check("written_behind_events.c", "--points=all --all-bugs");
-  const CliRun off =
-      check("written_behind_events.c", "--points=all --all-bugs --thread-model=off");
+  const CliRun off = check("written_behind_events.c", "--points=all --all-bugs --thread-model=off");
   ASSERT_EQ(on.exit_code, 0) << on.out << on.err;
   ASSERT_EQ(off.exit_code, 0) << off.out << off.err;
   EXPECT_EQ(stat(on, "executions"), stat(off, "executions"));

@@ -87,9 +87,9 @@ class ThreadModelDifferential : public ::testing::TestWithParam<int> {};
 TEST_P(ThreadModelDifferential, ComputedExecutionsAreTheRunOnes) {
   const std::uint64_t first =
       kFirstSeed + static_cast<std::uint64_t>(GetParam()) * kProgramsPerChunk;
-  const fs::path dir = fs::temp_directory_path() / ("weft-thread-model-differential-" +
-                                                    std::to_string(GetParam()) + "-" +
-                                                    std::to_string(getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("weft-thread-model-differential-" + std::to_string(GetParam()) +
+                                   "-" + std::to_string(getpid()));
   fs::create_directories(dir);
   const std::string binary = build_chunk(dir, first);
   ASSERT_TRUE(fs::exists(binary));
@@ -100,8 +100,8 @@ TEST_P(ThreadModelDifferential, ComputedExecutionsAreTheRunOnes) {
     const std::uint64_t seed = first + static_cast<std::uint64_t>(i);
     const auto where = [&](const Exploration& e) {
       return e.command + "\nprogram " + std::to_string(seed) + ":\n" +
-             racy_program_standalone(seed) + "weft's output:\n" +
-             e.result.dump(2).substr(0, 3000) + "\n" + e.err;
+             racy_program_standalone(seed) + "weft's output:\n" + e.result.dump(2).substr(0, 3000) +
+             "\n" + e.err;
     };
     const Exploration off = explore(dir, binary, i, "--thread-model=off");
     ASSERT_TRUE(off.exit_code == 0 || off.exit_code == 1) << where(off);
@@ -142,12 +142,13 @@ TEST_P(ThreadModelDifferential, ComputedExecutionsAreTheRunOnes) {
             << where(checked);
       }
   }
-  std::printf("programs %llu..%llu: %llu executions, %llu computed by the thread model; %d "
-              "programs mostly computed, %d with executions run after the first\n",
-              static_cast<unsigned long long>(first),
-              static_cast<unsigned long long>(first + kProgramsPerChunk - 1),
-              static_cast<unsigned long long>(executions),
-              static_cast<unsigned long long>(modelled), mostly_modelled, some_run);
+  std::printf(
+      "programs %llu..%llu: %llu executions, %llu computed by the thread model; %d "
+      "programs mostly computed, %d with executions run after the first\n",
+      static_cast<unsigned long long>(first),
+      static_cast<unsigned long long>(first + kProgramsPerChunk - 1),
+      static_cast<unsigned long long>(executions), static_cast<unsigned long long>(modelled),
+      mostly_modelled, some_run);
   // Teeth: the model computes most executions over all (programs with one or two executions
   // run them all, to learn), and misses in some programs after it learned.
   EXPECT_GT(2 * modelled, executions);

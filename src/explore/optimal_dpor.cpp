@@ -418,8 +418,8 @@ class OptimalDpor final : public Strategy {
   std::size_t live_ = 0;
   ClockTracker tracker_{kPolicy};  ///< find_races' state, kept to reuse its memory
   RaceCandidates candidates_;
-  std::vector<VectorClock> clocks_;      ///< of each event of the current execution
-  std::vector<std::uint32_t> local_;     ///< its number among its thread's events
+  std::vector<VectorClock> clocks_;   ///< of each event of the current execution
+  std::vector<std::uint32_t> local_;  ///< its number among its thread's events
   std::vector<Node> nodes_;
   std::vector<ThreadId> initial_prefix_;
   std::unique_ptr<WakeupTree::Node> taken_;

@@ -150,8 +150,8 @@ void ThreadModel::learn(const Trace& t) {
   };
   if (main_root_ == kNoNode) main_root_ = new_node();
   node_of(kMainThread) = main_root_;
-  Memory written;  // what events of this execution wrote, as far as known
-  Memory unknown;  // bytes events wrote with values not recorded (in `known`)
+  Memory written;       // what events of this execution wrote, as far as known
+  Memory unknown;       // bytes events wrote with values not recorded (in `known`)
   bool trusted = true;  // whether `written` and `unknown` say what events did to memory
   const auto written_by_event = [&](ObjectKey a) {
     const ObjectKey g = a / kMemoryGranule;
@@ -182,8 +182,9 @@ void ThreadModel::learn(const Trace& t) {
           if (written_by_event(a)) {
             auto w = written.find(g);
             if (w != written.end() && (w->second.known >> bit & 1) && w->second.bytes[bit] != byte)
-              return disable("a read saw a value no event wrote (memory written outside the "
-                             "program's visible operations)");
+              return disable(
+                  "a read saw a value no event wrote (memory written outside the "
+                  "program's visible operations)");
             continue;
           }
           Granule& init = initial_[g];
@@ -514,8 +515,8 @@ const Trace* ThreadModel::simulate(const TestDirective& d) {
       u.started = c;
     }
     if (values.known & AccessValues::kWritten) {
-      for (ObjectKey g = op.object / kMemoryGranule; g <= (op.object + op.size - 1) / kMemoryGranule;
-           ++g)
+      for (ObjectKey g = op.object / kMemoryGranule;
+           g <= (op.object + op.size - 1) / kMemoryGranule; ++g)
         memory_undo_.push_back({g, memory_[g]});
       store(memory_, op.object, op.size, values.written);
     }
@@ -553,7 +554,8 @@ std::string first_difference(const Trace& computed, const Trace& ran) {
     if (i < ran.values.size()) {
       const AccessValues& c = computed.values[i];
       const AccessValues& r = ran.values[i];
-      if (((c.known & AccessValues::kRead) && (!(r.known & AccessValues::kRead) || c.read != r.read)) ||
+      if (((c.known & AccessValues::kRead) &&
+           (!(r.known & AccessValues::kRead) || c.read != r.read)) ||
           ((c.known & AccessValues::kWritten) &&
            (!(r.known & AccessValues::kWritten) || c.written != r.written)))
         return at(i, "the values");

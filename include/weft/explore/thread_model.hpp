@@ -4,8 +4,8 @@
 
 #include <cstdint>
 #include <functional>
-#include <stdexcept>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -17,10 +17,10 @@ namespace weft::explorer {
 
 /// A program without inputs is deterministic per thread: what a thread does next depends only
 /// on what its own visible operations returned so far (the values its reads saw, the results
-/// of the threads it joined) — the assumption under every stateless exploration, and the thesis' model of a
-/// thread as a function of its local history (§3.1; an event is fixed by its causal past). The
-/// model records, per thread, a tree of those histories: each node is the operation the thread
-/// performs next, each edge the value its last operation returned. An execution whose every
+/// of the threads it joined) — the assumption under every stateless exploration, and the thesis'
+/// model of a thread as a function of its local history (§3.1; an event is fixed by its causal
+/// past). The model records, per thread, a tree of those histories: each node is the operation the
+/// thread performs next, each edge the value its last operation returned. An execution whose every
 /// thread stays on known edges is then computed here, exactly as the runtime's scheduler would
 /// run it (Scheduler::run: the directive's prefix, the sticky policy, sleep sets, blocking),
 /// with memory as the values the events wrote. Anything the model has not seen (a new value, an
@@ -74,7 +74,7 @@ class ThreadModel {
     bool result_known = false;
     bool join_asked = false;  ///< kThreadJoin: whether the thread takes the joined one's result
     bool join_asked_known = false;
-    bool modelled = false;  ///< kPending: simulate() carries `op` out
+    bool modelled = false;       ///< kPending: simulate() carries `op` out
     NodeId last_next = kNoNode;  ///< the edge find_child() found last, to try first
     std::uint64_t last_returned = 0;
   };
@@ -126,13 +126,13 @@ class ThreadModel {
   };
   struct StepUndo {
     ThreadId chosen = kNoThread;
-    Thread before;                    ///< the chosen thread before the step
-    ThreadId started = kNoThread;     ///< a thread the step created
-    ThreadSet waiting;                ///< before the step
-    ThreadId last = kNoThread;        ///< before the step
-    ObjectKey mutex = 0;              ///< the mutex the step locked or unlocked, if any
-    ThreadId owner = kNoThread;       ///< its owner before the step
-    std::size_t memory_undo = 0;      ///< memory_undo_'s size before the step
+    Thread before;                 ///< the chosen thread before the step
+    ThreadId started = kNoThread;  ///< a thread the step created
+    ThreadSet waiting;             ///< before the step
+    ThreadId last = kNoThread;     ///< before the step
+    ObjectKey mutex = 0;           ///< the mutex the step locked or unlocked, if any
+    ThreadId owner = kNoThread;    ///< its owner before the step
+    std::size_t memory_undo = 0;   ///< memory_undo_'s size before the step
   };
   struct MemoryUndo {
     ObjectKey granule;

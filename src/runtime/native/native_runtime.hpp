@@ -228,10 +228,10 @@ class NativeRuntime {
   RaceDetector races_;
   std::uint32_t threads_created_ = 1;
   Outcome exit_outcome_ = Outcome::kComplete;
-  const Trace* current_trace_ = nullptr;    // the scheduler's trace while run() runs
-  std::size_t logged_ = 0;                  // events of it already in the log
+  const Trace* current_trace_ = nullptr;  // the scheduler's trace while run() runs
+  std::size_t logged_ = 0;                // events of it already in the log
   std::vector<weft::AccessValues> values_;
-  bool runtime_state_read_ = false;  // by event, while run() runs (--points=all)
+  bool runtime_state_read_ = false;         // by event, while run() runs (--points=all)
   std::uint64_t heap_slots_used_[64] = {};  // bitset over the 4096 heap regions
   bool noted_input_ = false;
   std::vector<const char*> noted_unrestored_;
