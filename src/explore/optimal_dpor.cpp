@@ -25,15 +25,16 @@ constexpr ReadPolicy kPolicy = ReadPolicy::kReadsCommute;
 /// Per-object history needed to find the events an event can be in a reversible race with.
 class RaceCandidates {
  public:
-  /// The earlier events that `e` may race with, given the events added so far.
-  std::vector<std::size_t> of(const Event& e) const {
-    std::vector<std::size_t> out;
+  /// The earlier events that `e` may race with, given the events added so far, into `out`
+  /// (a buffer the caller keeps: this runs for every new event).
+  void of(const Event& e, std::vector<std::size_t>& out) const {
+    out.clear();
     const Operation& op = e.op;
     // An exit runs only when no other thread can (the scheduler holds it back), so it races
     // only with another thread's exit: with both pending at the end, either may end the process.
     if (op.kind == OpKind::kProcessExit) {
       if (last_exit_ != kNone && last_exit_thread_ != e.thread) out.push_back(last_exit_);
-      return out;
+      return;
     }
     // Every event races with the last footprint-less atomic section of another thread.
     if (last_global_ != kNone && last_global_thread_ != e.thread) out.push_back(last_global_);
@@ -124,7 +125,6 @@ class RaceCandidates {
     // a duplicate would count as "another predecessor" and hide the race.
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
-    return out;
   }
 
   void add(std::size_t index, const Event& e) {
@@ -336,7 +336,8 @@ class OptimalDpor final : public Strategy {
     clocks.resize(n);
     local.resize(n);
     const auto check = [&](const Event& later, std::size_t later_index, const VectorClock& before) {
-      const auto cands = candidates.of(later);
+      std::vector<std::size_t>& cands = candidates_of_;
+      candidates.of(later, cands);
       for (std::size_t c = 0; c < cands.size(); ++c) {
         const std::size_t i = cands[c];
         if (ev[i].thread == later.thread) continue;
@@ -418,6 +419,7 @@ class OptimalDpor final : public Strategy {
   std::size_t live_ = 0;
   ClockTracker tracker_{kPolicy};  ///< find_races' state, kept to reuse its memory
   RaceCandidates candidates_;
+  std::vector<std::size_t> candidates_of_;  ///< find_races' buffer for RaceCandidates::of
   std::vector<VectorClock> clocks_;   ///< of each event of the current execution
   std::vector<std::uint32_t> local_;  ///< its number among its thread's events
   std::vector<Node> nodes_;
