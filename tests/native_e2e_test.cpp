@@ -272,11 +272,20 @@ TEST(NativeThreadModel, MemoryWrittenOutsideTheEventsDisablesIt) {
       << on.result["thread_model"];
 }
 
-// An unknown mode is one error line.
-TEST(NativeThreadModel, AnUnknownModeIsAnError) {
+// An unknown mode, or asking for the model where it cannot work, is one error line.
+TEST(NativeThreadModel, AnUnknownOrInapplicableModeIsAnError) {
   const CliRun r = weft_cli("run --thread-model=sometimes /bin/true");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--thread-model"), std::string::npos) << r.err;
+  const CliRun sync = check("locked_counter.c", "--thread-model=check");
+  EXPECT_EQ(sync.exit_code, 2);
+  EXPECT_NE(sync.err.find("--thread-model needs --points=all"), std::string::npos) << sync.err;
+  const CliRun random =
+      check("locked_counter.c", "--points=all --strategy random --thread-model=on");
+  EXPECT_EQ(random.exit_code, 2);
+  EXPECT_NE(random.err.find("--strategy random"), std::string::npos) << random.err;
+  // Off is always accepted.
+  EXPECT_EQ(check("locked_counter.c", "--thread-model=off").exit_code, 0);
 }
 
 // ---- busy-wait loops -------------------------------------------------------------------------

@@ -26,12 +26,17 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
   cmd.add_flag("--count-traces", s.count_traces,
                "Also count the distinct Mazurkiewicz traces among the executions (costs a "
                "fingerprint per execution; shows how much a strategy's reduction leaves)");
-  cmd.add_option("--thread-model", s.thread_model,
-                 "With --points=all: compute the executions whose every step weft has seen the "
-                 "threads take in earlier ones instead of running them (on), always run them "
-                 "(off), or run them too and stop if the two differ (check)")
+  cmd.add_option_function<std::string>(
+         "--thread-model",
+         [&s](const std::string& mode) {
+           s.thread_model = mode;
+           s.thread_model_given = true;
+         },
+         "With --points=all: compute the executions whose every step weft has seen the "
+         "threads take in earlier ones instead of running them (on), always run them (off), or "
+         "run them too and stop if the two differ (check)")
       ->check(CLI::IsMember({"on", "off", "check"}))
-      ->capture_default_str();
+      ->default_str("on");
   cmd.add_option("--stop-on", s.stop_on,
                  "Keep exploring past other bugs, and stop at the first whose kind or message "
                  "contains this text (e.g. \"reach_error\" or \"data race\")");
