@@ -280,10 +280,6 @@ TEST(NativeThreadModel, AnUnknownOrInapplicableModeIsAnError) {
   const CliRun sync = check("locked_counter.c", "--thread-model=check");
   EXPECT_EQ(sync.exit_code, 2);
   EXPECT_NE(sync.err.find("--thread-model needs --points=all"), std::string::npos) << sync.err;
-  const CliRun random =
-      check("locked_counter.c", "--points=all --strategy random --thread-model=on");
-  EXPECT_EQ(random.exit_code, 2);
-  EXPECT_NE(random.err.find("--strategy random"), std::string::npos) << random.err;
   // Off is always accepted.
   EXPECT_EQ(check("locked_counter.c", "--thread-model=off").exit_code, 0);
 }

@@ -5,7 +5,8 @@
 //    be the same to the last value read (else weft stops with an error, exit code 2);
 //  - with the model on, weft must find the same bugs in the same number of executions, with the
 //    same verdict, as with it off, where every execution runs;
-//  - the same holds for the other exhaustive strategies (the model serves all of them).
+//  - the same holds for the other strategies (the model serves all of them, the random walk's
+//    seeded schedules too).
 // The comparison has teeth: most programs' executions are computed (counted below), and a
 // program whose threads' values depend on the interleaving makes the model learn, miss and run.
 #include <gtest/gtest.h>
@@ -138,9 +139,9 @@ TEST_P(ThreadModelDifferential, ComputedExecutionsAreTheRunOnes) {
     mostly_modelled += 2 * m >= n;
     some_run += m + 1 < n;
 
-    // The other exhaustive strategies, on every fifth program.
+    // The other strategies, on every fifth program (random: the same seeded walks).
     if (i % 5 == 0)
-      for (const char* strategy : {"dpor-cr", "dfs"}) {
+      for (const char* strategy : {"dpor-cr", "dfs", "random --executions 40 --seed 7"}) {
         const std::string s = std::string("--strategy ") + strategy;
         const Exploration plain = explore(dir, binary, i, s + " --thread-model=off");
         const Exploration checked = explore(dir, binary, i, s + " --thread-model=check");

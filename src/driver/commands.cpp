@@ -215,10 +215,9 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
   std::size_t rounds = 0;
   std::uint64_t program_peak_kib = 0;  // of the program's processes, over every round
   // With every shared access an event, the threads' steps can be learned and executions made
-  // of known steps computed (thread_model.hpp). The random strategy draws its own schedules.
+  // of known steps computed (thread_model.hpp).
   std::optional<explorer::ModelledRunner> modelled;
-  if (settings.thread_model != "off" && program.options.points == "all" &&
-      settings.strategy != explorer::StrategyKind::kRandom)
+  if (settings.thread_model != "off" && program.options.points == "all")
     modelled.emplace(settings.thread_model == "check" ? explorer::ModelledRunner::Mode::kCheck
                                                       : explorer::ModelledRunner::Mode::kOn,
                      program.options.max_steps_per_thread);

@@ -34,16 +34,10 @@ void check_options(const ProgramOptions& program, const ExploreSettings& setting
   check_seconds("--execution-timeout", program.execution_seconds);
   check_seconds("--time-limit", settings.time_limit);
   // The model is on by default where it applies; asked for where it cannot, it would do nothing.
-  if (settings.thread_model_given && settings.thread_model != "off") {
-    if (program.points != "all")
-      bad("--thread-model",
-          "needs --points=all: the model learns from the values that every "
-          "shared access reads and writes");
-    if (settings.strategy == explorer::StrategyKind::kRandom)
-      bad("--thread-model",
-          "does not apply to --strategy random, whose executions are drawn "
-          "afresh, not resumed from the last one");
-  }
+  if (settings.thread_model_given && settings.thread_model != "off" && program.points != "all")
+    bad("--thread-model",
+        "needs --points=all: the model learns from the values that every shared access reads "
+        "and writes");
   if (program.memory_mb > kMaxMemoryMb)
     bad("--memory-limit", "must be at most " + std::to_string(kMaxMemoryMb) + " MiB (it is " +
                               std::to_string(program.memory_mb) + ")");

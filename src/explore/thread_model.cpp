@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "weft/trace/dependence.hpp"
+#include "weft/trace/directive_follower.hpp"
 
 namespace weft::explorer {
 namespace {
@@ -360,11 +361,11 @@ void ThreadModel::rewind(std::size_t steps) {
 }
 
 const Trace* ThreadModel::simulate(const TestDirective& d) {
-  if (!usable() || main_root_ == kNoNode || d.policy != SchedulePolicy::kSticky ||
-      nodes_[main_root_].state != State::kPending)
+  if (!usable() || main_root_ == kNoNode || nodes_[main_root_].state != State::kPending)
     return nullptr;
   // Resume after the steps the directive's prefix repeats, up to where its sleep set starts
-  // (before it, no thread sleeps: the state is the same whichever directive chose the steps).
+  // (before it, no thread sleeps: the state is the same whichever directive chose the steps;
+  // and a random policy has drawn nothing yet).
   if (threads_.empty()) start_over();
   std::size_t resume = 0;
   const std::size_t shared = std::min({undo_.size(), d.prefix.size(), d.sleep_from});
@@ -391,19 +392,12 @@ const Trace* ThreadModel::simulate(const TestDirective& d) {
     return true;
   };
 
-  std::vector<SleepEntry> sleep;
-  bool following = true;
-  // The loop of Scheduler::Impl::run, step for step: it must choose what the runtime would.
-  // Everything that can make it decline is decided before the step changes any state, so
-  // that the steps before stay resumable.
+  DirectiveFollower follower(d);
+  // The loop of Scheduler::Impl::run, step for step, with the same DirectiveFollower: it must
+  // choose what the runtime would. Everything that can make it decline is decided before the
+  // step changes any state, so that the steps before stay resumable.
   for (std::size_t step = resume;; ++step) {
-    if (step > d.sleep_from && !sleep.empty()) {
-      const Event& done = current_.events.back();
-      std::erase_if(sleep, [&](const SleepEntry& s) {
-        return dependent(done, Event{s.thread, s.op}, d.read_policy);
-      });
-    }
-    if (step == d.sleep_from) sleep = d.sleep;
+    follower.start_step(step, current_.events.empty() ? nullptr : &current_.events.back());
     ThreadSet enabled, exiting;
     for (ThreadId id = waiting_.first(); id != kNoThread; id = waiting_.next_from(id + 1)) {
       const Thread& th = threads_[id];
@@ -417,30 +411,11 @@ const Trace* ThreadModel::simulate(const TestDirective& d) {
       if (!waiting_.empty()) return nullptr;  // a deadlock: a bug, found by running it
       break;
     }
-    const auto asleep = [&](ThreadId id) {
-      if (step < d.sleep_from) return false;
-      return std::any_of(sleep.begin(), sleep.end(),
-                         [id](const SleepEntry& s) { return s.thread == id; });
-    };
-    ThreadId chosen = kNoThread;
-    if (following && step < d.prefix.size()) {
-      if (enabled.contains(d.prefix[step])) {
-        chosen = d.prefix[step];
-        current_.prefix_followed = step + 1;
-      } else {
-        following = false;
-        current_.diverged_at = step;
-      }
-    }
+    const ThreadId chosen =
+        follower.choose(step, enabled, last_, current_.prefix_followed, current_.diverged_at);
     if (chosen == kNoThread) {
-      ThreadSet candidates;
-      for (ThreadId id = enabled.first(); id != kNoThread; id = enabled.next_from(id + 1))
-        if (!asleep(id)) candidates.insert(id);
-      if (candidates.empty()) {
-        current_.outcome = Outcome::kSleepBlocked;
-        break;
-      }
-      chosen = candidates.contains(last_) ? last_ : candidates.first();
+      current_.outcome = Outcome::kSleepBlocked;
+      break;
     }
 
     // What the step does, decided first.

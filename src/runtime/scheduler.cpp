@@ -13,6 +13,7 @@
 #include "sync_state.hpp"
 #include "weft/runtime/thread_storage.hpp"
 #include "weft/trace/dependence.hpp"
+#include "weft/trace/directive_follower.hpp"
 #include "weft/trace/wire.hpp"
 
 namespace weft::runtime {
@@ -40,13 +41,6 @@ std::string demangle(const char* name) {
   std::string s = status == 0 && out ? out : name;
   std::free(out);
   return s;
-}
-
-std::uint64_t splitmix(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
 }
 
 }  // namespace
@@ -550,24 +544,14 @@ Trace Scheduler::Impl::run(const TestDirective& d, const std::function<void()>& 
   reset();
   this->limits = &limits;
   used_stack_slots.clear();
-  std::vector<SleepEntry> sleep;
+  DirectiveFollower follower(d);
   std::vector<ThreadId> bounded;
-  std::uint64_t rng = d.seed;
   ThreadId last = kMainThread;
-  bool following = true;
 
   start(new_thread(kMainThread, [&root] { root(); }));
 
   for (std::size_t step = 0;; ++step) {
-    // The previous event wakes the sleepers it depends on. This waits until its thread has run
-    // on to its next operation: an atomic section's footprint is known only when it has ended.
-    if (step > d.sleep_from && !sleep.empty()) {
-      const Event& done = trace.events.back();
-      std::erase_if(sleep, [&](const SleepEntry& s) {
-        return dependent(done, Event{s.thread, s.op}, d.read_policy);
-      });
-    }
-    if (step == d.sleep_from) sleep = d.sleep;
+    follower.start_step(step, trace.events.empty() ? nullptr : &trace.events.back());
     // The end of the process (exit, return from main, abort, a failed assume) waits until no
     // other thread can run. Ending earlier would only cut the others short: whatever goes wrong
     // before an exit goes wrong in the same prefix of an execution where it comes later, so the
@@ -606,39 +590,11 @@ Trace Scheduler::Impl::run(const TestDirective& d, const std::function<void()>& 
       }
       break;
     }
-    const auto asleep = [&](ThreadId id) {
-      if (step < d.sleep_from) return false;
-      for (const auto& s : sleep)
-        if (s.thread == id) return true;
-      return false;
-    };
-
-    ThreadId chosen = kNoThread;
-    if (following && step < d.prefix.size()) {
-      if (enabled.contains(d.prefix[step])) {
-        chosen = d.prefix[step];
-        trace.prefix_followed = step + 1;
-      } else {
-        following = false;
-        trace.diverged_at = step;
-      }
-    }
+    const ThreadId chosen =
+        follower.choose(step, enabled, last, trace.prefix_followed, trace.diverged_at);
     if (chosen == kNoThread) {
-      ThreadSet candidates;
-      for (ThreadId id = enabled.first(); id != kNoThread; id = enabled.next_from(id + 1))
-        if (!asleep(id)) candidates.insert(id);
-      if (candidates.empty()) {
-        if (!failed) trace.outcome = Outcome::kSleepBlocked;
-        break;
-      }
-      if (d.policy == SchedulePolicy::kRandom) {
-        auto n = candidates.size();
-        auto k = splitmix(rng) % n;
-        chosen = candidates.first();
-        while (k--) chosen = candidates.next_from(chosen + 1);
-      } else {
-        chosen = candidates.contains(last) ? last : candidates.first();
-      }
+      if (!failed) trace.outcome = Outcome::kSleepBlocked;
+      break;
     }
 
     ThreadRec& t = *by_id[chosen];

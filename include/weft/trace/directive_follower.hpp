@@ -1,0 +1,43 @@
+// How a test directive picks the thread of each step: shared by the runtime's scheduler, which
+// runs the program, and the thread model, which computes an execution instead (they must agree
+// step for step).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "weft/trace/directive.hpp"
+#include "weft/trace/thread_id.hpp"
+
+namespace weft {
+
+/// Follows `directive` (which must outlive it): its prefix while the prefix's threads are
+/// enabled, then its policy among the threads not in the sleep set (thesis §2.4), which holds
+/// from step `sleep_from` on and loses an entry when a dependent event runs.
+class DirectiveFollower {
+ public:
+  explicit DirectiveFollower(const TestDirective& directive)
+      : d_(directive), rng_(directive.seed) {}
+
+  /// Call at the start of step `step`, with the event of the step before (nullptr at step 0):
+  /// it wakes the sleepers that event depends on. A follower may start at a later step than 0
+  /// only if that step is at most `sleep_from` and every step before followed the prefix.
+  void start_step(std::size_t step, const Event* previous);
+
+  /// The thread to run at `step` among `enabled` (not empty), `last` being the one that ran
+  /// last: the prefix's thread while it is enabled (then `prefix_followed` becomes step + 1;
+  /// else the rest of the prefix is dropped and `diverged_at` says where), else the policy's
+  /// among the enabled threads not asleep; kNoThread when every enabled thread is asleep.
+  ThreadId choose(std::size_t step, const ThreadSet& enabled, ThreadId last,
+                  std::size_t& prefix_followed, std::optional<std::size_t>& diverged_at);
+
+ private:
+  const TestDirective& d_;
+  std::vector<SleepEntry> sleep_;
+  std::uint64_t rng_;
+  bool following_ = true;
+};
+
+}  // namespace weft
