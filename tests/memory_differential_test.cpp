@@ -25,6 +25,7 @@
 #include <string>
 
 #include "heap_c_program.hpp"
+#include "program_chunks.hpp"
 
 namespace weft::testing {
 namespace {
@@ -49,24 +50,8 @@ struct Exploration {
   std::string command;
 };
 
-std::string slurp(std::FILE* f) {
-  std::string s;
-  char buf[4096];
-  while (f && std::fgets(buf, sizeof buf, f)) s += buf;
-  return s;
-}
-
-// Compiles the chunk's programs as `weft check` would compile one (weft-cc -O0: every access in
-// the source stays an access). Returns the binary's path.
 std::string build_chunk(const fs::path& dir, std::uint64_t first) {
-  const fs::path source = dir / "programs.c";
-  std::ofstream(source) << heap_program_file(first, kProgramsPerChunk);
-  const fs::path binary = dir / "programs";
-  const std::string command = std::string(WEFT_CC) + " -O0 " + source.string() + " -o " +
-                              binary.string() + " 2>" + (dir / "cc.stderr").string();
-  const int status = std::system(command.c_str());
-  EXPECT_EQ(status, 0) << command;
-  return binary.string();
+  return weft::testing::build_chunk(dir, heap_program_file(first, kProgramsPerChunk));
 }
 
 // Leaks too: blocks left allocated in some interleavings only (a free that a value read skips).

@@ -21,6 +21,7 @@
 #include <set>
 #include <string>
 
+#include "program_chunks.hpp"
 #include "racy_c_program.hpp"
 
 namespace weft::testing {
@@ -40,24 +41,8 @@ struct Exploration {
   std::string command;
 };
 
-std::string slurp(std::FILE* f) {
-  std::string s;
-  char buf[4096];
-  while (f && std::fgets(buf, sizeof buf, f)) s += buf;
-  return s;
-}
-
-// Compiles the chunk's programs as `weft check` would compile one (weft-cc -O0: every access in
-// the source stays an access). Returns the binary's path.
 std::string build_chunk(const fs::path& dir, std::uint64_t first) {
-  const fs::path source = dir / "programs.c";
-  std::ofstream(source) << racy_program_file(first, kProgramsPerChunk);
-  const fs::path binary = dir / "programs";
-  const std::string command = std::string(WEFT_CC) + " -O0 " + source.string() + " -o " +
-                              binary.string() + " 2>" + (dir / "cc.stderr").string();
-  const int status = std::system(command.c_str());
-  EXPECT_EQ(status, 0) << command;
-  return binary.string();
+  return weft::testing::build_chunk(dir, racy_program_file(first, kProgramsPerChunk));
 }
 
 Exploration explore(const fs::path& dir, const std::string& binary, int program,

@@ -21,6 +21,7 @@
 #include <set>
 #include <string>
 
+#include "program_chunks.hpp"
 #include "racy_c_program.hpp"
 
 namespace weft::testing {
@@ -49,21 +50,8 @@ struct Exploration {
   std::string err;
 };
 
-std::string slurp(std::FILE* f) {
-  std::string s;
-  char buf[4096];
-  while (f && std::fgets(buf, sizeof buf, f)) s += buf;
-  return s;
-}
-
 std::string build_chunk(const fs::path& dir, std::uint64_t first) {
-  const fs::path source = dir / "programs.c";
-  std::ofstream(source) << racy_program_file(first, kProgramsPerChunk);
-  const fs::path binary = dir / "programs";
-  const std::string command = std::string(WEFT_CC) + " -O0 " + source.string() + " -o " +
-                              binary.string() + " 2>" + (dir / "cc.stderr").string();
-  EXPECT_EQ(std::system(command.c_str()), 0) << command;
-  return binary.string();
+  return weft::testing::build_chunk(dir, racy_program_file(first, kProgramsPerChunk));
 }
 
 Exploration explore(const fs::path& dir, const std::string& binary, int program,

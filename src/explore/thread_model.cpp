@@ -8,16 +8,6 @@
 namespace weft::explorer {
 namespace {
 
-bool reads_value(OpKind k) {
-  return k == OpKind::kRead || k == OpKind::kAtomicLoad || k == OpKind::kAtomicRmw ||
-         k == OpKind::kAtomicCas;
-}
-
-bool writes_value(OpKind k) {
-  return k == OpKind::kWrite || k == OpKind::kAtomicStore || k == OpKind::kAtomicRmw ||
-         k == OpKind::kAtomicCas;
-}
-
 /// The operations simulate() carries out itself (see the class comment).
 bool modelled(const Operation& op) {
   if (reads_value(op.kind) || writes_value(op.kind)) return op.size >= 1 && op.size <= 8;

@@ -68,6 +68,16 @@ bool accesses_memory(const Operation& op) {
          (op.kind == OpKind::kAtomicSection && op.footprint.known);
 }
 
+bool reads_value(OpKind kind) {
+  return kind == OpKind::kRead || kind == OpKind::kAtomicLoad || kind == OpKind::kAtomicRmw ||
+         kind == OpKind::kAtomicCas;
+}
+
+bool writes_value(OpKind kind) {
+  return kind == OpKind::kWrite || kind == OpKind::kAtomicStore || kind == OpKind::kAtomicRmw ||
+         kind == OpKind::kAtomicCas;
+}
+
 bool is_read(OpKind kind) {
   return kind == OpKind::kRead || kind == OpKind::kAtomicLoad || kind == OpKind::kFutexWait;
 }

@@ -158,6 +158,12 @@ inline ByteMask bytes_in_granule(ObjectKey address, std::uint64_t size, ObjectKe
 Domain domain_of(OpKind kind);
 /// Memory operations that only read (for the commutative-reads relation).
 bool is_read(OpKind kind);
+/// Memory operations that return what they read (read, atomic load, exchange/fetch-op, CAS):
+/// the bytes AccessValues::read records.
+bool reads_value(OpKind kind);
+/// Memory operations that store (write, atomic store, exchange/fetch-op, CAS): the bytes
+/// AccessValues::written records.
+bool writes_value(OpKind kind);
 /// An exit, or an atomic section whose footprint is not known: dependent with every event of
 /// every other thread.
 bool touches_everything(const Operation& op);

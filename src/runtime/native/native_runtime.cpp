@@ -242,20 +242,6 @@ void NativeRuntime::flush_log() {
     log_->event(*current_trace_, logged_, registry_, values_of(*current_trace_, logged_, true));
 }
 
-namespace {
-
-bool reads_value(OpKind kind) {
-  return kind == OpKind::kRead || kind == OpKind::kAtomicLoad || kind == OpKind::kAtomicRmw ||
-         kind == OpKind::kAtomicCas;
-}
-
-bool writes_value(OpKind kind) {
-  return kind == OpKind::kWrite || kind == OpKind::kAtomicStore || kind == OpKind::kAtomicRmw ||
-         kind == OpKind::kAtomicCas;
-}
-
-}  // namespace
-
 void NativeRuntime::note_value_read(const void* addr, std::uint64_t size) {
   if (!current_trace_ || current_trace_->events.empty() || size > 8) return;
   const std::size_t index = current_trace_->events.size() - 1;
