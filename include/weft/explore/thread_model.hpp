@@ -22,15 +22,17 @@ namespace weft::explorer {
 /// past). The model records, per thread, a tree of those histories: each node is the operation the
 /// thread performs next, each edge the value its last operation returned. An execution whose every
 /// thread stays on known edges is then computed here, exactly as the runtime's scheduler would
-/// run it (Scheduler::run: the directive's prefix, the sticky policy, sleep sets, blocking),
-/// with memory as the values the events wrote. Anything the model has not seen (a new value, an
+/// run it (Scheduler::run's DirectiveFollower for the prefix, the policy and sleep sets, and the
+/// same blocking), with memory as the values the events wrote. Anything the model has not seen (a new value, an
 /// operation it does not model, a bug, a deadlock) makes simulate() decline, and the execution
 /// runs for real; its trace then teaches the model. Bugs are therefore only ever found by real
 /// executions, and their reports and replays are the program's own.
 ///
 /// The model checks itself against every real execution it learns from: a thread doing two
-/// different things after the same history, or a read seeing other bytes than the model's
-/// memory says it would (memory written behind the events' back), disables it for good.
+/// different things after the same history, a read seeing other bytes than the model's memory
+/// says it would, or two executions seeing different bytes that no event wrote (memory written
+/// behind the events' back) disables it for good. Executions whose threads read state the
+/// runtime keeps for the program (Trace::runtime_state_read) teach it nothing.
 ///
 /// It needs every shared access to be an event with its values (native programs with
 /// --points=all: Trace::values). Modelled operations: reads, writes and atomics of up to 8
