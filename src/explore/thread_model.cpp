@@ -56,10 +56,9 @@ ThreadModel::NodeId ThreadModel::new_node() {
   return static_cast<NodeId>(nodes_.size() - 1);
 }
 
-ThreadModel::NodeId ThreadModel::child(NodeId from, std::uint64_t returned, bool create) {
+ThreadModel::NodeId ThreadModel::child(NodeId from, std::uint64_t returned) {
   const auto it = edges_.find({from, returned});
   if (it != edges_.end()) return it->second;
-  if (!create) return kNoNode;
   const NodeId n = new_node();
   edges_.emplace(EdgeKey{from, returned}, n);
   return n;
@@ -130,6 +129,19 @@ void ThreadModel::forget(Memory& written, Memory& unknown, ObjectKey address, st
     if (auto w = written.find(a / kMemoryGranule); w != written.end())
       w->second.known &= static_cast<std::uint8_t>(~bit);
   }
+}
+
+bool ThreadModel::see_step(NodeId n, const Operation& op, ThreadId thread) {
+  Node& node = nodes_[n];
+  if (node.state == State::kUnknown) {
+    node.state = State::kPending;
+    node.op = op;
+    node.modelled = modelled(op);
+    return true;
+  }
+  if (node.state == State::kPending && same_step(node.op, op)) return true;
+  disable("thread " + std::to_string(thread) + " did different things after the same history");
+  return false;
 }
 
 void ThreadModel::learn(const Trace& t) {
@@ -206,16 +218,9 @@ void ThreadModel::learn(const Trace& t) {
 
     const NodeId n = node_of(e.thread);
     if (n == kNoNode) continue;
+    if (!see_step(n, e.op, e.thread)) return;
     {
       Node& node = nodes_[n];
-      if (node.state == State::kUnknown) {
-        node.state = State::kPending;
-        node.op = e.op;
-        node.modelled = modelled(e.op);
-      } else if (node.state == State::kFinished || !same_step(node.op, e.op)) {
-        return disable("thread " + std::to_string(e.thread) +
-                       " did different things after the same history");
-      }
       if (!node.site_known) {
         node.site = i < t.sites.size() ? t.sites[i] : 0;
         node.site_known = true;
@@ -267,7 +272,7 @@ void ThreadModel::learn(const Trace& t) {
       node_of(e.thread) = kNoNode;
       continue;
     }
-    const NodeId next = child(n, returned, true);
+    const NodeId next = child(n, returned);
     if (writes_value(e.op.kind)) {
       Node& after = nodes_[next];
       if (!(values.known & AccessValues::kWritten)) {
@@ -301,15 +306,7 @@ void ThreadModel::learn(const Trace& t) {
   for (const PendingThread& p : t.pending) {
     const NodeId n = p.thread < at.size() ? at[p.thread] : kNoNode;
     if (n == kNoNode) continue;
-    Node& node = nodes_[n];
-    if (node.state == State::kUnknown) {
-      node.state = State::kPending;
-      node.op = p.op;
-      node.modelled = modelled(p.op);
-    } else if (node.state == State::kFinished || !same_step(node.op, p.op)) {
-      return disable("thread " + std::to_string(p.thread) +
-                     " did different things after the same history");
-    }
+    if (!see_step(n, p.op, p.thread)) return;
   }
 }
 

@@ -12,7 +12,6 @@
 #include "fiber.hpp"
 #include "sync_state.hpp"
 #include "weft/runtime/thread_storage.hpp"
-#include "weft/trace/dependence.hpp"
 #include "weft/trace/directive_follower.hpp"
 #include "weft/trace/wire.hpp"
 

@@ -23,10 +23,10 @@ namespace weft::explorer {
 /// thread performs next, each edge the value its last operation returned. An execution whose every
 /// thread stays on known edges is then computed here, exactly as the runtime's scheduler would
 /// run it (Scheduler::run's DirectiveFollower for the prefix, the policy and sleep sets, and the
-/// same blocking), with memory as the values the events wrote. Anything the model has not seen (a new value, an
-/// operation it does not model, a bug, a deadlock) makes simulate() decline, and the execution
-/// runs for real; its trace then teaches the model. Bugs are therefore only ever found by real
-/// executions, and their reports and replays are the program's own.
+/// same blocking), with memory as the values the events wrote. Anything the model has not seen (a
+/// new value, an operation it does not model, a bug, a deadlock) makes simulate() decline, and the
+/// execution runs for real; its trace then teaches the model. Bugs are therefore only ever found by
+/// real executions, and their reports and replays are the program's own.
 ///
 /// The model checks itself against every real execution it learns from: a thread doing two
 /// different things after the same history, a read seeing other bytes than the model's memory
@@ -98,7 +98,11 @@ class ThreadModel {
   using Memory = std::unordered_map<ObjectKey, Granule>;
 
   NodeId new_node();
-  NodeId child(NodeId from, std::uint64_t returned, bool create);
+  /// The node `from` leads to when its operation returned `returned` (made if new).
+  NodeId child(NodeId from, std::uint64_t returned);
+  /// A thread at node `n` performs `op` next: so learned if new, else checked (false, and
+  /// the model disabled, if the thread did something else there before).
+  bool see_step(NodeId n, const Operation& op, ThreadId thread);
   NodeId find_child(NodeId from, std::uint64_t returned);
   void disable(std::string why);
   /// The value [address, address+size) holds: from `memory`, else from the initial memory

@@ -250,13 +250,11 @@ void NativeRuntime::note_value_read(const void* addr, std::uint64_t size) {
   if (e.thread != scheduler_.self() || !reads_value(e.op.kind) ||
       e.op.object != reinterpret_cast<ObjectKey>(addr))
     return;
-  if (values_.size() <= index) values_.resize(index + 1);
   std::uint64_t value = 0;
   probe_site_ = current_trace_->sites[index];
   std::memcpy(&value, addr, size);
   probe_site_ = 0;
-  values_[index].read = value;
-  values_[index].known |= AccessValues::kRead;
+  note_value_received(value);
 }
 
 void NativeRuntime::note_value_received(std::uint64_t value) {
