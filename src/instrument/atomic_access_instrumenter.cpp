@@ -8,7 +8,6 @@
 #include "function_filter.hpp"
 #include "hook_calls.hpp"
 #include "instrumenter.hpp"
-#include "runtime_abi.hpp"
 
 namespace weft::instrument {
 namespace {
@@ -17,32 +16,32 @@ struct AtomicAccess {
   llvm::Instruction* inst;
   llvm::Value* pointer;  // null for a fence
   llvm::Type* type;      // the accessed type; null for a fence
-  AtomicKind kind;
+  weft_atomic_kind kind;
   llvm::AtomicOrdering ordering;  // for cmpxchg, the success ordering
 };
 
 std::optional<AtomicAccess> as_atomic_access(llvm::Instruction& inst) {
   if (auto* load = llvm::dyn_cast<llvm::LoadInst>(&inst)) {
     if (!load->isAtomic()) return std::nullopt;
-    return AtomicAccess{load, load->getPointerOperand(), load->getType(), AtomicKind::kLoad,
+    return AtomicAccess{load, load->getPointerOperand(), load->getType(), WEFT_ATOMIC_LOAD,
                         load->getOrdering()};
   }
   if (auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst)) {
     if (!store->isAtomic()) return std::nullopt;
     return AtomicAccess{store, store->getPointerOperand(), store->getValueOperand()->getType(),
-                        AtomicKind::kStore, store->getOrdering()};
+                        WEFT_ATOMIC_STORE, store->getOrdering()};
   }
   if (auto* rmw = llvm::dyn_cast<llvm::AtomicRMWInst>(&inst)) {
     return AtomicAccess{rmw, rmw->getPointerOperand(), rmw->getValOperand()->getType(),
-                        AtomicKind::kRmw, rmw->getOrdering()};
+                        WEFT_ATOMIC_RMW, rmw->getOrdering()};
   }
   if (auto* cmpxchg = llvm::dyn_cast<llvm::AtomicCmpXchgInst>(&inst)) {
     return AtomicAccess{cmpxchg, cmpxchg->getPointerOperand(),
-                        cmpxchg->getCompareOperand()->getType(), AtomicKind::kCmpXchg,
+                        cmpxchg->getCompareOperand()->getType(), WEFT_ATOMIC_CMPXCHG,
                         cmpxchg->getSuccessOrdering()};
   }
   if (auto* fence = llvm::dyn_cast<llvm::FenceInst>(&inst)) {
-    return AtomicAccess{fence, nullptr, nullptr, AtomicKind::kFence, fence->getOrdering()};
+    return AtomicAccess{fence, nullptr, nullptr, WEFT_ATOMIC_FENCE, fence->getOrdering()};
   }
   return std::nullopt;
 }
@@ -50,10 +49,7 @@ std::optional<AtomicAccess> as_atomic_access(llvm::Instruction& inst) {
 class AtomicAccessInstrumenter final : public Instrumenter {
  public:
   bool run(llvm::Module& module) override {
-    llvm::LLVMContext& context = module.getContext();
-    llvm::Type* i32 = llvm::Type::getInt32Ty(context);
-    hook_ = declare_hook(module, kAtomicHook,
-                         {hook_pointer_type(context), llvm::Type::getInt64Ty(context), i32, i32});
+    hook_ = declare_hook(module, Hook::__weft_atomic);
     bool changed = false;
     for (llvm::Function& function : module) {
       if (is_instrumentable(function)) changed |= instrument(function);

@@ -6,7 +6,6 @@
 #include "function_filter.hpp"
 #include "hook_calls.hpp"
 #include "instrumenter.hpp"
-#include "runtime_abi.hpp"
 
 namespace weft::instrument {
 namespace {
@@ -16,8 +15,8 @@ constexpr std::string_view kAtomicFunctionPrefix = "__VERIFIER_atomic_";
 class AtomicRegionInstrumenter final : public Instrumenter {
  public:
   bool run(llvm::Module& module) override {
-    llvm::FunctionCallee begin = declare_hook(module, kAtomicBeginHook);
-    llvm::FunctionCallee end = declare_hook(module, kAtomicEndHook);
+    llvm::FunctionCallee begin = declare_hook(module, Hook::__weft_atomic_begin);
+    llvm::FunctionCallee end = declare_hook(module, Hook::__weft_atomic_end);
     llvm::IRBuilder<> builder(module.getContext());
     bool changed = false;
     for (llvm::Function& function : module) {

@@ -1,6 +1,6 @@
 #include "function_filter.hpp"
 
-#include "runtime_abi.hpp"
+#include "hook_calls.hpp"
 
 namespace weft::instrument {
 

@@ -16,7 +16,6 @@
 #include "hook_calls.hpp"
 #include "inline_asm.hpp"
 #include "instrumenter.hpp"
-#include "runtime_abi.hpp"
 
 namespace weft::instrument {
 namespace {
@@ -36,11 +35,8 @@ class InlineAsmInstrumenter final : public Instrumenter {
  public:
   bool run(llvm::Module& module) override {
     llvm::LLVMContext& context = module.getContext();
-    llvm::Type* i32 = llvm::Type::getInt32Ty(context);
-    llvm::FunctionCallee asm_hook = declare_hook(module, kAsmHook, {i32});
-    llvm::FunctionCallee atomic_hook =
-        declare_hook(module, kAtomicHook,
-                     {hook_pointer_type(context), llvm::Type::getInt64Ty(context), i32, i32});
+    llvm::FunctionCallee asm_hook = declare_hook(module, Hook::__weft_asm);
+    llvm::FunctionCallee atomic_hook = declare_hook(module, Hook::__weft_atomic);
     bool changed = false;
     for (llvm::Function& function : module) {
       if (!is_instrumentable(function)) continue;
@@ -55,12 +51,12 @@ class InlineAsmInstrumenter final : public Instrumenter {
         position_before(builder, *call);
         const auto operands = asm_memory_operands(*call);
         if (!operands || operands->empty()) {
-          const AsmKind kind = operands ? AsmKind::kBarrier : AsmKind::kOpaque;
+          const weft_asm_kind kind = operands ? WEFT_ASM_BARRIER : WEFT_ASM_OPAQUE;
           builder.CreateCall(asm_hook, {builder.getInt32(static_cast<std::uint32_t>(kind))});
           continue;
         }
         for (const AsmMemoryOperand& operand : *operands) {
-          const AtomicKind kind = operand.writes ? AtomicKind::kRmw : AtomicKind::kLoad;
+          const weft_atomic_kind kind = operand.writes ? WEFT_ATOMIC_RMW : WEFT_ATOMIC_LOAD;
           builder.CreateCall(
               atomic_hook,
               {builder.CreatePointerCast(operand.pointer, hook_pointer_type(context)),

@@ -1,8 +1,8 @@
 // The runtime defines the process's main; it sets itself up and then calls the program's main,
 // renamed to __weft_main, as __weft_main(argc, argv, envp). In the C calling convention extra
 // arguments are harmless, so mains with 0, 2 or 3 parameters all work.
+#include "hook_calls.hpp"
 #include "instrumenter.hpp"
-#include "runtime_abi.hpp"
 
 namespace weft::instrument {
 namespace {

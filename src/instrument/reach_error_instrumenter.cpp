@@ -3,7 +3,6 @@
 #include "function_filter.hpp"
 #include "hook_calls.hpp"
 #include "instrumenter.hpp"
-#include "runtime_abi.hpp"
 
 namespace weft::instrument {
 namespace {
@@ -15,7 +14,7 @@ class ReachErrorInstrumenter final : public Instrumenter {
     if (function == nullptr || !is_instrumentable(*function)) return false;
     llvm::IRBuilder<> builder(module.getContext());
     position_at_entry(builder, *function);
-    builder.CreateCall(declare_hook(module, kReachErrorHook));
+    builder.CreateCall(declare_hook(module, Hook::__weft_reach_error));
     return true;
   }
 };

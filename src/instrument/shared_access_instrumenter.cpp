@@ -9,30 +9,27 @@
 #include "function_filter.hpp"
 #include "hook_calls.hpp"
 #include "instrumenter.hpp"
-#include "runtime_abi.hpp"
 #include "shared_memory.hpp"
 
 namespace weft::instrument {
 namespace {
 
-enum class Hook { kRead, kWrite, kReadRange, kWriteRange };
+enum class AccessHook { kRead, kWrite, kReadRange, kWriteRange };
 
 // An access to hook, found before any hook is inserted.
 struct Access {
   llvm::Instruction* inst;
   llvm::Value* pointer;
   llvm::Value* size;  // bytes, of any integer type
-  Hook hook;
+  AccessHook hook;
 };
 
 class SharedAccessInstrumenter final : public Instrumenter {
  public:
   bool run(llvm::Module& module) override {
-    llvm::LLVMContext& context = module.getContext();
-    llvm::Type* params[] = {hook_pointer_type(context), llvm::Type::getInt64Ty(context)};
-    hooks_ = {declare_hook(module, kReadHook, params), declare_hook(module, kWriteHook, params),
-              declare_hook(module, kReadRangeHook, params),
-              declare_hook(module, kWriteRangeHook, params)};
+    hooks_ = {declare_hook(module, Hook::__weft_read), declare_hook(module, Hook::__weft_write),
+              declare_hook(module, Hook::__weft_read_range),
+              declare_hook(module, Hook::__weft_write_range)};
     bool changed = false;
     for (llvm::Function& function : module) {
       if (is_instrumentable(function)) changed |= instrument(function);
@@ -61,14 +58,14 @@ class SharedAccessInstrumenter final : public Instrumenter {
 
   static void collect(llvm::Instruction& inst, const llvm::DataLayout& layout,
                       SharedMemoryFilter& filter, std::vector<Access>& out) {
-    auto add = [&](llvm::Value* pointer, llvm::Value* size, Hook hook) {
+    auto add = [&](llvm::Value* pointer, llvm::Value* size, AccessHook hook) {
       // Hooks take pointers in the default address space, and only those can be shared memory of
       // a C/C++ program on the CPU.
       if (pointer->getType()->getPointerAddressSpace() != 0 || !filter.may_be_shared(pointer))
         return;
       out.push_back({&inst, pointer, size, hook});
     };
-    auto add_plain = [&](llvm::Value* pointer, llvm::Type* type, Hook hook) {
+    auto add_plain = [&](llvm::Value* pointer, llvm::Type* type, AccessHook hook) {
       llvm::TypeSize size = layout.getTypeStoreSize(type);
       if (size.isScalable()) return;  // no fixed size to report
       add(pointer,
@@ -77,16 +74,18 @@ class SharedAccessInstrumenter final : public Instrumenter {
     };
     // Atomic loads and stores are left to the atomic access instrumenter.
     if (auto* load = llvm::dyn_cast<llvm::LoadInst>(&inst)) {
-      if (!load->isAtomic()) add_plain(load->getPointerOperand(), load->getType(), Hook::kRead);
+      if (!load->isAtomic())
+        add_plain(load->getPointerOperand(), load->getType(), AccessHook::kRead);
     } else if (auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst)) {
       if (!store->isAtomic()) {
-        add_plain(store->getPointerOperand(), store->getValueOperand()->getType(), Hook::kWrite);
+        add_plain(store->getPointerOperand(), store->getValueOperand()->getType(),
+                  AccessHook::kWrite);
       }
     } else if (auto* transfer = llvm::dyn_cast<llvm::MemTransferInst>(&inst)) {
-      add(transfer->getRawSource(), transfer->getLength(), Hook::kReadRange);
-      add(transfer->getRawDest(), transfer->getLength(), Hook::kWriteRange);
+      add(transfer->getRawSource(), transfer->getLength(), AccessHook::kReadRange);
+      add(transfer->getRawDest(), transfer->getLength(), AccessHook::kWriteRange);
     } else if (auto* set = llvm::dyn_cast<llvm::MemSetInst>(&inst)) {
-      add(set->getRawDest(), set->getLength(), Hook::kWriteRange);
+      add(set->getRawDest(), set->getLength(), AccessHook::kWriteRange);
     }
   }
 

@@ -35,7 +35,6 @@
 #include "hook_calls.hpp"
 #include "inline_asm.hpp"
 #include "instrumenter.hpp"
-#include "runtime_abi.hpp"
 #include "shared_memory.hpp"
 
 namespace weft::instrument {
@@ -48,9 +47,10 @@ bool stores_thread_local(const llvm::Value* pointer) {
 
 // Declared functions a busy-wait iteration may call: what they do, the runtime sees.
 bool is_known_declaration(llvm::StringRef name) {
-  return name == kAtomicBeginHook || name == kAtomicEndHook || name == kReachErrorHook ||
-         name == "__VERIFIER_atomic_begin" || name == "__VERIFIER_atomic_end" ||
-         name == "__VERIFIER_assume";
+  return name == hook_name(Hook::__weft_atomic_begin) ||
+         name == hook_name(Hook::__weft_atomic_end) ||
+         name == hook_name(Hook::__weft_reach_error) || name == "__VERIFIER_atomic_begin" ||
+         name == "__VERIFIER_atomic_end" || name == "__VERIFIER_assume";
 }
 
 // Which instructions a busy-wait iteration may run, and which functions it may call (memoised).
@@ -244,19 +244,15 @@ class SpinLoopInstrumenter final : public Instrumenter {
       if (is_busy_wait(*loop, effects, filter, dominators, module.getDataLayout()))
         found.push_back(loop);
     if (found.empty()) return false;
-    llvm::Type* number_type = llvm::Type::getInt32Ty(module.getContext());
-    const llvm::FunctionCallee enter = declare_hook(module, kSpinEnterHook, {number_type});
-    const llvm::FunctionCallee back_edge = declare_hook(module, kSpinBackEdgeHook, {number_type});
-    const llvm::FunctionCallee exit = declare_hook(module, kSpinExitHook, {number_type});
-    llvm::Type* write_params[] = {hook_pointer_type(module.getContext()),
-                                  llvm::Type::getInt64Ty(module.getContext())};
-    const llvm::FunctionCallee local_write =
-        declare_hook(module, kSpinLocalWriteHook, write_params);
+    const llvm::FunctionCallee enter = declare_hook(module, Hook::__weft_spin_enter);
+    const llvm::FunctionCallee back_edge = declare_hook(module, Hook::__weft_spin_back_edge);
+    const llvm::FunctionCallee exit = declare_hook(module, Hook::__weft_spin_exit);
+    const llvm::FunctionCallee local_write = declare_hook(module, Hook::__weft_spin_local_write);
     const llvm::DataLayout& layout = module.getDataLayout();
     llvm::IRBuilder<> builder(module.getContext());
     std::uint32_t number = 0;
     for (llvm::Loop* loop : found) {
-      llvm::Value* id = llvm::ConstantInt::get(number_type, number++);
+      llvm::Value* id = builder.getInt32(number++);
       llvm::BasicBlock* header = loop->getHeader();
       const llvm::DebugLoc where = location_of(*header->getFirstNonPHI());
       // Every edge is found before any is split: splitting changes the loop's blocks.
@@ -291,7 +287,8 @@ class SpinLoopInstrumenter final : public Instrumenter {
         position_before(builder, *store);
         const llvm::TypeSize size = layout.getTypeStoreSize(store->getValueOperand()->getType());
         builder.CreateCall(local_write,
-                           {builder.CreatePointerCast(store->getPointerOperand(), write_params[0]),
+                           {builder.CreatePointerCast(store->getPointerOperand(),
+                                                      hook_pointer_type(module.getContext())),
                             builder.getInt64(size.isScalable() ? ~0ULL : size.getFixedValue())});
       }
     }

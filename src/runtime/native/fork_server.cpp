@@ -22,11 +22,11 @@
 #include "memory_description.hpp"
 #include "native_runtime.hpp"
 #include "process_state.hpp"
+#include "weft/runtime/hooks.h"
 #include "real_functions.hpp"
 #include "thread_storage.hpp"
 #include "weft/runtime/native_protocol.hpp"
 
-extern "C" int __weft_main(int argc, char** argv, char** envp);
 extern "C" char __executable_start;
 
 // weft checks that a binary contains this before running it.

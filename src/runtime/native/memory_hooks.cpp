@@ -3,10 +3,10 @@
 // for data races and atomics are the scheduling points.
 #include <cstdint>
 
-#include "../../instrument/runtime_abi.hpp"
 #include "heap_shadow.hpp"
 #include "memory_errors.hpp"
 #include "native_runtime.hpp"
+#include "weft/runtime/hooks.h"
 
 using weft::Operation;
 using weft::OpKind;
@@ -19,13 +19,11 @@ using weft::runtime::native::SpinTracker;
 
 namespace {
 
-// The hooks' argument encodings, shared with the pass (runtime_abi.hpp).
-using weft::instrument::AsmKind;
-using weft::instrument::AtomicKind;
-constexpr std::uint32_t kLoad = static_cast<std::uint32_t>(AtomicKind::kLoad);
-constexpr std::uint32_t kStore = static_cast<std::uint32_t>(AtomicKind::kStore);
-constexpr std::uint32_t kFence = static_cast<std::uint32_t>(AtomicKind::kFence);
-constexpr std::uint32_t kAsmBarrier = static_cast<std::uint32_t>(AsmKind::kBarrier);
+// The hooks' argument encodings, shared with the pass (weft/runtime/hooks.h).
+constexpr std::uint32_t kLoad = WEFT_ATOMIC_LOAD;
+constexpr std::uint32_t kStore = WEFT_ATOMIC_STORE;
+constexpr std::uint32_t kFence = WEFT_ATOMIC_FENCE;
+constexpr std::uint32_t kAsmBarrier = WEFT_ASM_BARRIER;
 
 // Every instrumented access to the heap is checked against the heap's shadow before it happens
 // (memory_errors.hpp): the test is two compares and a load unless the access is wrong.

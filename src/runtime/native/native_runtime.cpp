@@ -12,9 +12,9 @@
 #include "../fiber.hpp"
 #include "memory_errors.hpp"
 #include "thread_storage.hpp"
+#include "weft/runtime/hooks.h"
 #include "weft/trace/wire.hpp"
 
-extern "C" int __weft_main(int argc, char** argv, char** envp);
 extern "C" void* __libc_malloc(std::size_t);
 extern "C" void __libc_free(void*);
 

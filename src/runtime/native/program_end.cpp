@@ -13,6 +13,7 @@
 
 #include "native_runtime.hpp"
 #include "real_functions.hpp"
+#include "weft/runtime/hooks.h"
 
 using weft::Outcome;
 using weft::runtime::native::NativeRuntime;

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "native_runtime.hpp"
+#include "weft/runtime/hooks.h"
 
 namespace weft::runtime::native {
 namespace {
