@@ -34,6 +34,7 @@
 #include "weft/runtime/scheduler.hpp"
 #include "weft/trace/operation.hpp"
 #include "weft/trace/trace.hpp"
+#include "weft/value.hpp"
 
 namespace weft {
 
@@ -82,8 +83,11 @@ enum class Verdict {
 struct Bug {
   Outcome kind = Outcome::kAssertionFailure;
   std::string message;
-  /// The interleaving as a compact string; weft::replay(schedule, test) reproduces the bug.
+  /// The interleaving, and the input values when the test read inputs, as a compact string;
+  /// weft::replay(schedule, test) reproduces the bug.
   std::string schedule;
+  /// The inputs the execution read (weft::input), with their values.
+  std::vector<InputRead> inputs;
   /// Human-readable: the bug, the interleaving indented by thread, and how to replay it.
   std::string report;
 };
@@ -101,7 +105,9 @@ struct Result {
 
 /// Explores `test` with the given options.
 Result explore(const Options& options, const std::function<void()>& test);
-inline Result explore(const std::function<void()>& test) { return explore(Options{}, test); }
+inline Result explore(const std::function<void()>& test) {
+  return explore(Options{}, test);
+}
 
 /// Re-executes `test` once, following `schedule` (from a Bug) exactly. Throws replay_error when
 /// the schedule cannot be parsed or does not fit the test.
@@ -121,10 +127,10 @@ class thread {
   thread() noexcept = default;
   template <class F, class... Args>
   explicit thread(F&& f, Args&&... args) {
-    id_ = detail::scheduler("weft::thread").spawn(
-        [fn = std::forward<F>(f), ... as = std::forward<Args>(args)]() mutable {
-          std::invoke(fn, as...);
-        });
+    id_ = detail::scheduler("weft::thread")
+              .spawn([fn = std::forward<F>(f), ... as = std::forward<Args>(args)]() mutable {
+                std::invoke(fn, as...);
+              });
   }
   thread(thread&& o) noexcept : id_(std::exchange(o.id_, kNoThread)) {}
   thread& operator=(thread&& o) noexcept;
@@ -279,8 +285,7 @@ class atomic {
     return std::exchange(value_, value);
   }
   bool compare_exchange_strong(T& expected, T desired) {
-    detail::perform(detail::access<T>(OpKind::kAtomicCas, key_),
-                    "weft::atomic::compare_exchange");
+    detail::perform(detail::access<T>(OpKind::kAtomicCas, key_), "weft::atomic::compare_exchange");
     if (value_ == expected) {
       value_ = desired;
       return true;
@@ -291,11 +296,21 @@ class atomic {
   bool compare_exchange_weak(T& expected, T desired) {
     return compare_exchange_strong(expected, desired);
   }
-  T fetch_add(T d) { return rmw([d](T v) { return static_cast<T>(v + d); }); }
-  T fetch_sub(T d) { return rmw([d](T v) { return static_cast<T>(v - d); }); }
-  T fetch_and(T d) { return rmw([d](T v) { return static_cast<T>(v & d); }); }
-  T fetch_or(T d) { return rmw([d](T v) { return static_cast<T>(v | d); }); }
-  T fetch_xor(T d) { return rmw([d](T v) { return static_cast<T>(v ^ d); }); }
+  T fetch_add(T d) {
+    return rmw([d](T v) { return static_cast<T>(v + d); });
+  }
+  T fetch_sub(T d) {
+    return rmw([d](T v) { return static_cast<T>(v - d); });
+  }
+  T fetch_and(T d) {
+    return rmw([d](T v) { return static_cast<T>(v & d); });
+  }
+  T fetch_or(T d) {
+    return rmw([d](T v) { return static_cast<T>(v | d); });
+  }
+  T fetch_xor(T d) {
+    return rmw([d](T v) { return static_cast<T>(v ^ d); });
+  }
   operator T() const { return load(); }
   T operator=(T value) {
     store(value);
@@ -319,13 +334,15 @@ class atomic {
 };
 
 /// A scheduling point that touches nothing (std::this_thread::yield).
-inline void yield() { detail::perform({OpKind::kYield, 0, 0, 0, 0}, "weft::yield"); }
+inline void yield() {
+  detail::perform({OpKind::kYield, 0, 0, 0, 0}, "weft::yield");
+}
 
 }  // namespace weft
 
 /// Checks `cond` inside a test; when it fails the execution ends with an assertion failure that
 /// weft reports with its schedule.
-#define WEFT_ASSERT(cond)                                                  \
-  do {                                                                     \
+#define WEFT_ASSERT(cond)                                                     \
+  do {                                                                        \
     if (!(cond)) ::weft::detail::assertion_failed(#cond, __FILE__, __LINE__); \
   } while (0)

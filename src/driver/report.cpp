@@ -63,8 +63,29 @@ std::string format_bug(const explorer::FoundBug& bug, const ThreadRegistry& thre
   std::string out = "bug (" + std::string(outcome_name(bug.outcome)) + "): " + bug.message + "\n";
   out += "interleaving (" + std::to_string(bug.trace.events.size()) + " steps):\n";
   out += format_interleaving(bug.trace, threads);
+  if (!bug.trace.symbolic.inputs.empty()) out += "inputs:\n" + format_inputs(bug.trace, threads);
   out += "schedule: " + schedule + "\n";
   if (!replay_hint.empty()) out += "replay: " + replay_hint + "\n";
+  return out;
+}
+
+std::string format_inputs(const Trace& trace, const ThreadRegistry& threads) {
+  std::string out;
+  for (const InputRead& in : trace.symbolic.inputs) {
+    const std::uint64_t bits = symbolic::truncate(in.value, in.width);
+    char value[96];
+    if (in.is_signed)
+      std::snprintf(value, sizeof value, "%lld (0x%llx)",
+                    static_cast<long long>(symbolic::sign_extend(bits, in.width)),
+                    static_cast<unsigned long long>(bits));
+    else
+      std::snprintf(value, sizeof value, "%llu (0x%llx)", static_cast<unsigned long long>(bits),
+                    static_cast<unsigned long long>(bits));
+    out += "  " + (in.name.empty() ? std::string("input") : in.name) + " = " + value +
+           "   [thread " + threads.name(in.key.thread) + ", input " +
+           std::to_string(in.key.ordinal) + ", " + (in.is_signed ? "int" : "uint") +
+           std::to_string(in.width) + "]\n";
+  }
   return out;
 }
 
@@ -86,7 +107,20 @@ std::string format_statistics(const explorer::Statistics& s) {
                 static_cast<unsigned long long>(s.sleep_blocked), spin,
                 static_cast<unsigned long long>(s.bound_reached), traces,
                 static_cast<unsigned long long>(s.events), s.seconds, s.executions_per_second());
-  return buf;
+  std::string line = buf;
+  const explorer::InputStatistics& in = s.inputs;
+  if (in.executions_with_inputs == 0) return line;
+  std::snprintf(
+      buf, sizeof buf,
+      "; inputs: %llu branch sides flipped, %llu infeasible, %llu unknown, %llu "
+      "divergent, %llu concretised; solver: %llu queries (%llu from the cache), %.3f s",
+      static_cast<unsigned long long>(in.flips), static_cast<unsigned long long>(in.infeasible),
+      static_cast<unsigned long long>(in.solver_unknown),
+      static_cast<unsigned long long>(in.divergences),
+      static_cast<unsigned long long>(in.concretisations + in.unconstrained_concretisations),
+      static_cast<unsigned long long>(in.solver_queries),
+      static_cast<unsigned long long>(in.cache_hits), in.solver_seconds);
+  return line + buf;
 }
 
 }  // namespace weft::driver

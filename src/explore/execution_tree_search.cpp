@@ -34,9 +34,23 @@ std::optional<TestDirective> ExecutionTreeSearch::next() {
     d.sleep_from = 0;
     return d;
   }
+  auto prefix_to = [&](std::size_t i) {
+    d.prefix.reserve(i + 1);
+    for (std::size_t k = 0; k < i; ++k) d.prefix.push_back(nodes_[k].chosen.thread);
+  };
   while (!nodes_.empty()) {
     const std::size_t i = nodes_.size() - 1;
     Node& n = nodes_[i];
+    // The other sides of the input branches of this step: below its choice, so first.
+    if (auto inputs = inputs_.flip_in_step(i + 1)) {
+      prefix_to(i);
+      d.prefix.push_back(n.chosen.thread);
+      d.sleep_from = i;
+      if (sleep_sets_) d.sleep = n.sleep;
+      d.inputs = std::move(*inputs);
+      branch_ = i;
+      return d;
+    }
     ThreadId pick = kNoThread;
     for (ThreadId t : n.backtrack.members()) {
       if (n.done.contains(t) || (sleep_sets_ && asleep(n, t))) continue;
@@ -47,15 +61,22 @@ std::optional<TestDirective> ExecutionTreeSearch::next() {
       // The subtree of the current choice is finished: it goes to sleep for the siblings.
       if (sleep_sets_) n.sleep.push_back({n.chosen.thread, n.chosen.op});
       n.done.insert(pick);
-      d.prefix.reserve(i + 1);
-      for (std::size_t k = 0; k < i; ++k) d.prefix.push_back(nodes_[k].chosen.thread);
+      prefix_to(i);
       d.prefix.push_back(pick);
       d.sleep_from = i;
       if (sleep_sets_) d.sleep = n.sleep;
+      // The current inputs follow the current path up to here; what comes after is new.
+      d.inputs = inputs_.current_inputs();
+      kept_steps_ = i + 1;
       branch_ = i;
       return d;
     }
     nodes_.pop_back();
+  }
+  // The branches main took before its first operation.
+  if (auto inputs = inputs_.flip_in_step(0)) {
+    d.inputs = std::move(*inputs);
+    return d;
   }
   return std::nullopt;
 }
@@ -86,6 +107,8 @@ void ExecutionTreeSearch::observe(const Trace& trace) {
     }
     nodes_.push_back(std::move(n));
   }
+  inputs_.observe(trace, kept_steps_);
+  kept_steps_ = 0;
   analyse(trace, start);
 }
 }  // namespace weft::explorer

@@ -1,10 +1,14 @@
 // Depth-first search over the execution tree with backtrack sets and sleep sets: the skeleton
-// shared by exhaustive DFS and Flanagan–Godefroid DPOR (thesis §2.4, Fig. 2.5).
+// shared by exhaustive DFS and Flanagan–Godefroid DPOR (thesis §2.4, Fig. 2.5). The tree has the
+// input branches too (Fig. 2.4): below each scheduling choice, the branches its step took on
+// input-dependent conditions, whose other sides are explored (with the subtrees under them)
+// before the choice's siblings.
 #pragma once
 
 #include <cstddef>
 #include <vector>
 
+#include "input_paths.hpp"
 #include "weft/explore/strategy.hpp"
 
 namespace weft::explorer {
@@ -15,6 +19,7 @@ class ExecutionTreeSearch : public Strategy {
 
   std::optional<TestDirective> next() override;
   void observe(const Trace& trace) override;
+  const InputStatistics* input_statistics() const override { return &inputs_.statistics(); }
 
  protected:
   struct Node {
@@ -41,6 +46,8 @@ class ExecutionTreeSearch : public Strategy {
   std::vector<ThreadId> initial_prefix_;
   bool started_ = false;
   std::size_t branch_ = 0;  // node index where the last directive took a new branch
+  InputPaths inputs_;
+  std::size_t kept_steps_ = 0;  // steps the last directive shares with the execution before
 };
 
 }  // namespace weft::explorer

@@ -115,6 +115,7 @@ ExplorationResult run_exploration_in_place(
         result.bugs[i].execution = s.executions;
     }
     strategy.observe(trace);
+    if (const InputStatistics* inputs = strategy.input_statistics()) s.inputs = *inputs;
     if (limits.on_execution) {
       s.seconds = std::chrono::duration<double>(Clock::now() - started).count();
       limits.on_execution(s);
@@ -125,6 +126,8 @@ ExplorationResult run_exploration_in_place(
       break;
     if (!result.unsupported.empty()) break;
   }
+  // The last next() may have asked the solver too.
+  if (const InputStatistics* inputs = strategy.input_statistics()) s.inputs = *inputs;
   s.traces = fingerprints.size();
   s.traces_counted = limits.count_traces;
   s.seconds = std::chrono::duration<double>(Clock::now() - started).count();

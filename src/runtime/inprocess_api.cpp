@@ -17,7 +17,9 @@ runtime::Scheduler& scheduler(const char* what) {
   return *s;
 }
 
-std::uint8_t perform(const Operation& op, const char* what) { return scheduler(what).perform(op); }
+std::uint8_t perform(const Operation& op, const char* what) {
+  return scheduler(what).perform(op);
+}
 
 void assertion_failed(const char* condition, const char* file, int line) {
   auto& s = scheduler("WEFT_ASSERT");
@@ -76,6 +78,17 @@ std::string replay_hint(const std::string& schedule) {
   return "weft::replay(\"" + schedule + "\", test)";
 }
 
+Bug make_bug(const explorer::FoundBug& found, const ThreadRegistry& threads, bool with_hint) {
+  Bug bug;
+  bug.kind = found.outcome;
+  bug.message = found.message;
+  bug.schedule = encode_test(found.schedule, found.trace.symbolic.values(), threads);
+  bug.inputs = found.trace.symbolic.inputs;
+  bug.report =
+      driver::format_bug(found, threads, bug.schedule, with_hint ? replay_hint(bug.schedule) : "");
+  return bug;
+}
+
 }  // namespace
 
 std::string Result::summary() const {
@@ -121,31 +134,33 @@ Result explore(const Options& options, const std::function<void()>& test) {
 
   const auto policy = explorer::read_policy_of(options.strategy);
   auto explored = explorer::run_exploration(
-      *strategy, policy,
-      [&](const TestDirective& d) { return scheduler.run(d, test, run_limits); }, limits);
+      *strategy, policy, [&](const TestDirective& d) { return scheduler.run(d, test, run_limits); },
+      limits);
 
   Result result;
   result.stats = explored.stats;
-  for (const auto& b : explored.bugs) {
-    Bug bug;
-    bug.kind = b.outcome;
-    bug.message = b.message;
-    bug.schedule = encode_schedule(b.schedule, threads);
-    bug.report = driver::format_bug(b, threads, bug.schedule, replay_hint(bug.schedule));
-    result.bugs.push_back(std::move(bug));
-  }
+  for (const auto& b : explored.bugs) result.bugs.push_back(make_bug(b, threads, true));
   if (!result.bugs.empty()) {
     result.verdict = Verdict::kBugFound;
   } else if (explored.hit_bound) {
     result.verdict = Verdict::kIncomplete;
-    result.incomplete_reason = "a thread reached the bound of " +
-                               std::to_string(options.max_steps_per_thread) + " steps";
+    result.incomplete_reason =
+        "a thread reached the bound of " + std::to_string(options.max_steps_per_thread) + " steps";
   } else if (!explored.exhausted) {
     result.verdict = Verdict::kIncomplete;
     result.incomplete_reason = "stopped by an execution or time limit";
   } else if (!strategy->exhaustive()) {
     result.verdict = Verdict::kIncomplete;
     result.incomplete_reason = "random scheduling does not cover every behaviour";
+  } else if (!explored.stats.inputs.complete()) {
+    const explorer::InputStatistics& in = explored.stats.inputs;
+    result.verdict = Verdict::kIncomplete;
+    result.incomplete_reason =
+        "input paths left unexplored: " + std::to_string(in.solver_unknown) +
+        " branch sides the solver could not decide, " + std::to_string(in.divergences) +
+        " tests that left their path at a concretised value, " +
+        std::to_string(in.concretisations + in.unconstrained_concretisations) +
+        " values made concrete";
   } else {
     result.verdict = Verdict::kNoBugFound;
   }
@@ -158,7 +173,9 @@ Result replay(std::string_view schedule, const std::function<void()>& test,
   ThreadRegistry threads;
   TestDirective d;
   try {
-    d.prefix = decode_schedule(schedule, threads);
+    EncodedTest test = decode_test(schedule, threads);
+    d.prefix = std::move(test.schedule);
+    d.inputs = std::move(test.inputs);
   } catch (const WireError& e) {
     throw replay_error(std::string("not a weft schedule: ") + e.what());
   }
@@ -177,8 +194,8 @@ Result replay(std::string_view schedule, const std::function<void()>& test,
   if (trace.prefix_followed < d.prefix.size())
     throw replay_error("the schedule does not fit this test: it has " +
                        std::to_string(d.prefix.size()) + " steps but the test ended after " +
-                       std::to_string(trace.prefix_followed) + " (" +
-                       outcome_name(trace.outcome) + ")");
+                       std::to_string(trace.prefix_followed) + " (" + outcome_name(trace.outcome) +
+                       ")");
   Result result;
   result.stats.executions = 1;
   result.stats.events = trace.events.size();
@@ -188,12 +205,7 @@ Result replay(std::string_view schedule, const std::function<void()>& test,
   if (is_bug(trace.outcome)) {
     const explorer::FoundBug b = explorer::found_bug(
         trace, trace.outcome == Outcome::kDeadlock ? nullptr : &trace.failures.front());
-    Bug bug;
-    bug.kind = b.outcome;
-    bug.message = b.message;
-    bug.schedule = encode_schedule(b.schedule, threads);
-    bug.report = driver::format_bug(b, threads, bug.schedule, "");
-    result.bugs.push_back(std::move(bug));
+    result.bugs.push_back(make_bug(b, threads, false));
     result.verdict = Verdict::kBugFound;
   } else {
     result.verdict = Verdict::kIncomplete;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <exception>
+#include <span>
 #include <typeinfo>
 #include <unordered_map>
 #include <vector>
@@ -59,6 +60,7 @@ struct ThreadRec {
   std::uint32_t children = 0;
   std::uint32_t steps = 0;
   std::uint32_t objects = 0;
+  std::uint32_t inputs_read = 0;  // its next input's ordinal (InputKey)
   std::uint32_t releases_while_aborting = 0;
   std::function<bool()> spin_released;  // set when stopped at a busy-wait loop
   std::uint64_t wait_epoch = 0;
@@ -92,6 +94,7 @@ struct Scheduler::Impl {
   bool failed = false;
   bool exited = false;  // the process ended (kProcessExit)
   Trace trace;
+  std::span<const InputValue> directive_inputs;
   std::function<void(const Trace&)> on_event;
 
   // ---- fibers --------------------------------------------------------------------------
@@ -542,6 +545,7 @@ Trace Scheduler::Impl::run(const TestDirective& d, const std::function<void()>& 
                            const RunLimits& limits) {
   reset();
   this->limits = &limits;
+  directive_inputs = d.inputs;
   used_stack_slots.clear();
   DirectiveFollower follower(d);
   std::vector<ThreadId> bounded;
@@ -675,6 +679,36 @@ Trace Scheduler::run(const TestDirective& directive, const std::function<void()>
     ~Unset() { g_storage_switching = nullptr; }
   } unset;
   return impl_->run(directive, root, limits);
+}
+
+Scheduler::Input Scheduler::read_input(unsigned width, bool is_signed, std::string name) {
+  Impl& s = *impl_;
+  ThreadRec& t = *s.running;
+  const InputKey key{t.id, t.inputs_read++};
+  const std::uint64_t value = symbolic::truncate(input_value(s.directive_inputs, key), width);
+  InputObservations& seen = s.trace.symbolic;
+  const auto number = static_cast<std::uint32_t>(seen.inputs.size());
+  seen.inputs.push_back(weft::InputRead{key, static_cast<std::uint8_t>(width), is_signed,
+                                        std::move(name), value, s.trace.events.size()});
+  return {value, seen.expressions.input(width, number)};
+}
+
+symbolic::ExpressionPool& Scheduler::expressions() {
+  return impl_->trace.symbolic.expressions;
+}
+
+void Scheduler::record_branch(symbolic::ExprId condition, bool taken, BranchKind kind,
+                              std::uint64_t site) {
+  Impl& s = *impl_;
+  if (condition == symbolic::kConcrete || s.trace.symbolic.expressions.is_constant(condition))
+    return;
+  s.trace.symbolic.branches.push_back(
+      SymbolicBranch{condition, taken, kind, s.running_id,
+                     static_cast<std::uint32_t>(s.trace.events.size()), site});
+}
+
+void Scheduler::note_unconstrained_concretisation() {
+  ++impl_->trace.symbolic.unconstrained_concretisations;
 }
 
 ObjectKey Scheduler::new_object() {

@@ -259,6 +259,65 @@ std::vector<ThreadId> decode_schedule(std::string_view text, ThreadRegistry& thr
   return out;
 }
 
+// ---- tests with inputs -----------------------------------------------------------------------
+
+namespace {
+
+std::string encode_inputs(std::span<const InputValue> inputs, const ThreadRegistry& threads) {
+  std::string out;
+  for (const InputValue& v : inputs) {
+    if (!out.empty()) out += ',';
+    out += threads.name(v.key.thread) + '#' + std::to_string(v.key.ordinal) + '=' +
+           std::to_string(v.value);
+  }
+  return out;
+}
+
+std::vector<InputValue> decode_inputs(std::string_view text, ThreadRegistry& threads) {
+  std::vector<InputValue> out;
+  if (text.empty()) return out;
+  for (auto part : split(text, ',')) {
+    const auto hash = part.find('#'), equals = part.find('=');
+    if (hash == std::string_view::npos || equals == std::string_view::npos || equals < hash)
+      throw WireError("input " + quoted(part) + " is not thread#ordinal=value");
+    const ThreadId t = parse_thread(part.substr(0, hash), threads);
+    const auto ordinal = parse_number(part.substr(hash + 1, equals - hash - 1), "input ordinal");
+    if (ordinal > UINT32_MAX)
+      throw WireError("input ordinal " + std::to_string(ordinal) + " is out of range");
+    out.push_back({InputKey{t, static_cast<std::uint32_t>(ordinal)},
+                   parse_number(part.substr(equals + 1), "input value")});
+  }
+  std::sort(out.begin(), out.end(),
+            [](const InputValue& a, const InputValue& b) { return a.key < b.key; });
+  for (std::size_t i = 1; i < out.size(); ++i)
+    if (out[i].key == out[i - 1].key)
+      throw WireError("input " + threads.name(out[i].key.thread) + "#" +
+                      std::to_string(out[i].key.ordinal) + " is given twice");
+  return out;
+}
+
+}  // namespace
+
+std::string encode_test(const std::vector<ThreadId>& schedule, std::span<const InputValue> inputs,
+                        const ThreadRegistry& threads) {
+  std::string out = encode_schedule(schedule, threads);
+  if (!inputs.empty()) out += ";i=" + encode_inputs(inputs, threads);
+  return out;
+}
+
+EncodedTest decode_test(std::string_view text, ThreadRegistry& threads) {
+  EncodedTest test;
+  const auto semicolon = text.find(';');
+  test.schedule = decode_schedule(text.substr(0, semicolon), threads);
+  if (semicolon == std::string_view::npos) return test;
+  const std::string_view rest = text.substr(semicolon + 1);
+  if (rest.substr(0, 2) != "i=")
+    throw WireError("after the schedule comes ';i=' and the input values (got " +
+                    quoted(rest.substr(0, 12)) + ")");
+  test.inputs = decode_inputs(rest.substr(2), threads);
+  return test;
+}
+
 // ---- directives ---------------------------------------------------------------------------
 
 std::string encode_directive(const TestDirective& d, const ThreadRegistry& threads) {
@@ -271,6 +330,7 @@ std::string encode_directive(const TestDirective& d, const ThreadRegistry& threa
   out += "|reads=" + std::to_string(static_cast<unsigned>(d.read_policy));
   out += "|policy=" + std::to_string(static_cast<unsigned>(d.policy));
   out += "|seed=" + std::to_string(d.seed);
+  if (!d.inputs.empty()) out += "|inputs=" + encode_inputs(d.inputs, threads);
   return out;
 }
 
@@ -292,6 +352,8 @@ TestDirective decode_directive(std::string_view text, ThreadRegistry& threads) {
       d.policy = static_cast<SchedulePolicy>(parse_number(value, "policy") & 1);
     } else if (key == "seed") {
       d.seed = parse_number(value, "seed");
+    } else if (key == "inputs") {
+      d.inputs = decode_inputs(value, threads);
     } else {
       throw WireError("unknown directive field " + quoted(key));
     }

@@ -31,6 +31,10 @@ std::string format_interleaving(const Trace& trace, const ThreadRegistry& thread
 std::string format_bug(const explorer::FoundBug& bug, const ThreadRegistry& threads,
                        const std::string& schedule, const std::string& replay_hint);
 
+/// The inputs an execution read, one per line: name, which input it is, the value in decimal and
+/// hex. Empty when it read none.
+std::string format_inputs(const Trace& trace, const ThreadRegistry& threads);
+
 /// One line of statistics.
 std::string format_statistics(const explorer::Statistics& stats);
 

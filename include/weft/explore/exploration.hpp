@@ -28,6 +28,7 @@ struct Statistics {
   std::uint64_t events = 0;
   /// Executions the thread model computed instead of running them (thread_model.hpp).
   std::uint64_t modelled = 0;
+  InputStatistics inputs;
   double seconds = 0;
   double executions_per_second() const { return seconds > 0 ? executions / seconds : 0; }
 };

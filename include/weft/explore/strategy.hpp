@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "weft/explore/input_statistics.hpp"
 #include "weft/trace/directive.hpp"
 #include "weft/trace/trace.hpp"
 
@@ -26,14 +27,16 @@ class Strategy {
   virtual void observe(const Trace& trace) = 0;
   /// Whether exhausting this strategy means every behaviour was covered (false for random).
   virtual bool exhaustive() const { return true; }
+  /// How the strategy explored inputs, or nullptr if it does not explore them.
+  virtual const InputStatistics* input_statistics() const { return nullptr; }
 };
 
 enum class StrategyKind {
-  kDfs,                ///< every interleaving (the oracle)
-  kDpor,               ///< Flanagan–Godefroid DPOR, every pair of accesses dependent (thesis §2.4)
-  kDporCommutingReads, ///< DPOR where reads commute (Saarikivi et al. §II-D)
-  kOptimalDpor,        ///< source sets + wakeup trees (Abdulla et al. 2014): one execution per trace
-  kRandom,             ///< seeded random scheduling, a baseline
+  kDfs,   ///< every interleaving (the oracle)
+  kDpor,  ///< Flanagan–Godefroid DPOR, every pair of accesses dependent (thesis §2.4)
+  kDporCommutingReads,  ///< DPOR where reads commute (Saarikivi et al. §II-D)
+  kOptimalDpor,  ///< source sets + wakeup trees (Abdulla et al. 2014): one execution per trace
+  kRandom,       ///< seeded random scheduling, a baseline
 };
 
 struct StrategyConfig {

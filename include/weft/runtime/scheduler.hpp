@@ -89,6 +89,22 @@ class Scheduler {
   /// A key for a new synchronisation object or shared location, stable across executions: it is
   /// derived from the creating thread and how many objects that thread created before.
   ObjectKey new_object();
+  /// An input the calling thread reads (its next one, InputKey): its value, which the directive
+  /// gives (0 when it gives none), and its expression, input number i of Trace::symbolic.
+  struct Input {
+    std::uint64_t value = 0;
+    symbolic::ExprId expression = symbolic::kConcrete;
+  };
+  Input read_input(unsigned width, bool is_signed, std::string name);
+  /// The execution's expressions, which values computed from inputs are built in.
+  symbolic::ExpressionPool& expressions();
+  /// The calling thread branched on `condition` (an expression of expressions()), taking the
+  /// `taken` side; ignored when the condition is concrete. See SymbolicBranch.
+  void record_branch(symbolic::ExprId condition, bool taken, BranchKind kind,
+                     std::uint64_t site = 0);
+  /// A value computed from inputs was made concrete with no constraint recorded (see
+  /// InputObservations::unconstrained_concretisations).
+  void note_unconstrained_concretisation();
   /// Declares `key` a semaphore with the given initial count.
   void init_semaphore(ObjectKey key, std::uint64_t count);
   /// Performs a visible operation of the calling thread: returns once the scheduler has chosen

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "weft/trace/dependence.hpp"
+#include "weft/trace/inputs.hpp"
 #include "weft/trace/operation.hpp"
 
 namespace weft {
@@ -26,8 +27,8 @@ struct SleepEntry {
 /// One test: follow `prefix` (thread to run at each step), then the policy. From step
 /// `sleep_from` on, the runtime keeps `sleep` as a sleep set (thesis §2.4): an entry leaves it when
 /// a dependent operation executes, sleeping threads are not picked by the policy, and the
-/// execution is abandoned as sleep-set blocked when only sleeping threads are enabled. Later
-/// issues add input values here.
+/// execution is abandoned as sleep-set blocked when only sleeping threads are enabled. `inputs`
+/// (sorted by key) are the values inputs get; an input not listed gets 0.
 struct TestDirective {
   std::vector<ThreadId> prefix;
   std::size_t sleep_from = 0;
@@ -35,6 +36,7 @@ struct TestDirective {
   ReadPolicy read_policy = ReadPolicy::kReadsCommute;
   SchedulePolicy policy = SchedulePolicy::kSticky;
   std::uint64_t seed = 0;
+  std::vector<InputValue> inputs;
 };
 
 }  // namespace weft

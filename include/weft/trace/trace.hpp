@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "weft/trace/inputs.hpp"
 #include "weft/trace/operation.hpp"
 #include "weft/trace/thread_id.hpp"
 
@@ -109,6 +110,8 @@ struct Trace {
   std::vector<std::uint64_t> sites;
   /// values[i]: what events[i] read and wrote, when recorded (native programs; else empty).
   std::vector<AccessValues> values;
+  /// The inputs the execution read, their expressions and the branches that depended on them.
+  InputObservations symbolic;
   /// The execution read program inputs (__VERIFIER_nondet_*) that were given one fixed value
   /// instead of being explored: covering every interleaving does not cover every behaviour.
   bool read_fixed_inputs = false;

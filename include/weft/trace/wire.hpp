@@ -2,6 +2,7 @@
 // between an exploration server and stateless test clients (Saarikivi et al. §IV).
 #pragma once
 
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -33,6 +34,17 @@ std::string data_mark(std::uint64_t address);
 
 std::string encode_schedule(const std::vector<ThreadId>& schedule, const ThreadRegistry& threads);
 std::vector<ThreadId> decode_schedule(std::string_view text, ThreadRegistry& threads);
+
+/// A test as one string: its schedule and, when it has any, its input values after ";i=", each
+/// as thread#ordinal=value (e.g. "w1:0*2,0.0;i=0#0=41,0.0#1=7"). Without inputs it is the
+/// schedule alone, so schedules from before inputs existed still decode.
+struct EncodedTest {
+  std::vector<ThreadId> schedule;
+  std::vector<InputValue> inputs;  ///< sorted by key
+};
+std::string encode_test(const std::vector<ThreadId>& schedule, std::span<const InputValue> inputs,
+                        const ThreadRegistry& threads);
+EncodedTest decode_test(std::string_view text, ThreadRegistry& threads);
 
 /// Directives and traces as one line of text each (thread ids written as names).
 std::string encode_directive(const TestDirective& d, const ThreadRegistry& threads);

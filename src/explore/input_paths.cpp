@@ -1,0 +1,120 @@
+#include "input_paths.hpp"
+
+#include <algorithm>
+
+namespace weft::explorer {
+namespace {
+
+// A branch whose other side is not worth a test: a concretisation (its other side is the values
+// weft chose not to explore) and an assume that held (its other side is discarded). A failed
+// assume is flipped like a branch: the side where it holds is what matters.
+bool flippable(const SymbolicBranch& b) {
+  switch (b.kind) {
+    case BranchKind::kBranch:
+      return true;
+    case BranchKind::kAssume:
+      return !b.taken;
+    case BranchKind::kConcretisation:
+      return false;
+  }
+  return false;
+}
+
+bool same_branch(const SymbolicBranch& a, const SymbolicBranch& b) {
+  return a.thread == b.thread && a.step == b.step && a.kind == b.kind && a.site == b.site;
+}
+
+}  // namespace
+
+std::vector<InputValue> InputPaths::current_inputs() const {
+  return current_.values();
+}
+
+std::optional<std::vector<InputValue>> InputPaths::flip_in_step(std::size_t step) {
+  const auto& branches = current_.branches;
+  // Branches are in execution order, so those of one step are contiguous.
+  auto first = std::lower_bound(branches.begin(), branches.end(), step,
+                                [](const SymbolicBranch& b, std::size_t s) { return b.step < s; });
+  auto last = std::upper_bound(first, branches.end(), step,
+                               [](std::size_t s, const SymbolicBranch& b) { return s < b.step; });
+  std::vector<symbolic::InputVariable> variables;
+  for (auto i = static_cast<std::size_t>(last - branches.begin());
+       i-- > static_cast<std::size_t>(first - branches.begin());) {
+    if (done_[i]) continue;
+    done_[i] = true;
+    if (variables.empty()) {
+      for (const InputRead& in : current_.inputs)
+        variables.push_back({in.width, in.value, in.key.packed()});
+    }
+    std::vector<symbolic::Constraint> path;
+    path.reserve(i);
+    for (std::size_t k = 0; k < i; ++k) path.push_back({branches[k].condition, branches[k].taken});
+    const symbolic::Solution s = solver_.solve(
+        current_.expressions, path, {branches[i].condition, !branches[i].taken}, variables);
+    if (s.answer == symbolic::Answer::kUnsatisfiable) {
+      ++stats_.infeasible;
+      continue;
+    }
+    if (s.answer == symbolic::Answer::kUnknown) {
+      ++stats_.solver_unknown;
+      continue;
+    }
+    std::vector<InputValue> values;
+    values.reserve(s.values.size());
+    for (std::size_t v = 0; v < s.values.size(); ++v)
+      values.push_back({current_.inputs[v].key, s.values[v]});
+    std::sort(values.begin(), values.end(),
+              [](const InputValue& a, const InputValue& b) { return a.key < b.key; });
+    pending_ = PendingFlip{i, !branches[i].taken};
+    ++stats_.flips;
+    return values;
+  }
+  return std::nullopt;
+}
+
+void InputPaths::observe(const Trace& trace, std::size_t kept_steps) {
+  const InputObservations& seen = trace.symbolic;
+  if (!seen.inputs.empty()) ++stats_.executions_with_inputs;
+  stats_.unconstrained_concretisations += seen.unconstrained_concretisations;
+  std::vector<bool> done(seen.branches.size(), false);
+  // The branches the two executions share keep their flags: those before a flipped branch, or
+  // those of the steps both ran alike.
+  std::size_t kept = 0;
+  const std::size_t limit = pending_ ? pending_->branch : current_.branches.size();
+  while (kept < limit && kept < seen.branches.size() &&
+         (pending_ || current_.branches[kept].step < kept_steps) &&
+         same_branch(current_.branches[kept], seen.branches[kept]) &&
+         current_.branches[kept].taken == seen.branches[kept].taken) {
+    done[kept] = done_[kept];
+    ++kept;
+  }
+  if (pending_) {
+    const std::size_t i = pending_->branch;
+    const bool took_it = kept == i && i < seen.branches.size() &&
+                         same_branch(current_.branches[i], seen.branches[i]) &&
+                         seen.branches[i].taken == pending_->taken;
+    if (!took_it) ++stats_.divergences;
+    // Either way the branch at i is done: both sides have now been tried.
+    if (i < done.size() && kept == i) done[i] = true;
+    pending_.reset();
+  }
+  for (std::size_t k = 0; k < seen.branches.size(); ++k) {
+    if (!flippable(seen.branches[k])) done[k] = true;
+    if (k >= kept && seen.branches[k].kind == BranchKind::kConcretisation) ++stats_.concretisations;
+  }
+  current_.inputs = seen.inputs;
+  current_.expressions = seen.expressions;
+  current_.branches = seen.branches;
+  done_ = std::move(done);
+}
+
+const InputStatistics& InputPaths::statistics() const {
+  const symbolic::SolverStatistics& s = solver_.statistics();
+  stats_.solver_queries = s.queries;
+  stats_.solver_calls = s.solver_calls;
+  stats_.cache_hits = s.cache_hits;
+  stats_.solver_seconds = std::chrono::duration<double>(s.time).count();
+  return stats_;
+}
+
+}  // namespace weft::explorer

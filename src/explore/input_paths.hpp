@@ -1,0 +1,50 @@
+// The input side of exploration: the symbolic execution tree of thesis §2.2–2.4 along the
+// current execution. Every branch on an input-dependent condition is a local event of its step;
+// a strategy that keeps a stack of nodes (one per step) asks for the branches of a step that are
+// still to be flipped, deepest first, and gets the input values that take the other side
+// (Fig. 2.2: any unexplored branch along the explored path is a test target). Tests that change
+// the schedule keep the current inputs, which satisfy the path up to the change.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "weft/explore/exploration.hpp"
+#include "weft/symbolic/solver.hpp"
+#include "weft/trace/trace.hpp"
+
+namespace weft::explorer {
+
+class InputPaths {
+ public:
+  /// The inputs the current execution read, as a directive gives them.
+  std::vector<InputValue> current_inputs() const;
+
+  /// Input values that take the other side of the last branch not yet flipped among those in
+  /// step `step` (run when `step` events had run: 0 is main's code before its first operation,
+  /// k + 1 the code after event k), or nullopt when none is left (each unsatisfiable one is
+  /// marked done on the way). Expects the next observe() to be of the test these values make.
+  std::optional<std::vector<InputValue>> flip_in_step(std::size_t step);
+
+  /// The execution that ran. `kept_steps`: the steps it shares with the execution before (the
+  /// schedule and inputs of the test agree with it up to there), whose branches keep their flags;
+  /// a flip asked for by flip_in_step() is checked to have happened.
+  void observe(const Trace& trace, std::size_t kept_steps);
+
+  const InputStatistics& statistics() const;
+
+ private:
+  InputObservations current_;
+  std::vector<bool> done_;  // per branch of current_: both sides explored or being explored
+  struct PendingFlip {
+    std::size_t branch;
+    bool taken;  // the side the test must take
+  };
+  std::optional<PendingFlip> pending_;
+  symbolic::Solver solver_;
+  mutable InputStatistics stats_;
+};
+
+}  // namespace weft::explorer

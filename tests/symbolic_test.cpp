@@ -1,0 +1,160 @@
+// The symbolic layer: expressions fold and compute what C computes; the solver finds inputs for
+// a path, refutes impossible ones, slices and caches (thesis §2.2, Fig. 2.3).
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "weft/symbolic/expression.hpp"
+#include "weft/symbolic/solver.hpp"
+
+namespace weft::symbolic {
+namespace {
+
+TEST(Expression, FoldsConstantsAndSimpleIdentities) {
+  ExpressionPool pool;
+  const ExprId x = pool.input(32, 0);
+  EXPECT_EQ(pool.binary(ExprKind::kAdd, pool.constant(32, 3), pool.constant(32, 4)),
+            pool.constant(32, 7));
+  EXPECT_EQ(pool.binary(ExprKind::kAdd, x, pool.constant(32, 0)), x);
+  EXPECT_EQ(pool.binary(ExprKind::kMul, pool.constant(32, 1), x), x);
+  // Commutative operations put the constant second, so both spellings are one node.
+  EXPECT_EQ(pool.binary(ExprKind::kAdd, pool.constant(32, 5), x),
+            pool.binary(ExprKind::kAdd, x, pool.constant(32, 5)));
+  EXPECT_EQ(pool.unary(ExprKind::kNot, pool.binary(ExprKind::kEq, x, pool.constant(32, 2))),
+            pool.binary(ExprKind::kNe, x, pool.constant(32, 2)));
+  // (int)(x < 3) != 0 is x < 3.
+  const ExprId less = pool.binary(ExprKind::kSlt, x, pool.constant(32, 3));
+  EXPECT_EQ(pool.is_nonzero(pool.extend(ExprKind::kZExt, less, 32)), less);
+}
+
+TEST(Expression, BytesStoredAndLoadedBackAreTheValueAgain) {
+  ExpressionPool pool;
+  const ExprId x = pool.input(32, 0);
+  ExprId bytes[4];
+  for (unsigned i = 0; i < 4; ++i) bytes[i] = pool.extract(x, 8 * i, 8);
+  const ExprId loaded =
+      pool.concat(pool.concat(bytes[3], bytes[2]), pool.concat(bytes[1], bytes[0]));
+  EXPECT_EQ(loaded, x);
+  // The low half of it, and a byte of a sign-extended value.
+  EXPECT_EQ(pool.concat(bytes[1], bytes[0]), pool.extract(x, 0, 16));
+  EXPECT_EQ(pool.extract(pool.extend(ExprKind::kSExt, x, 64), 8, 8), bytes[1]);
+}
+
+// Every operation computes what C computes on the same widths (the folding and the evaluator
+// share apply(), the solver must agree with both).
+TEST(Expression, ComputesWhatCComputes) {
+  std::mt19937_64 random(7);
+  ExpressionPool pool;
+  for (int round = 0; round < 2000; ++round) {
+    const std::int32_t a = static_cast<std::int32_t>(random()),
+                       b = static_cast<std::int32_t>(random() % 7 == 0 ? 0 : random());
+    const auto ua = static_cast<std::uint32_t>(a), ub = static_cast<std::uint32_t>(b);
+    const std::uint64_t values[] = {ua, ub};
+    const ExprId x = pool.input(32, 0), y = pool.input(32, 1);
+    auto eval = [&](ExprKind k) {
+      return static_cast<std::uint32_t>(pool.evaluate(pool.binary(k, x, y), values));
+    };
+    EXPECT_EQ(eval(ExprKind::kAdd), ua + ub);
+    EXPECT_EQ(eval(ExprKind::kSub), ua - ub);
+    EXPECT_EQ(eval(ExprKind::kMul), ua * ub);
+    EXPECT_EQ(eval(ExprKind::kAnd), ua & ub);
+    EXPECT_EQ(eval(ExprKind::kXor), ua ^ ub);
+    EXPECT_EQ(eval(ExprKind::kSlt), a < b ? 1u : 0u);
+    EXPECT_EQ(eval(ExprKind::kUle), ua <= ub ? 1u : 0u);
+    if (b != 0) {
+      EXPECT_EQ(eval(ExprKind::kUDiv), ua / ub);
+      EXPECT_EQ(eval(ExprKind::kURem), ua % ub);
+      if (!(a == INT32_MIN && b == -1)) {
+        EXPECT_EQ(eval(ExprKind::kSDiv), static_cast<std::uint32_t>(a / b));
+        EXPECT_EQ(eval(ExprKind::kSRem), static_cast<std::uint32_t>(a % b));
+      }
+    }
+    const std::uint64_t shift_values[] = {ua, ub % 32};
+    auto shift = [&](ExprKind k) {
+      return static_cast<std::uint32_t>(pool.evaluate(pool.binary(k, x, y), shift_values));
+    };
+    EXPECT_EQ(shift(ExprKind::kShl), ua << (ub % 32));
+    EXPECT_EQ(shift(ExprKind::kLShr), ua >> (ub % 32));
+    EXPECT_EQ(shift(ExprKind::kAShr), static_cast<std::uint32_t>(a >> (ub % 32)));
+    EXPECT_EQ(pool.evaluate(pool.extend(ExprKind::kSExt, pool.extract(x, 0, 8), 64), values),
+              static_cast<std::uint64_t>(static_cast<std::int64_t>(static_cast<std::int8_t>(a))));
+  }
+}
+
+std::vector<InputVariable> two_ints(std::uint64_t x, std::uint64_t y) {
+  return {InputVariable{32, x, 1}, InputVariable{32, y, 2}};
+}
+
+// Thesis Fig. 2.3, Example 2: x > y && x * y == 1452 && x / 2 == 5 looks unsatisfiable, but
+// with 32-bit integers the product overflows (x = 10, y = -858993314 is one answer).
+TEST(Solver, FindsTheOverflowingAnswerOfThesisFigure2_3) {
+  ExpressionPool pool;
+  const ExprId x = pool.input(32, 0), y = pool.input(32, 1);
+  const Constraint path[] = {
+      {pool.binary(ExprKind::kSlt, y, x), true},
+      {pool.binary(ExprKind::kEq, pool.binary(ExprKind::kMul, x, y), pool.constant(32, 1452)),
+       true}};
+  const Constraint target{
+      pool.binary(ExprKind::kEq, pool.binary(ExprKind::kSDiv, x, pool.constant(32, 2)),
+                  pool.constant(32, 5)),
+      true};
+  Solver solver;
+  const auto inputs = two_ints(5, 0);
+  const Solution s = solver.solve(pool, path, target, inputs);
+  ASSERT_EQ(s.answer, Answer::kSatisfiable);
+  const auto x_value = static_cast<std::int32_t>(s.values[0]);
+  const auto y_value = static_cast<std::int32_t>(s.values[1]);
+  EXPECT_GT(x_value, y_value);
+  EXPECT_EQ(static_cast<std::int32_t>(static_cast<std::uint32_t>(x_value) *
+                                      static_cast<std::uint32_t>(y_value)),
+            1452);
+  EXPECT_EQ(x_value / 2, 5);
+}
+
+TEST(Solver, RefutesAnImpossiblePathAndCachesTheAnswer) {
+  ExpressionPool pool;
+  const ExprId x = pool.input(32, 0);
+  const Constraint path[] = {{pool.binary(ExprKind::kSlt, x, pool.constant(32, 5)), true}};
+  const Constraint target{pool.binary(ExprKind::kSlt, pool.constant(32, 10), x), true};
+  Solver solver;
+  const auto inputs = two_ints(0, 0);
+  EXPECT_EQ(solver.solve(pool, path, target, inputs).answer, Answer::kUnsatisfiable);
+  // The same query in another execution's numbering (x is input 1 there) hits the cache.
+  ExpressionPool other;
+  const ExprId unrelated = other.input(32, 0);
+  const ExprId x2 = other.input(32, 1);
+  (void)unrelated;
+  const Constraint path2[] = {{other.binary(ExprKind::kSlt, x2, other.constant(32, 5)), true}};
+  const Constraint target2{other.binary(ExprKind::kSlt, other.constant(32, 10), x2), true};
+  const std::vector<InputVariable> inputs2 = {InputVariable{32, 0, 9}, InputVariable{32, 0, 1}};
+  EXPECT_EQ(solver.solve(other, path2, target2, inputs2).answer, Answer::kUnsatisfiable);
+  EXPECT_EQ(solver.statistics().queries, 2u);
+  EXPECT_EQ(solver.statistics().cache_hits, 1u);
+  EXPECT_EQ(solver.statistics().solver_calls, 1u);
+}
+
+// Constraints on inputs the target does not involve are left out of the query, and those inputs
+// keep their values (which satisfy them).
+TEST(Solver, SlicesAwayIndependentConstraints) {
+  ExpressionPool pool;
+  const ExprId x = pool.input(32, 0), y = pool.input(32, 1);
+  const Constraint path[] = {{pool.binary(ExprKind::kEq, y, pool.constant(32, 77)), true},
+                             {pool.binary(ExprKind::kUlt, x, pool.constant(32, 100)), true}};
+  const Constraint target{pool.binary(ExprKind::kEq, x, pool.constant(32, 42)), true};
+  Solver solver;
+  const auto inputs = two_ints(3, 77);
+  const Solution s = solver.solve(pool, path, target, inputs);
+  ASSERT_EQ(s.answer, Answer::kSatisfiable);
+  EXPECT_EQ(s.values[0], 42u);
+  EXPECT_EQ(s.values[1], 77u);
+  // A target on y alone keeps x as it was.
+  const Constraint on_y{pool.binary(ExprKind::kEq, y, pool.constant(32, 77)), false};
+  const Constraint only_x[] = {path[1]};
+  const Solution t = solver.solve(pool, only_x, on_y, inputs);
+  ASSERT_EQ(t.answer, Answer::kSatisfiable);
+  EXPECT_EQ(t.values[0], 3u);
+  EXPECT_NE(t.values[1], 77u);
+}
+
+}  // namespace
+}  // namespace weft::symbolic
