@@ -12,7 +12,8 @@ namespace {
 using testing::with;
 
 constexpr StrategyKind kTreeSearches[] = {StrategyKind::kDfs, StrategyKind::kDpor,
-                                          StrategyKind::kDporCommutingReads};
+                                          StrategyKind::kDporCommutingReads,
+                                          StrategyKind::kOptimalDpor};
 
 // Thesis Fig. 2.1: the loop reads an input twice; error() is reached when x + 5 == i.
 void fig_2_1() {
@@ -115,7 +116,8 @@ TEST(ThesisFigure2_4, OneExecutionPerPathAndTrace) {
   const Result reads_ordered = explore(with(StrategyKind::kDpor), fig_2_4);
   EXPECT_EQ(reads_ordered.verdict, Verdict::kNoBugFound) << reads_ordered.summary();
   EXPECT_EQ(reads_ordered.stats.complete, 8u) << reads_ordered.summary();
-  for (StrategyKind kind : {StrategyKind::kDfs, StrategyKind::kDporCommutingReads}) {
+  for (StrategyKind kind :
+       {StrategyKind::kDfs, StrategyKind::kDporCommutingReads, StrategyKind::kOptimalDpor}) {
     const Result r = explore(with(kind), fig_2_4);
     EXPECT_EQ(r.verdict, Verdict::kNoBugFound) << r.summary();
     // Sleep sets: each (path, trace) pair is one complete execution.
@@ -151,6 +153,18 @@ TEST(MagicValue, FoundWithItsInterleaving) {
     const Result again = replay(r.bugs[0].schedule, magic_and_interleaving);
     EXPECT_EQ(again.verdict, Verdict::kBugFound) << r.bugs[0].schedule;
   }
+}
+
+// Random search takes the other side of a random branch of the last execution half the time
+// (the solver's values), so it finds the magic value too, and then the interleaving.
+TEST(MagicValue, FoundByRandomSearch) {
+  Options o = with(StrategyKind::kRandom);
+  o.stop_on_first_bug = true;
+  o.random_executions = 200;
+  const Result r = explore(o, magic_and_interleaving);
+  ASSERT_EQ(r.verdict, Verdict::kBugFound) << r.summary();
+  EXPECT_EQ(r.bugs[0].inputs[0].value, 0xC0FFEE42u);
+  EXPECT_GT(r.stats.inputs.flips, 0u);
 }
 
 // A correct program with input branches in two threads: every path explored, exact count.

@@ -8,7 +8,7 @@ namespace {
 // A branch whose other side is not worth a test: a concretisation (its other side is the values
 // weft chose not to explore) and an assume that held (its other side is discarded). A failed
 // assume is flipped like a branch: the side where it holds is what matters.
-bool flippable(const SymbolicBranch& b) {
+bool worth_flipping(const SymbolicBranch& b) {
   switch (b.kind) {
     case BranchKind::kBranch:
       return true;
@@ -30,6 +30,44 @@ std::vector<InputValue> InputPaths::current_inputs() const {
   return current_.values();
 }
 
+bool InputPaths::flippable(std::size_t index) const {
+  return index < current_.branches.size() && worth_flipping(current_.branches[index]);
+}
+
+std::optional<std::vector<InputValue>> InputPaths::solve_other_side(std::size_t i) {
+  const auto& branches = current_.branches;
+  std::vector<symbolic::InputVariable> variables;
+  variables.reserve(current_.inputs.size());
+  for (const InputRead& in : current_.inputs)
+    variables.push_back({in.width, in.value, in.key.packed()});
+  std::vector<symbolic::Constraint> path;
+  path.reserve(i);
+  for (std::size_t k = 0; k < i; ++k) path.push_back({branches[k].condition, branches[k].taken});
+  const symbolic::Solution s = solver_.solve(current_.expressions, path,
+                                             {branches[i].condition, !branches[i].taken}, variables);
+  if (s.answer == symbolic::Answer::kUnsatisfiable) {
+    ++stats_.infeasible;
+    return std::nullopt;
+  }
+  if (s.answer == symbolic::Answer::kUnknown) {
+    ++stats_.solver_unknown;
+    return std::nullopt;
+  }
+  std::vector<InputValue> values;
+  values.reserve(s.values.size());
+  for (std::size_t v = 0; v < s.values.size(); ++v)
+    values.push_back({current_.inputs[v].key, s.values[v]});
+  std::sort(values.begin(), values.end(),
+            [](const InputValue& a, const InputValue& b) { return a.key < b.key; });
+  ++stats_.flips;
+  return values;
+}
+
+std::optional<std::vector<InputValue>> InputPaths::flip(std::size_t index) {
+  if (!flippable(index)) return std::nullopt;
+  return solve_other_side(index);
+}
+
 std::optional<std::vector<InputValue>> InputPaths::flip_in_step(std::size_t step) {
   const auto& branches = current_.branches;
   // Branches are in execution order, so those of one step are contiguous.
@@ -37,36 +75,13 @@ std::optional<std::vector<InputValue>> InputPaths::flip_in_step(std::size_t step
                                 [](const SymbolicBranch& b, std::size_t s) { return b.step < s; });
   auto last = std::upper_bound(first, branches.end(), step,
                                [](std::size_t s, const SymbolicBranch& b) { return s < b.step; });
-  std::vector<symbolic::InputVariable> variables;
   for (auto i = static_cast<std::size_t>(last - branches.begin());
        i-- > static_cast<std::size_t>(first - branches.begin());) {
     if (done_[i]) continue;
     done_[i] = true;
-    if (variables.empty()) {
-      for (const InputRead& in : current_.inputs)
-        variables.push_back({in.width, in.value, in.key.packed()});
-    }
-    std::vector<symbolic::Constraint> path;
-    path.reserve(i);
-    for (std::size_t k = 0; k < i; ++k) path.push_back({branches[k].condition, branches[k].taken});
-    const symbolic::Solution s = solver_.solve(
-        current_.expressions, path, {branches[i].condition, !branches[i].taken}, variables);
-    if (s.answer == symbolic::Answer::kUnsatisfiable) {
-      ++stats_.infeasible;
-      continue;
-    }
-    if (s.answer == symbolic::Answer::kUnknown) {
-      ++stats_.solver_unknown;
-      continue;
-    }
-    std::vector<InputValue> values;
-    values.reserve(s.values.size());
-    for (std::size_t v = 0; v < s.values.size(); ++v)
-      values.push_back({current_.inputs[v].key, s.values[v]});
-    std::sort(values.begin(), values.end(),
-              [](const InputValue& a, const InputValue& b) { return a.key < b.key; });
+    auto values = solve_other_side(i);
+    if (!values) continue;
     pending_ = PendingFlip{i, !branches[i].taken};
-    ++stats_.flips;
     return values;
   }
   return std::nullopt;
@@ -99,7 +114,7 @@ void InputPaths::observe(const Trace& trace, std::size_t kept_steps) {
     pending_.reset();
   }
   for (std::size_t k = 0; k < seen.branches.size(); ++k) {
-    if (!flippable(seen.branches[k])) done[k] = true;
+    if (!worth_flipping(seen.branches[k])) done[k] = true;
     if (k >= kept && seen.branches[k].kind == BranchKind::kConcretisation) ++stats_.concretisations;
   }
   current_.inputs = seen.inputs;

@@ -28,6 +28,14 @@ class InputPaths {
   /// marked done on the way). Expects the next observe() to be of the test these values make.
   std::optional<std::vector<InputValue>> flip_in_step(std::size_t step);
 
+  /// Input values that take the other side of branch `index` of the current execution, or nullopt
+  /// when no input does (or the solver cannot tell). For random search: no flag is kept.
+  std::optional<std::vector<InputValue>> flip(std::size_t index);
+  /// How many branches the current execution has, and whether branch `index` has another side
+  /// worth a test.
+  std::size_t branches() const { return current_.branches.size(); }
+  bool flippable(std::size_t index) const;
+
   /// The execution that ran. `kept_steps`: the steps it shares with the execution before (the
   /// schedule and inputs of the test agree with it up to there), whose branches keep their flags;
   /// a flip asked for by flip_in_step() is checked to have happened.
@@ -43,6 +51,8 @@ class InputPaths {
     bool taken;  // the side the test must take
   };
   std::optional<PendingFlip> pending_;
+  // The solver's answer for the other side of branch i.
+  std::optional<std::vector<InputValue>> solve_other_side(std::size_t i);
   symbolic::Solver solver_;
   mutable InputStatistics stats_;
 };

@@ -227,6 +227,16 @@ class OptimalDpor final : public Strategy {
     while (!nodes_.empty()) {
       const std::size_t i = nodes_.size() - 1;
       Node& n = nodes_[i];
+      // The other sides of the input branches of this step come first: they are below the
+      // current choice (thesis §2.4), and their subtrees have their own races.
+      if (auto inputs = inputs_.flip_in_step(i + 1)) {
+        for (std::size_t k = 0; k <= i; ++k) d.prefix.push_back(nodes_[k].chosen.thread);
+        d.sleep_from = i;
+        d.sleep = n.sleep;
+        d.inputs = std::move(*inputs);
+        branch_ = i;
+        return d;
+      }
       if (!n.wakeup.empty()) {
         const auto asleep = [&n](ThreadId t) {
           return std::any_of(n.sleep.begin(), n.sleep.end(),
@@ -247,13 +257,23 @@ class OptimalDpor final : public Strategy {
           d.prefix.push_back(w->event.thread);
         d.sleep_from = i;
         d.sleep = n.sleep;
+        // The current inputs follow the current path up to here; what comes after is new.
+        d.inputs = inputs_.current_inputs();
+        kept_steps_ = i + 1;
         branch_ = i;
         return d;
       }
       nodes_.pop_back();
     }
+    // The branches main took before its first operation.
+    if (auto inputs = inputs_.flip_in_step(0)) {
+      d.inputs = std::move(*inputs);
+      return d;
+    }
     return std::nullopt;
   }
+
+  const InputStatistics* input_statistics() const override { return &inputs_.statistics(); }
 
   void observe(const Trace& trace) override {
     const auto& ev = trace.events;
@@ -295,6 +315,8 @@ class OptimalDpor final : public Strategy {
       nodes_.push_back(std::move(n));
     }
     taken_.reset();
+    inputs_.observe(trace, kept_steps_);
+    kept_steps_ = 0;
     find_races(trace, nodes_.empty() || start == 0 ? 0 : std::min(branch_, start));
   }
 
@@ -425,6 +447,8 @@ class OptimalDpor final : public Strategy {
   std::vector<Node> nodes_;
   std::vector<ThreadId> initial_prefix_;
   std::unique_ptr<WakeupTree::Node> taken_;
+  InputPaths inputs_;
+  std::size_t kept_steps_ = 0;  // steps the last directive shares with the execution before
   bool started_ = false;
   std::size_t branch_ = 0;
 };

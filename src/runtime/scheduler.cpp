@@ -95,6 +95,7 @@ struct Scheduler::Impl {
   bool exited = false;  // the process ended (kProcessExit)
   Trace trace;
   std::span<const InputValue> directive_inputs;
+  std::uint64_t random_input_seed = 0;  // inputs the directive does not give: 0, or random
   std::function<void(const Trace&)> on_event;
 
   // ---- fibers --------------------------------------------------------------------------
@@ -546,6 +547,7 @@ Trace Scheduler::Impl::run(const TestDirective& d, const std::function<void()>& 
   reset();
   this->limits = &limits;
   directive_inputs = d.inputs;
+  random_input_seed = d.policy == SchedulePolicy::kRandom ? d.seed : 0;
   used_stack_slots.clear();
   DirectiveFollower follower(d);
   std::vector<ThreadId> bounded;
@@ -685,7 +687,16 @@ Scheduler::Input Scheduler::read_input(unsigned width, bool is_signed, std::stri
   Impl& s = *impl_;
   ThreadRec& t = *s.running;
   const InputKey key{t.id, t.inputs_read++};
-  const std::uint64_t value = symbolic::truncate(input_value(s.directive_inputs, key), width);
+  // splitmix64 of the seed and the input: uniform, and the same for the same seed.
+  std::uint64_t fallback = 0;
+  if (s.random_input_seed != 0) {
+    fallback = s.random_input_seed ^ (key.packed() * 0x9E3779B97F4A7C15ULL);
+    fallback = (fallback ^ (fallback >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    fallback = (fallback ^ (fallback >> 27)) * 0x94D049BB133111EBULL;
+    fallback ^= fallback >> 31;
+  }
+  const std::uint64_t value =
+      symbolic::truncate(input_value(s.directive_inputs, key, fallback), width);
   InputObservations& seen = s.trace.symbolic;
   const auto number = static_cast<std::uint32_t>(seen.inputs.size());
   seen.inputs.push_back(weft::InputRead{key, static_cast<std::uint8_t>(width), is_signed,
