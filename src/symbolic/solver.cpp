@@ -229,7 +229,7 @@ Solution Solver::solve(const ExpressionPool& pool, std::span<const Constraint> p
     return r;
   };
 
-  z3::solver solver(ctx);
+  z3::solver solver(ctx, "QF_BV");
   if (timeout_ms_ != 0) {
     z3::params params(ctx);
     params.set("timeout", timeout_ms_);
