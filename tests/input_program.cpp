@@ -38,13 +38,19 @@ std::string InputProgram::describe() const {
     for (const Statement& st : threads[t].statements) {
       const std::string x = "x" + std::to_string(st.var), c = std::to_string(st.constant);
       switch (st.kind) {
-        case Kind::kWrite: s += " " + x + " = l " + kArith[st.op] + " " + c + ";"; break;
-        case Kind::kRead: s += " l = l " + std::string(kArith[st.op]) + " " + x + ";"; break;
+        case Kind::kWrite:
+          s += " " + x + " = l " + kArith[st.op] + " " + c + ";";
+          break;
+        case Kind::kRead:
+          s += " l = l " + std::string(kArith[st.op]) + " " + x + ";";
+          break;
         case Kind::kBranch:
           s += " if (l " + std::string(kCompare[st.op]) + " " + c + ") " + x + " = " +
                std::to_string(st.constant2) + "; else l++;";
           break;
-        case Kind::kAssert: s += " assert(l != " + c + ");"; break;
+        case Kind::kAssert:
+          s += " assert(l != " + c + ");";
+          break;
       }
     }
     s += "\n";
@@ -101,18 +107,25 @@ namespace {
 
 Byte arith(int op, const Byte& a, const Byte& b) {
   switch (op) {
-    case 0: return a + b;
-    case 1: return a ^ b;
-    case 2: return a & b;
-    default: return a - b;
+    case 0:
+      return a + b;
+    case 1:
+      return a ^ b;
+    case 2:
+      return a & b;
+    default:
+      return a - b;
   }
 }
 
 value<bool> compare(int op, const Byte& a, std::uint8_t c) {
   switch (op) {
-    case 0: return a == c;
-    case 1: return a < c;
-    default: return a > c;
+    case 0:
+      return a == c;
+    case 1:
+      return a < c;
+    default:
+      return a > c;
   }
 }
 
@@ -147,8 +160,12 @@ void run_input_program(const InputProgram& p, const std::optional<std::vector<st
       for (const InputProgram::Statement& st : th.statements) {
         shared<Byte>& x = *vars[st.var];
         switch (st.kind) {
-          case InputProgram::Kind::kWrite: x = arith(st.op, l, Byte(st.constant)); break;
-          case InputProgram::Kind::kRead: l = arith(st.op, l, x.load()); break;
+          case InputProgram::Kind::kWrite:
+            x = arith(st.op, l, Byte(st.constant));
+            break;
+          case InputProgram::Kind::kRead:
+            l = arith(st.op, l, x.load());
+            break;
           case InputProgram::Kind::kBranch:
             if (compare(st.op, l, st.constant)) {
               paths[t] += '1';

@@ -100,7 +100,7 @@ void write_replay_file(const std::string& path, const std::string& program_path,
   file.program = program_path;
   file.args = program.args;
   file.options = program.options;
-  file.schedule = encode_schedule(bug.schedule, threads);
+  file.schedule = encode_test(bug.schedule, bug.trace.symbolic.values(), threads);
   file.bug_kind = outcome_name(bug.outcome);
   file.bug_message = message;
   std::ofstream out(path);
@@ -150,6 +150,7 @@ void add_statistics(explorer::Statistics& total, const explorer::Statistics& rou
   total.traces_counted = round.traces_counted;
   total.events += round.events;
   total.modelled += round.modelled;
+  total.inputs += round.inputs;
   total.seconds += round.seconds;
 }
 
@@ -307,7 +308,8 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
   for (const auto& what : result.unrestored_state)
     unrestored_text += (unrestored_text.empty() ? "" : ", ") + what;
   const bool explored = result.unsupported.empty() && result.exhausted && !result.fixed_inputs &&
-                        strategy->exhaustive() && unrestored_text.empty();
+                        result.stats.inputs.complete() && strategy->exhaustive() &&
+                        unrestored_text.empty();
   const bool complete = explored && !result.hit_bound;
   const bool within_bounds = explored && result.hit_bound && result.stats.timeouts == 0;
   int code = kExitIncomplete;
@@ -401,10 +403,11 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
             grouped(result.stats.executions) +
             " executions were cut short; the first: " + symbols->render(result.first_bound_message);
     else if (result.fixed_inputs && result.exhausted)
-      why =
-          "every interleaving was explored, but the program reads __VERIFIER_nondet_* inputs, "
-          "which were fixed to " +
-          std::to_string(program.options.nondet_value) + " (--nondet) rather than explored";
+      why = "every interleaving was explored, but the program reads inputs, which were fixed to " +
+            std::to_string(program.options.nondet_value) + " (--nondet) rather than explored";
+    else if (!result.stats.inputs.complete() && result.exhausted)
+      why = "every interleaving of every input path weft could follow was explored, but " +
+            describe_input_gaps(result.stats.inputs);
     else if (!unrestored_text.empty() && result.exhausted)
       why =
           "every interleaving was explored, but the program changed process state that weft "
@@ -485,7 +488,7 @@ static int replay_command_unguarded(const std::string& replay_file, const std::s
                                     bool under_gdb, bool json) {
   ThreadRegistry threads;
   TestDirective directive;
-  const ReplayFile file = load_replay_file(replay_file, threads, directive.prefix);
+  const ReplayFile file = load_replay_file(replay_file, threads, directive);
   Program program;
   program.path = program_path.empty() ? file.program : program_path;
   program.args = file.args;
@@ -493,6 +496,7 @@ static int replay_command_unguarded(const std::string& replay_file, const std::s
   program.options.max_steps_per_thread = file.options.max_steps_per_thread;
   program.options.max_threads = file.options.max_threads;
   program.options.nondet_value = file.options.nondet_value;
+  program.options.explore_inputs = file.options.explore_inputs;
   program.options.keep_spinning = file.options.keep_spinning;
   program.options.memory_checks = file.options.memory_checks;
   program.options.leaks = file.options.leaks;

@@ -113,7 +113,8 @@ std::string format_native_bug(const explorer::FoundBug& bug, const ThreadRegistr
   out += "Interleaving (" + steps_text(bug.trace.events.size()) +
          "; each thread in its own column):\n";
   out += format_interleaving(bug.trace, threads, event_text(bug, threads, symbols));
-  out += "\nSchedule: " + encode_schedule(bug.schedule, threads) + "\n";
+  if (!bug.trace.symbolic.inputs.empty()) out += "\nInputs:\n" + format_inputs(bug.trace, threads);
+  out += "\nSchedule: " + encode_test(bug.schedule, bug.trace.symbolic.values(), threads) + "\n";
   if (!replay_command.empty()) out += "Replay:   " + replay_command + "\n";
   return out;
 }
@@ -142,7 +143,8 @@ std::string format_native_bugs(const std::vector<const explorer::FoundBug*>& bug
     out += "BUG " + number + ": " + kind + "\n  " + bug_message(*bugs[k], symbols) + "\n";
     std::string& here = at_step[std::min(bugs[k]->step, whole->trace.events.size())];
     here += (here.empty() ? "" : ", ") + ("bug " + number + " (" + kind + ")");
-    const std::string schedule = encode_schedule(bugs[k]->schedule, threads);
+    const std::string schedule =
+        encode_test(bugs[k]->schedule, bugs[k]->trace.symbolic.values(), threads);
     std::string& numbers = with_schedule[schedule];
     if (numbers.empty()) schedule_order.push_back(schedule);
     numbers += (numbers.empty() ? "" : ", ") + number;
@@ -183,9 +185,24 @@ nlohmann::json native_bug_json(const explorer::FoundBug& bug, const ThreadRegist
     pending.push_back({{"thread", threads.name(p.thread)},
                        {"operation", operation_text(p.op, threads, symbols)},
                        {"blocked", !p.enabled}});
+  nlohmann::json inputs = nlohmann::json::array();
+  for (const InputRead& in : bug.trace.symbolic.inputs) {
+    const std::uint64_t bits = symbolic::truncate(in.value, in.width);
+    char hex[24];
+    std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(bits));
+    nlohmann::json value = {{"name", in.name},           {"thread", threads.name(in.key.thread)},
+                            {"ordinal", in.key.ordinal}, {"bits", in.width},
+                            {"signed", in.is_signed},    {"hex", hex}};
+    if (in.is_signed)
+      value["value"] = symbolic::sign_extend(bits, in.width);
+    else
+      value["value"] = bits;
+    inputs.push_back(std::move(value));
+  }
   return {{"kind", outcome_name(bug.outcome)},
           {"message", bug_message(bug, symbols)},
-          {"schedule", encode_schedule(bug.schedule, threads)},
+          {"schedule", encode_test(bug.schedule, bug.trace.symbolic.values(), threads)},
+          {"inputs", std::move(inputs)},
           {"interleaving", std::move(steps)},
           {"pending", std::move(pending)}};
 }
@@ -208,6 +225,18 @@ nlohmann::json statistics_json(const explorer::Statistics& s, std::uint64_t prog
                       {"weft_peak_rss_kib", self.ru_maxrss},
                       {"program_peak_rss_kib", program_peak_kib}};
   if (s.traces_counted) j["traces"] = s.traces;  // only with --count-traces
+  const explorer::InputStatistics& in = s.inputs;
+  j["inputs"] = {{"executions_with_inputs", in.executions_with_inputs},
+                 {"branch_sides_flipped", in.flips},
+                 {"infeasible", in.infeasible},
+                 {"solver_unknown", in.solver_unknown},
+                 {"divergences", in.divergences},
+                 {"concretisations", in.concretisations},
+                 {"unconstrained_concretisations", in.unconstrained_concretisations},
+                 {"solver_queries", in.solver_queries},
+                 {"solver_calls", in.solver_calls},
+                 {"cache_hits", in.cache_hits},
+                 {"solver_seconds", in.solver_seconds}};
   return j;
 }
 

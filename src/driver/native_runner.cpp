@@ -366,6 +366,7 @@ Trace read_log(const void* log, std::size_t sent_threads, const TestDirective& d
   trace.sites = std::move(events_only.sites);
   trace.values = std::move(events_only.values);
   trace.read_fixed_inputs = logged.read_inputs;
+  trace.symbolic = std::move(logged.symbolic);
   trace.unrestored_state = std::move(logged.unrestored);
   if (ending) {
     // A sanitizer that was told to go on after a report (UBSAN_OPTIONS=halt_on_error=0): the

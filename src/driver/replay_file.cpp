@@ -143,6 +143,7 @@ std::string replay_file_text(const ReplayFile& file) {
                   {"max_steps_per_thread", file.options.max_steps_per_thread},
                   {"max_threads", file.options.max_threads},
                   {"nondet", file.options.nondet_value},
+                  {"explore_inputs", file.options.explore_inputs},
                   {"keep_spinning", file.options.keep_spinning},
                   {"memory_checks", file.options.memory_checks},
                   {"leaks", file.options.leaks},
@@ -155,7 +156,7 @@ std::string replay_file_text(const ReplayFile& file) {
 }
 
 ReplayFile parse_replay_file(std::string_view text, const std::string& file_name,
-                             ThreadRegistry& threads, std::vector<ThreadId>& steps) {
+                             ThreadRegistry& threads, TestDirective& test) {
   const Checker check(file_name);
   const json j = parse_json(text, check);
   if (!j.is_object())
@@ -203,6 +204,8 @@ ReplayFile parse_replay_file(std::string_view text, const std::string& file_name
   if (const auto it = j.find("nondet"); it != j.end())
     r.options.nondet_value = check.integer(*it, "nondet", std::numeric_limits<std::int64_t>::min(),
                                            std::numeric_limits<std::int64_t>::max());
+  if (const auto it = j.find("explore_inputs"); it != j.end())
+    r.options.explore_inputs = check.boolean(*it, "explore_inputs");
   if (const auto it = j.find("keep_spinning"); it != j.end())
     r.options.keep_spinning = check.boolean(*it, "keep_spinning");
   if (const auto it = j.find("memory_checks"); it != j.end())
@@ -225,7 +228,9 @@ ReplayFile parse_replay_file(std::string_view text, const std::string& file_name
 
   r.schedule = check.string(check.require(j, "schedule"), "schedule", kMaxReplayFileBytes);
   try {
-    steps = decode_schedule(r.schedule, threads);
+    EncodedTest decoded = decode_test(r.schedule, threads);
+    test.prefix = std::move(decoded.schedule);
+    test.inputs = std::move(decoded.inputs);
   } catch (const WireError& e) {
     check.fail("schedule", "is malformed: " + one_line(e.what()));
   }
@@ -240,8 +245,7 @@ ReplayFile parse_replay_file(std::string_view text, const std::string& file_name
   return r;
 }
 
-ReplayFile load_replay_file(const std::string& path, ThreadRegistry& threads,
-                            std::vector<ThreadId>& steps) {
+ReplayFile load_replay_file(const std::string& path, ThreadRegistry& threads, TestDirective& test) {
   const std::string shown = one_line(path, 120);
   // Look before opening: a directory, a FIFO or /dev/zero would fail late, block or never end.
   struct stat st {};
@@ -265,7 +269,7 @@ ReplayFile load_replay_file(const std::string& path, ThreadRegistry& threads,
   if (text.size() > kMaxReplayFileBytes)
     throw DriverError("replay file " + shown + ": it is longer than " +
                       std::to_string(kMaxReplayFileBytes) + " bytes");
-  return parse_replay_file(text, path, threads, steps);
+  return parse_replay_file(text, path, threads, test);
 }
 
 }  // namespace weft::driver

@@ -89,6 +89,30 @@ std::string format_inputs(const Trace& trace, const ThreadRegistry& threads) {
   return out;
 }
 
+std::string describe_input_gaps(const explorer::InputStatistics& in) {
+  std::vector<std::string> parts;
+  if (in.solver_unknown)
+    parts.push_back(std::to_string(in.solver_unknown) +
+                    " branch sides the solver could not decide in time");
+  if (in.divergences)
+    parts.push_back(std::to_string(in.divergences) +
+                    " tests left the path they were solved for (it depends on a value made "
+                    "concrete)");
+  if (in.concretisations)
+    parts.push_back(std::to_string(in.concretisations) +
+                    " values computed from inputs were made concrete with a constraint (a "
+                    "pointer, a divisor, a shift, an argument of code weft did not compile), so "
+                    "their other values were not explored");
+  if (in.unconstrained_concretisations)
+    parts.push_back(std::to_string(in.unconstrained_concretisations) +
+                    " inputs or values weft cannot follow (floating point, pointers) kept one "
+                    "value");
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
+  return out;
+}
+
 std::string format_statistics(const explorer::Statistics& s) {
   char spin[64] = "";
   if (s.spin_blocked)  // only programs with busy-wait loops have them

@@ -63,9 +63,15 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
                  "Bound on the threads of one execution, main included; a pthread_create beyond it "
                  "stops its caller there (the other threads run on)")
       ->capture_default_str();
-  cmd.add_option("--nondet", p.options.nondet_value,
-                 "The value every __VERIFIER_nondet_* call returns")
-      ->capture_default_str();
+  cmd.add_option_function<std::int64_t>(
+         "--nondet",
+         [&p](const std::int64_t& value) {
+           p.options.nondet_value = value;
+           p.options.explore_inputs = false;
+         },
+         "Fixed inputs: every __VERIFIER_nondet_* and weft_input_* call returns this value "
+         "instead of the values weft explores (then the verdict cannot cover every input)")
+      ->type_name("INT");
   cmd.add_flag(
       "--no-sleep-sets", [&s](std::int64_t) { s.sleep_sets = false; },
       "Disable sleep sets (dfs, dpor, dpor-cr)");

@@ -43,8 +43,8 @@ std::optional<std::vector<InputValue>> InputPaths::solve_other_side(std::size_t 
   std::vector<symbolic::Constraint> path;
   path.reserve(i);
   for (std::size_t k = 0; k < i; ++k) path.push_back({branches[k].condition, branches[k].taken});
-  const symbolic::Solution s = solver_.solve(current_.expressions, path,
-                                             {branches[i].condition, !branches[i].taken}, variables);
+  const symbolic::Solution s = solver_.solve(
+      current_.expressions, path, {branches[i].condition, !branches[i].taken}, variables);
   if (s.answer == symbolic::Answer::kUnsatisfiable) {
     ++stats_.infeasible;
     return std::nullopt;

@@ -257,8 +257,12 @@ class OptimalDpor final : public Strategy {
           d.prefix.push_back(w->event.thread);
         d.sleep_from = i;
         d.sleep = n.sleep;
-        // The current inputs follow the current path up to here; what comes after is new.
-        d.inputs = inputs_.current_inputs();
+        // The inputs of the execution whose race planned the branch: they take the path on which
+        // the sequence reverses the race. Both they and the current inputs follow the current
+        // path up to here.
+        d.inputs = taken_->inputs ? *taken_->inputs : inputs_.current_inputs();
+        if (!taken_->inputs)
+          taken_->inputs = std::make_shared<const std::vector<InputValue>>(d.inputs);
         kept_steps_ = i + 1;
         branch_ = i;
         return d;
@@ -307,6 +311,11 @@ class OptimalDpor final : public Strategy {
       if (path && !path->children.empty() && path->children.front()->event.thread == ev[k].thread) {
         keep_alive.push_back(std::move(path->children.front()));
         path->children.erase(path->children.begin());
+        // The branches below keep the inputs they were planned with (those of the branch taken,
+        // when they have none of their own).
+        for (auto& child : path->children)
+          if (!child->inputs) child->inputs = path->inputs;
+        if (!keep_alive.back()->inputs) keep_alive.back()->inputs = path->inputs;
         n.wakeup.adopt(std::move(path->children));
         path = keep_alive.back().get();
       } else {
@@ -315,8 +324,10 @@ class OptimalDpor final : public Strategy {
       nodes_.push_back(std::move(n));
     }
     taken_.reset();
+    if (!trace.symbolic.branches.empty()) branched_on_inputs_ = true;
     inputs_.observe(trace, kept_steps_);
     kept_steps_ = 0;
+    observed_inputs_.reset();
     find_races(trace, nodes_.empty() || start == 0 ? 0 : std::min(branch_, start));
   }
 
@@ -410,10 +421,13 @@ class OptimalDpor final : public Strategy {
     // A sleeper whose next operation can never be disabled (it does not block) is the paper's
     // case: as a weak initial it covers v, since it stays enabled and commutes to the front of
     // every continuation of v (seed 115277 of the differential test ran a sleep-set-blocked
-    // execution without this).
+    // execution without this). Not once the program has branched on inputs: the continuations
+    // of v then include other input paths, and the inputs differential test loses traces with it
+    // (seeds 329 and 689); without it a sleep-set-blocked execution may be run, never a trace
+    // twice.
     for (const auto& s : nodes_[i].sleep)
-      if (initial(s.thread, v, kPolicy) ||
-          (!may_block(s.op.kind) && weak_initial(s.thread, s.op, v, kPolicy)))
+      if (initial(s.thread, v, kPolicy) || (!branched_on_inputs_ && !may_block(s.op.kind) &&
+                                            weak_initial(s.thread, s.op, v, kPolicy)))
         return;  // explored already
     // The branch being explored is conceptually the leftmost branch of every wakeup tree on the
     // current path: where its event is a weak initial of v, insertion continues below it.
@@ -427,7 +441,9 @@ class OptimalDpor final : public Strategy {
       ++k;
     }
     if (k >= nodes_.size()) return;  // the current execution already covers v
-    nodes_[k].wakeup.insert(std::move(v), kPolicy);
+    if (!observed_inputs_)
+      observed_inputs_ = std::make_shared<const std::vector<InputValue>>(inputs_.current_inputs());
+    nodes_[k].wakeup.insert(std::move(v), kPolicy, observed_inputs_);
   }
 
   struct Checkpoint {
@@ -442,13 +458,16 @@ class OptimalDpor final : public Strategy {
   ClockTracker tracker_{kPolicy};  ///< find_races' state, kept to reuse its memory
   RaceCandidates candidates_;
   std::vector<std::size_t> candidates_of_;  ///< find_races' buffer for RaceCandidates::of
-  std::vector<VectorClock> clocks_;   ///< of each event of the current execution
-  std::vector<std::uint32_t> local_;  ///< its number among its thread's events
+  std::vector<VectorClock> clocks_;         ///< of each event of the current execution
+  std::vector<std::uint32_t> local_;        ///< its number among its thread's events
   std::vector<Node> nodes_;
   std::vector<ThreadId> initial_prefix_;
   std::unique_ptr<WakeupTree::Node> taken_;
   InputPaths inputs_;
-  std::size_t kept_steps_ = 0;  // steps the last directive shares with the execution before
+  std::size_t kept_steps_ = 0;       // steps the last directive shares with the execution before
+  bool branched_on_inputs_ = false;  // some execution so far branched on an input
+  // The inputs of the execution being analysed, shared by the branches its races plan.
+  std::shared_ptr<const std::vector<InputValue>> observed_inputs_;
   bool started_ = false;
   std::size_t branch_ = 0;
 };

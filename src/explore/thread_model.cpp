@@ -33,9 +33,10 @@ bool same_step(const Operation& a, const Operation& b) {
 }
 
 /// An execution the model may learn from: it ended without a bug of any thread, so every
-/// thread that had not finished is among the pending ones, at its next operation.
+/// thread that had not finished is among the pending ones, at its next operation; and it read
+/// no input, whose values the model does not know (a thread's behaviour would depend on them).
 bool clean(const Trace& t) {
-  if (!t.failures.empty() || t.runtime_state_read) return false;
+  if (!t.failures.empty() || t.runtime_state_read || !t.symbolic.inputs.empty()) return false;
   switch (t.outcome) {
     case Outcome::kComplete:
     case Outcome::kDeadlock:
@@ -348,7 +349,8 @@ void ThreadModel::rewind(std::size_t steps) {
 }
 
 const Trace* ThreadModel::simulate(const TestDirective& d) {
-  if (!usable() || main_root_ == kNoNode || nodes_[main_root_].state != State::kPending)
+  if (!usable() || main_root_ == kNoNode || nodes_[main_root_].state != State::kPending ||
+      !d.inputs.empty())
     return nullptr;
   // Resume after the steps the directive's prefix repeats, up to where its sleep set starts
   // (before it, no thread sleeps: the state is the same whichever directive chose the steps;

@@ -1,6 +1,7 @@
 #include "wakeup_tree.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace weft::explorer {
 
@@ -25,7 +26,8 @@ bool weak_initial(ThreadId p, const Operation& next_op, const std::vector<Event>
                       [&](const Event& e) { return dependent(mine, e, policy); });
 }
 
-void WakeupTree::insert(std::vector<Event> v, ReadPolicy policy) {
+void WakeupTree::insert(std::vector<Event> v, ReadPolicy policy,
+                        std::shared_ptr<const std::vector<InputValue>> inputs) {
   Node* node = &root_;
   while (true) {
     if (node != &root_ && node->children.empty()) return;  // a leaf: any continuation is covered
@@ -39,11 +41,15 @@ void WakeupTree::insert(std::vector<Event> v, ReadPolicy policy) {
     }
     if (!into) {
       // Append v as a new branch, after the existing ones.
+      // A new branch of this node takes the inputs it was found with; one inside an existing
+      // branch runs on that branch's path, and takes its inputs when it is adopted.
+      if (node != &root_) inputs = nullptr;
       Node* at = node;
       for (const Event& e : v) {
         at->children.push_back(std::make_unique<Node>());
         at = at->children.back().get();
         at->event = e;
+        if (inputs) at->inputs = std::exchange(inputs, nullptr);
       }
       return;
     }

@@ -27,13 +27,18 @@ class WakeupTree {
   struct Node {
     Event event;
     std::vector<std::unique_ptr<Node>> children;
+    /// The input values of the execution whose race made this branch (set on a new branch of
+    /// the root): with inputs, a sequence reverses its race only on the path it was found on, so
+    /// the test that follows it gives the inputs that took that path.
+    std::shared_ptr<const std::vector<InputValue>> inputs;
   };
 
   bool empty() const { return root_.children.empty(); }
   /// Inserts v unless a branch already covers it (insert[E](v, wut) of the paper): walks down
   /// through children whose thread is a weak initial of what remains of v, removing that thread's
   /// first event; stops at a leaf (covered) or appends the rest of v as the new last branch.
-  void insert(std::vector<Event> v, ReadPolicy policy);
+  void insert(std::vector<Event> v, ReadPolicy policy,
+              std::shared_ptr<const std::vector<InputValue>> inputs = nullptr);
   /// Removes and returns the first (leftmost) branch below the root.
   std::unique_ptr<Node> take_first();
   /// Adopts the children of `node` as this tree's branches.

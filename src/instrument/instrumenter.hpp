@@ -21,6 +21,9 @@ class Instrumenter {
   virtual bool run(llvm::Module& module) = 0;
 };
 
+// Shadow expressions of values computed from inputs, and path constraints (concolic execution).
+std::unique_ptr<Instrumenter> make_symbolic_instrumenter();
+
 // Hooks plain loads and stores, and memcpy/memmove/memset, that may touch shared memory.
 std::unique_ptr<Instrumenter> make_shared_access_instrumenter();
 

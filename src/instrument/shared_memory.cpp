@@ -6,6 +6,9 @@
 
 #include <limits>
 
+#include "function_filter.hpp"
+#include "hook_calls.hpp"
+
 namespace weft::instrument {
 
 bool SharedMemoryFilter::may_be_shared(const llvm::Value* pointer) {
@@ -23,7 +26,9 @@ bool SharedMemoryFilter::may_be_shared(const llvm::Value* pointer) {
     return it->second;
   }
   if (const auto* global = llvm::dyn_cast<llvm::GlobalVariable>(object)) {
-    return !global->isConstant() && !global->isThreadLocal();
+    // The runtime's own globals (the shadow-expression slots, hooks.h) are not the program's.
+    return !global->isConstant() && !global->isThreadLocal() &&
+           !has_prefix(global->getName(), kRuntimePrefix);
   }
   return true;
 }

@@ -153,14 +153,9 @@ Result explore(const Options& options, const std::function<void()>& test) {
     result.verdict = Verdict::kIncomplete;
     result.incomplete_reason = "random scheduling does not cover every behaviour";
   } else if (!explored.stats.inputs.complete()) {
-    const explorer::InputStatistics& in = explored.stats.inputs;
     result.verdict = Verdict::kIncomplete;
     result.incomplete_reason =
-        "input paths left unexplored: " + std::to_string(in.solver_unknown) +
-        " branch sides the solver could not decide, " + std::to_string(in.divergences) +
-        " tests that left their path at a concretised value, " +
-        std::to_string(in.concretisations + in.unconstrained_concretisations) +
-        " values made concrete";
+        "input paths left unexplored: " + driver::describe_input_gaps(explored.stats.inputs);
   } else {
     result.verdict = Verdict::kNoBugFound;
   }

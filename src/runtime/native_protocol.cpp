@@ -25,6 +25,7 @@ constexpr const char* kPromotedSitesEnv = "WEFT_PROMOTED_SITES";
 constexpr const char* kMaxStepsEnv = "WEFT_MAX_STEPS";
 constexpr const char* kMaxThreadsEnv = "WEFT_MAX_THREADS";
 constexpr const char* kNondetEnv = "WEFT_NONDET";
+constexpr const char* kExploreInputsEnv = "WEFT_EXPLORE_INPUTS";
 constexpr const char* kExecutionMsEnv = "WEFT_EXECUTION_MS";
 constexpr const char* kMemoryLimitEnv = "WEFT_MEMORY_MB";
 constexpr const char* kShowOutputEnv = "WEFT_SHOW_OUTPUT";
@@ -59,6 +60,7 @@ std::vector<std::string> ProgramOptions::environment() const {
       setting(kMaxStepsEnv, std::to_string(max_steps_per_thread)),
       setting(kMaxThreadsEnv, std::to_string(max_threads)),
       setting(kNondetEnv, std::to_string(nondet_value)),
+      setting(kExploreInputsEnv, explore_inputs ? "1" : "0"),
       setting(kExecutionMsEnv,
               std::to_string(static_cast<std::uint64_t>(std::max(0.0, execution_seconds) * 1000))),
       setting(kMemoryLimitEnv, std::to_string(memory_mb)),
@@ -91,6 +93,7 @@ ProgramOptions ProgramOptions::from_environment() {
       1000;
   o.memory_mb = env_number(kMemoryLimitEnv, o.memory_mb);
   o.show_output = env_flag(kShowOutputEnv, o.show_output);
+  o.explore_inputs = env_flag(kExploreInputsEnv, o.explore_inputs);
   o.fresh_process = env_flag(kFreshProcessEnv, o.fresh_process);
   o.keep_spinning = env_flag(kKeepSpinningEnv, o.keep_spinning);
   o.memory_checks = env_flag(kMemoryChecksEnv, o.memory_checks);
@@ -347,6 +350,12 @@ std::size_t encode_directive(const TestDirective& d, const ThreadRegistry& threa
   w.put(static_cast<std::uint8_t>(d.read_policy));
   w.put(static_cast<std::uint8_t>(d.policy));
   w.put(d.seed);
+  w.put(static_cast<std::uint32_t>(d.inputs.size()));
+  for (const InputValue& v : d.inputs) {
+    w.put(static_cast<std::uint32_t>(v.key.thread));
+    w.put(v.key.ordinal);
+    w.put(v.value);
+  }
   return w.ok() ? w.size() : 0;
 }
 
@@ -376,6 +385,15 @@ TestDirective decode_directive(const char* in, std::size_t size, ThreadRegistry&
   d.read_policy = static_cast<ReadPolicy>(r.get<std::uint8_t>("read policy") & 1);
   d.policy = static_cast<SchedulePolicy>(r.get<std::uint8_t>("policy") & 1);
   d.seed = r.get<std::uint64_t>("seed");
+  const std::size_t inputs = r.count(16, "inputs");
+  d.inputs.reserve(inputs);
+  for (std::size_t i = 0; i < inputs; ++i) {
+    InputValue v;
+    v.key.thread = map(r.get<std::uint32_t>("input thread"));
+    v.key.ordinal = r.get<std::uint32_t>("input ordinal");
+    v.value = r.get<std::uint64_t>("input value");
+    d.inputs.push_back(v);
+  }
   return d;
 }
 
@@ -451,6 +469,61 @@ void LogWriter::event(const Trace& t, std::size_t i, const ThreadRegistry& threa
   if (values.known & AccessValues::kRead) w.put(values.read);
   if (values.known & AccessValues::kWritten) w.put(values.written);
   commit(Record::kEvent, w.ok(), w.size());
+}
+
+void LogWriter::symbolic(const InputObservations& seen, SymbolicLogged& logged,
+                         const ThreadRegistry& threads) {
+  announce(threads);
+  for (; logged.inputs < seen.inputs.size(); ++logged.inputs) {
+    const InputRead& in = seen.inputs[logged.inputs];
+    ByteWriter w = payload_writer(header_, records_);
+    w.put(static_cast<std::uint32_t>(in.key.thread));
+    w.put(in.key.ordinal);
+    w.put(in.width);
+    w.put(static_cast<std::uint8_t>(in.is_signed));
+    w.put(in.value);
+    w.put(static_cast<std::uint64_t>(in.step));
+    w.string(in.name);
+    commit(Record::kInput, w.ok(), w.size());
+    if (!w.ok()) return;
+  }
+  // Expressions before the branches that name them, as many nodes per record as fit.
+  const auto nodes = seen.expressions.nodes();
+  while (logged.expressions + 1 < nodes.size()) {
+    ByteWriter w = payload_writer(header_, records_);
+    std::size_t count = 0;
+    const std::size_t first = logged.expressions + 1;
+    for (std::size_t i = first; i < nodes.size() && count < 4096; ++i, ++count) {
+      const symbolic::ExprNode& n = nodes[i];
+      w.put(static_cast<std::uint8_t>(n.kind));
+      w.put(n.width);
+      w.put(n.a);
+      w.put(n.b);
+      w.put(n.c);
+      w.put(n.value);
+    }
+    commit(Record::kExpressions, w.ok(), w.size());
+    if (!w.ok()) return;
+    logged.expressions += count;
+  }
+  for (; logged.branches < seen.branches.size(); ++logged.branches) {
+    const SymbolicBranch& b = seen.branches[logged.branches];
+    ByteWriter w = payload_writer(header_, records_);
+    w.put(b.condition);
+    w.put(static_cast<std::uint8_t>(b.taken));
+    w.put(static_cast<std::uint8_t>(b.kind));
+    w.put(static_cast<std::uint32_t>(b.thread));
+    w.put(b.step);
+    w.put(b.site);
+    commit(Record::kBranch, w.ok(), w.size());
+    if (!w.ok()) return;
+  }
+  if (seen.unconstrained_concretisations != logged.unconstrained) {
+    ByteWriter w = payload_writer(header_, records_);
+    w.put(seen.unconstrained_concretisations);
+    commit(Record::kUnconstrained, w.ok(), w.size());
+    if (w.ok()) logged.unconstrained = seen.unconstrained_concretisations;
+  }
 }
 
 void LogWriter::end(const Trace& t, const ThreadRegistry& threads) {
@@ -593,6 +666,53 @@ LoggedExecution read_log_records(const void* log, std::size_t sent_threads,
         break;
       case Record::kInputs:
         out.read_inputs = true;
+        break;
+      case Record::kInput: {
+        InputRead in;
+        in.key.thread = map(r.get<std::uint32_t>("input thread"));
+        in.key.ordinal = r.get<std::uint32_t>("input ordinal");
+        in.width = r.get<std::uint8_t>("input width");
+        if (in.width == 0 || in.width > 64) throw ProtocolError("an input of no width");
+        in.is_signed = r.get<std::uint8_t>("input signedness") != 0;
+        in.value = r.get<std::uint64_t>("input value");
+        in.step = r.get<std::uint64_t>("input step");
+        in.name = r.string("input name");
+        out.symbolic.inputs.push_back(std::move(in));
+        break;
+      }
+      case Record::kExpressions:
+        while (r.left() > 0) {
+          symbolic::ExprNode n;
+          n.kind = static_cast<symbolic::ExprKind>(r.get<std::uint8_t>("expression"));
+          n.width = r.get<std::uint8_t>("expression");
+          n.a = r.get<std::uint32_t>("expression");
+          n.b = r.get<std::uint32_t>("expression");
+          n.c = r.get<std::uint32_t>("expression");
+          n.value = r.get<std::uint64_t>("expression");
+          if (!out.symbolic.expressions.append_verbatim(n) ||
+              (n.kind == symbolic::ExprKind::kInput && n.value >= out.symbolic.inputs.size()))
+            throw ProtocolError("a malformed expression");
+        }
+        break;
+      case Record::kBranch: {
+        SymbolicBranch b;
+        b.condition = r.get<std::uint32_t>("branch condition");
+        b.taken = r.get<std::uint8_t>("branch") != 0;
+        const auto kind = r.get<std::uint8_t>("branch kind");
+        if (kind > static_cast<unsigned>(BranchKind::kConcretisation))
+          throw ProtocolError("an unknown kind of branch");
+        b.kind = static_cast<BranchKind>(kind);
+        b.thread = map(r.get<std::uint32_t>("branch thread"));
+        b.step = r.get<std::uint32_t>("branch step");
+        b.site = r.get<std::uint64_t>("branch site");
+        if (b.condition == 0 || b.condition > out.symbolic.expressions.size() ||
+            out.symbolic.expressions[b.condition].width != 1)
+          throw ProtocolError("a branch on a condition the log does not hold");
+        out.symbolic.branches.push_back(b);
+        break;
+      }
+      case Record::kUnconstrained:
+        out.symbolic.unconstrained_concretisations = r.get<std::uint32_t>("concretisations");
         break;
       case Record::kUnrestored:
         out.unrestored.emplace_back(text);

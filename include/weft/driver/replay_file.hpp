@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "weft/driver/native_runner.hpp"
+#include "weft/trace/directive.hpp"
 #include "weft/trace/thread_id.hpp"
 
 namespace weft::driver {
@@ -24,7 +25,7 @@ struct ReplayFile {
   /// memory checks, leaks),
   /// and the time limit of one execution; the limits of exploration runs are not recorded.
   ProgramOptions options;
-  std::string schedule;  ///< wire format, "w1:0*2,0.0,..."
+  std::string schedule;  ///< wire format, "w1:0*2,0.0,...", with ";i=..." inputs (encode_test)
   std::string bug_kind;
   std::string bug_message;  ///< as bug_message() renders it, to tell whether replay reproduced it
 };
@@ -33,13 +34,12 @@ struct ReplayFile {
 std::string replay_file_text(const ReplayFile& file);
 
 /// Parses and checks `text`; throws DriverError naming `file_name`, the field and what is wrong.
-/// The schedule is checked by decoding it into `threads`, and the decoded steps are returned in
-/// `steps`.
+/// The schedule (and the inputs after it) is checked by decoding it into `threads`, and the
+/// decoded steps and input values are returned in `test`.
 ReplayFile parse_replay_file(std::string_view text, const std::string& file_name,
-                             ThreadRegistry& threads, std::vector<ThreadId>& steps);
+                             ThreadRegistry& threads, TestDirective& test);
 
 /// Reads `path` (a regular file no larger than kMaxReplayFileBytes) and parses it as above.
-ReplayFile load_replay_file(const std::string& path, ThreadRegistry& threads,
-                            std::vector<ThreadId>& steps);
+ReplayFile load_replay_file(const std::string& path, ThreadRegistry& threads, TestDirective& test);
 
 }  // namespace weft::driver

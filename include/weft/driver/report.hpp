@@ -35,6 +35,10 @@ std::string format_bug(const explorer::FoundBug& bug, const ThreadRegistry& thre
 /// hex. Empty when it read none.
 std::string format_inputs(const Trace& trace, const ThreadRegistry& threads);
 
+/// What kept the exploration of inputs from covering every input path (InputStatistics), as
+/// counts: "3 values were made concrete (...)". Empty when nothing did.
+std::string describe_input_gaps(const explorer::InputStatistics& inputs);
+
 /// One line of statistics.
 std::string format_statistics(const explorer::Statistics& stats);
 

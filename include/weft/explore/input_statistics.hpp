@@ -24,6 +24,20 @@ struct InputStatistics {
   /// Whether every input path was explored: no unknown, no divergence, no concretisation (a
   /// concretised value keeps the explored paths sound, but the values it did not have are not
   /// explored).
+  InputStatistics& operator+=(const InputStatistics& o) {
+    executions_with_inputs += o.executions_with_inputs;
+    flips += o.flips;
+    infeasible += o.infeasible;
+    solver_unknown += o.solver_unknown;
+    divergences += o.divergences;
+    concretisations += o.concretisations;
+    unconstrained_concretisations += o.unconstrained_concretisations;
+    solver_queries += o.solver_queries;
+    solver_calls += o.solver_calls;
+    cache_hits += o.cache_hits;
+    solver_seconds += o.solver_seconds;
+    return *this;
+  }
   bool complete() const {
     return solver_unknown == 0 && divergences == 0 && concretisations == 0 &&
            unconstrained_concretisations == 0;

@@ -34,7 +34,60 @@
   X(void, __weft_spin_exit, (uint32_t loop), "vi")                                         \
   X(void, __weft_spin_local_write, (void* address, uint64_t size), "vpw")                  \
   /* An inline-assembly statement: kind is a weft_asm_kind. */                            \
-  X(void, __weft_asm, (uint32_t kind), "vi")
+  X(void, __weft_asm, (uint32_t kind), "vi")                                              \
+  /* Shadow expressions (symbolic_instrumenter.cpp, symbolic_hooks.cpp): each takes and   \
+   * returns expression ids (0: the value is concrete), with the concrete operands, zero- \
+   * extended, and their width in bits. kind is a weft::symbolic::ExprKind. */            \
+  X(uint32_t, __weft_sym_binary,                                                          \
+    (uint32_t kind, uint32_t a, uint32_t b, uint64_t a_value, uint64_t b_value,           \
+     uint32_t width), "iiiiwwi")                                                          \
+  /* predicate: an LLVM icmp predicate (WEFT_ICMP_*). */                                   \
+  X(uint32_t, __weft_sym_compare,                                                         \
+    (uint32_t predicate, uint32_t a, uint32_t b, uint64_t a_value, uint64_t b_value,      \
+     uint32_t width), "iiiiwwi")                                                          \
+  /* kind: a weft_cast_kind; width: the result's. */                                      \
+  X(uint32_t, __weft_sym_cast, (uint32_t kind, uint32_t a, uint32_t width), "iiii")       \
+  /* A conditional branch or select on condition (1 bit), which was `taken`. */           \
+  X(void, __weft_sym_branch, (uint32_t condition, uint32_t taken), "vii")                 \
+  /* A switch on `condition` (of `value`) over `count` case values. */                    \
+  X(void, __weft_sym_switch,                                                              \
+    (uint32_t condition, uint64_t value, const uint64_t* cases, uint32_t count), "viwpi") \
+  /* The value of `expression` is used as `value` where weft cannot keep it symbolic. */  \
+  X(void, __weft_sym_concretize, (uint32_t expression, uint64_t value), "viw")            \
+  /* Shadow memory: the expression of the `size` bytes at `address` (0: all concrete),    \
+   * what a store of `expression` there makes of them, and memcpy/memmove. */             \
+  X(uint32_t, __weft_sym_load, (const void* address, uint64_t size), "ipw")               \
+  X(void, __weft_sym_store, (void* address, uint64_t size, uint32_t expression), "vpwi")  \
+  X(void, __weft_sym_copy, (void* to, const void* from, uint64_t size), "vppw")
+
+/* Globals the instrumented code reads and writes directly (defined in symbolic_hooks.cpp).
+ * Only one program thread runs at a time and none can switch between a call and the callee's
+ * entry, or between a return and the caller, so plain globals pass expressions along calls.
+ * A callee takes the arguments' expressions only if `arguments_for` is itself (and clears it);
+ * a caller takes the result's only if `return_for` is the callee. */
+#define WEFT_SYM_MEMORY __weft_sym_memory             /* uint8_t: some byte is symbolic */
+#define WEFT_SYM_ARGUMENTS __weft_sym_arguments       /* uint32_t[WEFT_SYM_MAX_ARGUMENTS] */
+#define WEFT_SYM_ARGUMENTS_FOR __weft_sym_arguments_for /* void*: the callee they are for */
+#define WEFT_SYM_RETURN __weft_sym_return             /* uint32_t */
+#define WEFT_SYM_RETURN_FOR __weft_sym_return_for     /* void*: the function returning it */
+#define WEFT_SYM_MAX_ARGUMENTS 8
+
+/* The `kind` argument of __weft_sym_cast. */
+enum weft_cast_kind { WEFT_CAST_ZEXT = 0, WEFT_CAST_SEXT = 1, WEFT_CAST_TRUNC = 2 };
+
+/* The `predicate` argument of __weft_sym_compare: LLVM's integer comparison predicates. */
+enum weft_icmp_predicate {
+  WEFT_ICMP_EQ = 32,
+  WEFT_ICMP_NE = 33,
+  WEFT_ICMP_UGT = 34,
+  WEFT_ICMP_UGE = 35,
+  WEFT_ICMP_ULT = 36,
+  WEFT_ICMP_ULE = 37,
+  WEFT_ICMP_SGT = 38,
+  WEFT_ICMP_SGE = 39,
+  WEFT_ICMP_SLT = 40,
+  WEFT_ICMP_SLE = 41
+};
 
 /* The `kind` argument of __weft_atomic. */
 enum weft_atomic_kind {
@@ -65,6 +118,12 @@ WEFT_HOOKS(WEFT_HOOK_PROTOTYPE)
 #undef WEFT_HOOK_PROTOTYPE
 
 int WEFT_PROGRAM_MAIN(int argc, char** argv, char** envp);
+
+extern uint8_t WEFT_SYM_MEMORY;
+extern uint32_t WEFT_SYM_ARGUMENTS[WEFT_SYM_MAX_ARGUMENTS];
+extern void* WEFT_SYM_ARGUMENTS_FOR;
+extern uint32_t WEFT_SYM_RETURN;
+extern void* WEFT_SYM_RETURN_FOR;
 
 #ifdef __cplusplus
 }

@@ -38,7 +38,9 @@ struct ProgramOptions {
   std::string points = "sync";  ///< "sync" or "all": which accesses are scheduling points
   std::uint32_t max_steps_per_thread = 10000;  ///< per-thread bound on visible operations
   std::uint32_t max_threads = 1000;            ///< upper bound on the threads of one execution
-  /// Value every __VERIFIER_nondet_* returns (until the concolic issue makes them inputs).
+  /// Inputs (__VERIFIER_nondet_*, weft_input_*) are explored symbolically; off (--nondet V):
+  /// each returns nondet_value.
+  bool explore_inputs = true;
   std::int64_t nondet_value = 0;
   double execution_seconds = 10;   ///< wall-clock limit per execution (0: none)
   std::uint64_t memory_mb = 4096;  ///< resident-memory limit per execution (0: none)
@@ -75,12 +77,12 @@ inline constexpr const char* kRuntimeMarker = "weft-runtime-v1";
 /// atomic sections carry footprints, and exits wait until no other thread can run; 3: crash
 /// records "W"; 4: free is an operation, memory-error options, sanitizer reports "S"; 5: the
 /// shared-memory channel and binary records of this header; 6: events carry the values they read
-/// and wrote).
-inline constexpr int kProtocolVersion = 6;
+/// and wrote; 7: directives carry inputs, logs the inputs, expressions and branches).
+inline constexpr int kProtocolVersion = 7;
 /// The protocol version as a string every instrumented binary contains (fork_server.cpp), so that
 /// weft can refuse a binary built by another version before it starts it: an older runtime does
 /// not understand WEFT_CONTROL and would die before it could say HELLO.
-#define WEFT_PROTOCOL_MARKER "weft-protocol-v6"
+#define WEFT_PROTOCOL_MARKER "weft-protocol-v7"
 inline constexpr const char* kProtocolMarker = WEFT_PROTOCOL_MARKER;
 static_assert(WEFT_PROTOCOL_MARKER[sizeof WEFT_PROTOCOL_MARKER - 2] == '0' + kProtocolVersion,
               "the protocol marker names kProtocolVersion");
@@ -180,6 +182,11 @@ TestDirective decode_directive(const char* in, std::size_t size, ThreadRegistry&
 ///              divergence, failures, pending operations, whether threads read the runtime's
 ///              own state (the trace without its events)
 ///   kInputs    the program read an input, which got weft's fixed --nondet value
+///   kInput     the program read an input weft explores: thread, ordinal, width, signedness,
+///              value, step, name
+///   kExpressions  expression nodes (symbolic::ExprNode), numbered on from those logged before
+///   kBranch    a branch on an input-dependent condition (SymbolicBranch)
+///   kUnconstrained  how many values were made concrete without a constraint so far
 ///   kUnrestored  the program changed process state a worker does not restore (setuid, nice,
 ///              prctl...; the function's name): later executions may start from it
 ///   kCrashed   the thread that crashed (an id)
@@ -192,6 +199,10 @@ enum class Record : std::uint8_t {
   kThread = 'N',
   kEnd = 'T',
   kInputs = 'I',
+  kInput = 'J',
+  kExpressions = 'X',
+  kBranch = 'B',
+  kUnconstrained = 'K',
   kUnrestored = 'U',
   kCrashed = 'C',
   kWhere = 'W',
@@ -224,6 +235,14 @@ class LogWriter {
   /// Appends event `index` of `trace` (with its enabled set, finished mark and site).
   void event(const Trace& trace, std::size_t index, const ThreadRegistry& threads,
              const AccessValues& values = {});
+  /// What of an execution's InputObservations has been logged.
+  struct SymbolicLogged {
+    std::size_t inputs = 0, expressions = 0, branches = 0;
+    std::uint32_t unconstrained = 0;
+  };
+  /// Appends what `seen` has beyond `logged` (inputs, expressions, branches) and notes it there.
+  void symbolic(const InputObservations& seen, SymbolicLogged& logged,
+                const ThreadRegistry& threads);
   /// Appends the end of the execution: `trace` without its events.
   void end(const Trace& trace, const ThreadRegistry& threads);
   /// Appends the crashed thread.
@@ -253,6 +272,7 @@ struct LoggedExecution {
   std::size_t sanitizer_report_step = 0;  ///< events logged before it
   ThreadId sanitizer_thread = kNoThread;  ///< the kCrashed record before it
   bool read_inputs = false;               ///< a kInputs record
+  InputObservations symbolic;             ///< kInput, kExpressions, kBranch records
   std::vector<std::string> unrestored;    ///< kUnrestored records
 };
 

@@ -47,6 +47,7 @@ NativeOptions native_options(const weft::native::ProgramOptions& program) {
   o.max_steps_per_thread = program.max_steps_per_thread;
   o.max_threads = program.max_threads;
   o.nondet_value = program.nondet_value;
+  o.explore_inputs = program.explore_inputs;
   o.stop_spinning = !program.keep_spinning;
   o.memory_checks = program.memory_checks;
   o.leaks = program.leaks;

@@ -166,7 +166,14 @@ Trace NativeRuntime::run(const TestDirective& directive, int argc, char** argv, 
   logged_ = 0;
   values_.clear();
   runtime_state_read_ = false;
+  symbolic_logged_ = {};
+  shadow_.clear();
+  __weft_sym_memory = 0;
+  __weft_sym_arguments_for = nullptr;
+  __weft_sym_return_for = nullptr;
   const auto log_until = [&](const Trace& t, std::size_t end) {
+    // Inputs and branches first: those of a step come before its next event.
+    if (log_ && !t.symbolic.inputs.empty()) log_->symbolic(t.symbolic, symbolic_logged_, registry_);
     for (; log_ && logged_ < end; ++logged_)
       log_->event(t, logged_, registry_, values_of(t, logged_, false));
   };

@@ -37,6 +37,8 @@ struct NativeOptions {
   std::uint32_t max_steps_per_thread = 10000;
   std::uint32_t max_threads = 1000;
   std::int64_t nondet_value = 0;
+  /// Inputs (__VERIFIER_nondet_*, weft_input_*) are explored; off: each returns nondet_value.
+  bool explore_inputs = true;
   /// Running in a worker process, which runs execution after execution: thread stacks left by
   /// the last execution are taken over (see RunLimits::adopt_placed_stacks).
   bool in_worker = false;
@@ -161,6 +163,9 @@ class NativeRuntime {
   bool break_on_bug = false;
 
   Scheduler& scheduler() { return scheduler_; }
+  /// The expression of each byte of memory that holds part of a value computed from inputs
+  /// (symbolic_hooks.cpp); emptied at the start of every execution.
+  std::unordered_map<std::uintptr_t, weft::symbolic::ExprId>& shadow_memory() { return shadow_; }
   ThreadRegistry& registry() { return registry_; }
   const NativeOptions& options() const { return options_; }
   NativeThread& thread(ThreadId id) {
@@ -231,6 +236,8 @@ class NativeRuntime {
   const Trace* current_trace_ = nullptr;  // the scheduler's trace while run() runs
   std::size_t logged_ = 0;                // events of it already in the log
   std::vector<weft::AccessValues> values_;
+  weft::native::LogWriter::SymbolicLogged symbolic_logged_;
+  std::unordered_map<std::uintptr_t, weft::symbolic::ExprId> shadow_;
   bool runtime_state_read_ = false;         // by event, while run() runs (--points=all)
   std::uint64_t heap_slots_used_[64] = {};  // bitset over the 4096 heap regions
   bool noted_input_ = false;

@@ -116,11 +116,32 @@ void __VERIFIER_error(void) {
   reach_error();
 }
 
-void __VERIFIER_assume(int condition) {
+// An assumption on a value computed from inputs is a path constraint (BranchKind::kAssume): the
+// side where it holds is what the strategies look for when it fails.
+static void assume(void* self, int condition, std::uint64_t site) {
+  const weft::symbolic::ExprId e =
+      WEFT_SYM_ARGUMENTS_FOR == self ? WEFT_SYM_ARGUMENTS[0] : weft::symbolic::kConcrete;
+  WEFT_SYM_ARGUMENTS_FOR = nullptr;
+  if (e != weft::symbolic::kConcrete) {
+    if (NativeRuntime* rt = NativeRuntime::for_hook()) {
+      RuntimeScope scope(*rt);
+      auto& pool = rt->scheduler().expressions();
+      rt->scheduler().record_branch(pool.is_nonzero(e), condition != 0, weft::BranchKind::kAssume,
+                                    site);
+    }
+  }
   if (condition) return;
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) WEFT_REAL(exit, 0);
-  end_process(*rt, 0, Outcome::kDiscarded, WEFT_CALLER_SITE());
+  end_process(*rt, 0, Outcome::kDiscarded, site);
+}
+
+void __VERIFIER_assume(int condition) {
+  assume(reinterpret_cast<void*>(&__VERIFIER_assume), condition, WEFT_CALLER_SITE());
+}
+
+void weft_assume(int condition) {
+  assume(reinterpret_cast<void*>(&weft_assume), condition, WEFT_CALLER_SITE());
 }
 
 // ---- atomic sections: __VERIFIER_atomic_* functions and begin/end blocks ---------------------
