@@ -173,12 +173,17 @@ TEST(NativeEndToEnd, PthreadApiProgramIsExploredCompletelyWithoutFalseAlarms) {
 }
 
 TEST(NativeEndToEnd, SvCompConventions) {
-  // Input 0: the atomic sections keep x even, so neither reach_error is reachable. The program
-  // reads an input that weft fixes (until inputs are explored), so that is not a full proof.
-  const CliRun clean = check("svcomp_conventions.c");
+  // Inputs explored: the observer sees x == limit for limit 2 or 4, which weft finds.
+  const CliRun explored = check("svcomp_conventions.c");
+  ASSERT_EQ(explored.exit_code, 1) << explored.out;
+  const auto limit = explored.result["bugs"][0]["inputs"][0]["value"].get<std::int64_t>();
+  EXPECT_TRUE(limit == 2 || limit == 4) << limit;
+  // Input 0, fixed: the atomic sections keep x even, so neither reach_error is reachable; the
+  // input was fixed rather than explored, so that is not a full proof.
+  const CliRun clean = check("svcomp_conventions.c", "--nondet 0");
   EXPECT_EQ(clean.exit_code, 3) << clean.out;
   EXPECT_EQ(clean.result["bugs"].size(), 0u);
-  EXPECT_NE(clean.result["incomplete_because"].get<std::string>().find("__VERIFIER_nondet_"),
+  EXPECT_NE(clean.result["incomplete_because"].get<std::string>().find("(--nondet)"),
             std::string::npos);
   // Input 2: the observer can see x == 2.
   const CliRun found = check("svcomp_conventions.c", "--nondet 2");
@@ -189,7 +194,7 @@ TEST(NativeEndToEnd, SvCompConventions) {
   EXPECT_EQ(discarded.result["bugs"].size(), 0u) << discarded.out;
   EXPECT_EQ(stat(discarded, "executions"), 1u);
   // With every access a scheduling point, the atomic sections still do not interleave.
-  const CliRun all = check("svcomp_conventions.c", "--points=all");
+  const CliRun all = check("svcomp_conventions.c", "--points=all --nondet 0");
   EXPECT_EQ(all.result["bugs"].size(), 0u) << all.out;
   const CliRun all_found = check("svcomp_conventions.c", "--points=all --nondet 4");
   EXPECT_EQ(all_found.exit_code, 1) << all_found.out;
@@ -282,6 +287,72 @@ TEST(NativeThreadModel, AnUnknownOrInapplicableModeIsAnError) {
   EXPECT_NE(sync.err.find("--thread-model needs --points=all"), std::string::npos) << sync.err;
   // Off is always accepted.
   EXPECT_EQ(check("locked_counter.c", "--thread-model=off").exit_code, 0);
+}
+
+// ---- inputs ---------------------------------------------------------------------------------
+
+// A bug that needs a 32-bit magic value and one interleaving is found, reported with its input
+// (named, decimal, hex) and replayed with it.
+TEST(NativeInputs, MagicValueAndInterleavingFoundAndReplayed) {
+  const CliRun r = check("input_magic.c", "--points=all");
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(first_bug_kind(r), "assertion failure");
+  const auto& in = r.result["bugs"][0]["inputs"];
+  ASSERT_EQ(in.size(), 1u) << r.out;
+  EXPECT_EQ(in[0]["name"], "key");
+  EXPECT_EQ(in[0]["value"].get<std::uint64_t>(), 0xC0FFEE42u);
+  EXPECT_EQ(in[0]["hex"], "0xc0ffee42");
+  EXPECT_LT(stat(r, "executions"), 10u);
+  EXPECT_EQ(r.result["statistics"]["inputs"]["branch_sides_flipped"].get<std::uint64_t>(), 1u);
+  const std::string file = r.result["bugs"][0]["replay_file"].get<std::string>();
+  const CliRun again = weft_cli("replay " + file);
+  EXPECT_EQ(again.exit_code, 1) << again.out << again.err;
+  EXPECT_NE(again.out.find("key = 3237998146 (0xc0ffee42)"), std::string::npos) << again.out;
+}
+
+// A correct program with input branches in two threads: "no bug", every path of each thread
+// (three) times both lock orders, each once.
+TEST(NativeInputs, CorrectProgramExploredCompletelyWithTheExactCount) {
+  for (const char* strategy : {"optimal", "dpor-cr", "dfs"}) {
+    const CliRun r = check("input_branches_in_two_threads.c", std::string("--strategy=") + strategy);
+    ASSERT_EQ(r.exit_code, 0) << strategy << r.out << r.err;
+    EXPECT_EQ(r.result["verdict"], "no bug");
+    EXPECT_EQ(stat(r, "complete"), 18u) << strategy;
+    EXPECT_EQ(r.result["statistics"]["inputs"]["solver_unknown"].get<std::uint64_t>(), 0u);
+  }
+  // With fixed inputs every interleaving is explored, but not every input: incomplete.
+  const CliRun fixed = check("input_branches_in_two_threads.c", "--nondet 5");
+  EXPECT_EQ(fixed.exit_code, 3) << fixed.out << fixed.err;
+  EXPECT_NE(fixed.result["incomplete_because"].get<std::string>().find("fixed to 5 (--nondet)"),
+            std::string::npos);
+}
+
+// Thesis Fig. 2.1 and 2.3 compiled natively: the second test reaches Fig. 2.1's error; Fig. 2.3's
+// needs the overflowing product.
+TEST(NativeInputs, ThesisFigures2_1And2_3) {
+  const CliRun fig_2_1 = check("thesis_fig_2_1.c");
+  ASSERT_EQ(fig_2_1.exit_code, 1) << fig_2_1.out << fig_2_1.err;
+  EXPECT_EQ(fig_2_1.result["bugs"][0]["execution"].get<std::uint64_t>(), 2u);
+  EXPECT_EQ(fig_2_1.result["bugs"][0]["inputs"][1]["value"].get<std::int64_t>(), -4);
+  const CliRun fig_2_3 = check("thesis_fig_2_3.c");
+  ASSERT_EQ(fig_2_3.exit_code, 1) << fig_2_3.out << fig_2_3.err;
+  const auto x = fig_2_3.result["bugs"][0]["inputs"][0]["value"].get<std::int64_t>();
+  const auto y = fig_2_3.result["bugs"][0]["inputs"][1]["value"].get<std::int64_t>();
+  EXPECT_EQ(x / 2, 5);
+  EXPECT_GT(x, y);
+  EXPECT_EQ(static_cast<std::int32_t>(static_cast<std::uint32_t>(x) * static_cast<std::uint32_t>(y)),
+            1452);
+}
+
+// Inputs used where weft cannot keep them symbolic (an index, a stack array's size, a float) are
+// made concrete with a note in the verdict: never a crash, never a plain "no bug".
+TEST(NativeInputs, ConcretisedValuesMakeTheVerdictIncomplete) {
+  const CliRun r = check("input_concretised.c");
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_GT(r.result["statistics"]["inputs"]["concretisations"].get<std::uint64_t>(), 0u);
+  EXPECT_NE(r.result["incomplete_because"].get<std::string>().find("made concrete"),
+            std::string::npos)
+      << r.result["incomplete_because"];
 }
 
 // ---- busy-wait loops -------------------------------------------------------------------------

@@ -114,6 +114,11 @@ class FunctionShadows {
     auto it = shadows_.find(v);
     return it != shadows_.end() ? it->second : zero_;
   }
+  static bool is_hook_call(llvm::Instruction* inst, Hook hook) {
+    auto* call = llvm::dyn_cast_or_null<llvm::CallInst>(inst);
+    return call && call->getCalledFunction() &&
+           call->getCalledFunction()->getName() == hook_name(hook);
+  }
   static bool is_concrete(llvm::Value* shadow) {
     auto* c = llvm::dyn_cast<llvm::ConstantInt>(shadow);
     return c && c->isZero();
@@ -176,7 +181,10 @@ class FunctionShadows {
     for (llvm::Argument& a : function_.args()) any |= has_shadow(a.getType());
     if (!any) return;
     changed_ = true;
-    llvm::IRBuilder<> b(&*function_.getEntryBlock().getFirstInsertionPt());
+    // After an atomic section's begin, which must stay the body's first instruction.
+    llvm::Instruction* first = &*function_.getEntryBlock().getFirstInsertionPt();
+    if (is_hook_call(first, Hook::__weft_atomic_begin)) first = first->getNextNode();
+    llvm::IRBuilder<> b(first);
     llvm::Value* mine = b.CreateICmpEQ(b.CreateLoad(pointer_, arguments_for_),
                                        b.CreatePointerCast(&function_, pointer_));
     for (llvm::Argument& a : function_.args()) {
@@ -384,7 +392,14 @@ class FunctionShadows {
     if (!value || !has_shadow(value->getType())) return;
     llvm::Value* shadow = shadow_of(value);
     if (is_concrete(shadow)) return;
-    llvm::IRBuilder<> b(&ret);
+    // Before a musttail call, which must stay right before its return (its callee sets the
+    // result's expression itself), and before an atomic section's end, which must too.
+    llvm::Instruction* at = &ret;
+    if (auto* call = llvm::dyn_cast_or_null<llvm::CallInst>(ret.getPrevNode())) {
+      if (call->isMustTailCall()) return;
+      if (is_hook_call(call, Hook::__weft_atomic_end)) at = call;
+    }
+    llvm::IRBuilder<> b(at);
     b.CreateStore(shadow, return_);
     b.CreateStore(
         b.CreateSelect(b.CreateICmpNE(shadow, zero_), b.CreatePointerCast(&function_, pointer_),

@@ -24,8 +24,12 @@ declare i32 @callee(i32)
 
 ; CHECK-LABEL: define i32 @__VERIFIER_atomic_forward(
 ; CHECK-NEXT: call void @__weft_atomic_begin()
-; CHECK-NEXT: call void @__weft_atomic_end()
-; CHECK-NEXT: %r = musttail call i32 @callee(i32 %x)
+; (Only the argument's shadow expression is taken in between, and made concrete for the callee,
+; which weft did not compile.)
+; CHECK-NOT: call
+; CHECK: call void @__weft_atomic_end()
+; CHECK-NOT: call {{.*}}@callee
+; CHECK: %r = musttail call i32 @callee(i32 %x)
 ; CHECK-NEXT: ret i32 %r
 define i32 @__VERIFIER_atomic_forward(i32 %x) {
   %r = musttail call i32 @callee(i32 %x)

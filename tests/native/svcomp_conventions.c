@@ -1,6 +1,6 @@
 // SV-COMP's conventions: reach_error() is the violation, abort() and assume discard a path,
-// __VERIFIER_atomic_* functions run without interleaving, __VERIFIER_nondet_* are inputs (a
-// fixed value until the concolic issue: weft's --nondet).
+// __VERIFIER_atomic_* functions run without interleaving, __VERIFIER_nondet_* are inputs (explored;
+// weft's --nondet fixes them).
 #include <pthread.h>
 
 extern void abort(void);
