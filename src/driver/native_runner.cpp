@@ -324,6 +324,19 @@ bool ForkServer::wait_for_reply(std::uint32_t seen) {
 }
 
 Trace ForkServer::run(const TestDirective& directive) {
+  if (track_inputs_ || directive.track_inputs == false) return run_once(directive);
+  // Inputs are followed (the slower code of every function) only once the program has read
+  // one: until then each execution runs the functions' plain copies, and the first execution
+  // that reads an input runs again, following it, as will every later one.
+  TestDirective plain = directive;
+  plain.track_inputs = false;
+  Trace trace = run_once(plain);
+  if (!trace.symbolic.untracked) return trace;
+  track_inputs_ = true;
+  return run_once(directive);
+}
+
+Trace ForkServer::run_once(const TestDirective& directive) {
   native::Channel& channel = native::channel_of(shared_);
   const std::size_t sent = put_directive(shared_, directive, threads_);
   channel.command = native::Command::kRun;

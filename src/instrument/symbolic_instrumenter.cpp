@@ -13,6 +13,7 @@
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/Transforms/Utils/BasicBlockUtils.h>
+#include <llvm/Transforms/Utils/Cloning.h>
 
 #include <functional>
 #include <optional>
@@ -484,12 +485,66 @@ class FunctionShadows {
   bool changed_ = false;
 };
 
+// Every function gets a plain copy, and its entry runs that copy instead when the execution
+// does not follow inputs (WEFT_SYM_ENABLED off): a program that reads no input then pays one test
+// of a global per call. (The runtime turns following on, and runs the execution again, at the
+// first input read: ForkServer::run.) Variadic functions, which cannot forward their arguments,
+// always follow.
+void dispatch_to_plain_copy(llvm::Function& function, llvm::Function& plain,
+                            llvm::Constant* enabled) {
+  llvm::LLVMContext& context = function.getContext();
+  llvm::BasicBlock* body = &function.getEntryBlock();
+  auto* entry = llvm::BasicBlock::Create(context, "weft.dispatch", &function, body);
+  auto* to_plain = llvm::BasicBlock::Create(context, "weft.plain", &function, body);
+  // Static allocas stay in the entry block (elsewhere they would be dynamic).
+  std::vector<llvm::AllocaInst*> allocas;
+  for (llvm::Instruction& inst : *body)
+    if (auto* alloca = llvm::dyn_cast<llvm::AllocaInst>(&inst); alloca && alloca->isStaticAlloca())
+      allocas.push_back(alloca);
+  llvm::IRBuilder<> b(entry);
+  b.SetCurrentDebugLocation(entry_location(function));
+  llvm::Value* on = b.CreateICmpNE(b.CreateLoad(b.getInt8Ty(), enabled), b.getInt8(0));
+  b.CreateCondBr(on, body, to_plain);
+  for (llvm::AllocaInst* alloca : allocas) alloca->moveBefore(entry->getTerminator());
+  llvm::IRBuilder<> p(to_plain);
+  p.SetCurrentDebugLocation(entry_location(function));
+  std::vector<llvm::Value*> args;
+  for (llvm::Argument& a : function.args()) args.push_back(&a);
+  llvm::CallInst* call = p.CreateCall(&plain, args);
+  call->setCallingConv(function.getCallingConv());
+  call->setAttributes(function.getAttributes());
+  call->setTailCallKind(llvm::CallInst::TCK_MustTail);
+  if (function.getReturnType()->isVoidTy())
+    p.CreateRetVoid();
+  else
+    p.CreateRet(call);
+}
+
 class SymbolicInstrumenter final : public Instrumenter {
  public:
   bool run(llvm::Module& module) override {
-    bool changed = false;
+    std::vector<llvm::Function*> functions;
     for (llvm::Function& function : module)
-      if (is_instrumentable(function)) changed |= FunctionShadows(function, module).run();
+      if (is_instrumentable(function)) functions.push_back(&function);
+    llvm::Constant* enabled = module.getOrInsertGlobal(WEFT_GLOBAL_NAME(WEFT_SYM_ENABLED),
+                                                       llvm::Type::getInt8Ty(module.getContext()));
+    bool changed = false;
+    for (llvm::Function* function : functions) {
+      llvm::Function* plain = nullptr;
+      if (!function->isVarArg()) {
+        llvm::ValueToValueMapTy map;
+        plain = llvm::CloneFunction(function, map);
+        plain->setName(function->getName() + ".weft_plain");
+        plain->setLinkage(llvm::GlobalValue::InternalLinkage);
+        plain->setVisibility(llvm::GlobalValue::DefaultVisibility);
+        plain->setComdat(nullptr);
+      }
+      changed |= FunctionShadows(*function, module).run();
+      if (plain) {
+        dispatch_to_plain_copy(*function, *plain, enabled);
+        changed = true;
+      }
+    }
     return changed;
   }
 };

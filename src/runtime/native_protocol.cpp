@@ -350,6 +350,7 @@ std::size_t encode_directive(const TestDirective& d, const ThreadRegistry& threa
   w.put(static_cast<std::uint8_t>(d.read_policy));
   w.put(static_cast<std::uint8_t>(d.policy));
   w.put(d.seed);
+  w.put(static_cast<std::uint8_t>(d.track_inputs));
   w.put(static_cast<std::uint32_t>(d.inputs.size()));
   for (const InputValue& v : d.inputs) {
     w.put(static_cast<std::uint32_t>(v.key.thread));
@@ -385,6 +386,7 @@ TestDirective decode_directive(const char* in, std::size_t size, ThreadRegistry&
   d.read_policy = static_cast<ReadPolicy>(r.get<std::uint8_t>("read policy") & 1);
   d.policy = static_cast<SchedulePolicy>(r.get<std::uint8_t>("policy") & 1);
   d.seed = r.get<std::uint64_t>("seed");
+  d.track_inputs = r.get<std::uint8_t>("input tracking") != 0;
   const std::size_t inputs = r.count(16, "inputs");
   d.inputs.reserve(inputs);
   for (std::size_t i = 0; i < inputs; ++i) {
@@ -517,6 +519,11 @@ void LogWriter::symbolic(const InputObservations& seen, SymbolicLogged& logged,
     w.put(b.site);
     commit(Record::kBranch, w.ok(), w.size());
     if (!w.ok()) return;
+  }
+  if (seen.untracked && !logged.untracked) {
+    ByteWriter w = payload_writer(header_, records_);
+    commit(Record::kUntracked, w.ok(), w.size());
+    logged.untracked = w.ok();
   }
   if (seen.unconstrained_concretisations != logged.unconstrained) {
     ByteWriter w = payload_writer(header_, records_);
@@ -711,6 +718,9 @@ LoggedExecution read_log_records(const void* log, std::size_t sent_threads,
         out.symbolic.branches.push_back(b);
         break;
       }
+      case Record::kUntracked:
+        out.symbolic.untracked = true;
+        break;
       case Record::kUnconstrained:
         out.symbolic.unconstrained_concretisations = r.get<std::uint32_t>("concretisations");
         break;

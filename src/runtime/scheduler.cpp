@@ -95,7 +95,8 @@ struct Scheduler::Impl {
   bool exited = false;  // the process ended (kProcessExit)
   Trace trace;
   std::span<const InputValue> directive_inputs;
-  std::uint64_t random_input_seed = 0;  // inputs the directive does not give: 0, or random
+  std::uint64_t random_input_seed = 0;
+  bool track_inputs = true;  // inputs the directive does not give: 0, or random
   std::function<void(const Trace&)> on_event;
 
   // ---- fibers --------------------------------------------------------------------------
@@ -547,6 +548,7 @@ Trace Scheduler::Impl::run(const TestDirective& d, const std::function<void()>& 
   reset();
   this->limits = &limits;
   directive_inputs = d.inputs;
+  track_inputs = d.track_inputs;
   random_input_seed = d.policy == SchedulePolicy::kRandom ? d.seed : 0;
   used_stack_slots.clear();
   DirectiveFollower follower(d);
@@ -687,6 +689,7 @@ Scheduler::Input Scheduler::read_input(unsigned width, bool is_signed, std::stri
   Impl& s = *impl_;
   ThreadRec& t = *s.running;
   const InputKey key{t.id, t.inputs_read++};
+  if (!s.track_inputs) s.trace.symbolic.untracked = true;
   // splitmix64 of the seed and the input: uniform, and the same for the same seed.
   std::uint64_t fallback = 0;
   if (s.random_input_seed != 0) {

@@ -65,7 +65,8 @@ struct Solver::Z3State {
   z3::context context;
 };
 
-Solver::Solver(unsigned timeout_ms) : z3_(std::make_unique<Z3State>()), timeout_ms_(timeout_ms) {}
+// Z3's context is made at the first query: a program that reads no input never pays for it.
+Solver::Solver(unsigned timeout_ms) : timeout_ms_(timeout_ms) {}
 Solver::~Solver() = default;
 
 Solution Solver::solve(const ExpressionPool& pool, std::span<const Constraint> path,
@@ -124,6 +125,7 @@ Solution Solver::solve(const ExpressionPool& pool, std::span<const Constraint> p
   }
 
   ++stats_.solver_calls;
+  if (!z3_) z3_ = std::make_unique<Z3State>();
   z3::context& ctx = z3_->context;
   std::unordered_map<ExprId, z3::expr> memo;
   auto bool_to_bv = [&](const z3::expr& b) {

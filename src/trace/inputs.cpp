@@ -25,6 +25,7 @@ void InputObservations::clear() {
   expressions.clear();
   branches.clear();
   unconstrained_concretisations = 0;
+  untracked = false;
 }
 
 }  // namespace weft

@@ -3,7 +3,9 @@
 ; CMakeLists.txt.
 
 ; CHECK-LABEL: define i32 @__VERIFIER_atomic_pick(
-; CHECK-NEXT: entry:
+; (Each function first runs its plain copy when inputs are not followed.)
+; CHECK: musttail call i32 @__VERIFIER_atomic_pick.weft_plain(
+; CHECK: entry:
 ; CHECK-NEXT: call void @__weft_atomic_begin()
 ; CHECK: yes:
 ; CHECK-NEXT: call void @__weft_atomic_end()
@@ -23,7 +25,9 @@ no:
 declare i32 @callee(i32)
 
 ; CHECK-LABEL: define i32 @__VERIFIER_atomic_forward(
-; CHECK-NEXT: call void @__weft_atomic_begin()
+; CHECK: musttail call i32 @__VERIFIER_atomic_forward.weft_plain(
+; CHECK-NEXT: ret i32
+; CHECK: call void @__weft_atomic_begin()
 ; (Only the argument's shadow expression is taken in between, and made concrete for the callee,
 ; which weft did not compile.)
 ; CHECK-NOT: call

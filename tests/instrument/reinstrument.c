@@ -3,7 +3,9 @@
 int shared;
 
 // CHECK-LABEL: define {{.*}} @__VERIFIER_atomic_bump(
-// CHECK-NEXT: call void @__weft_atomic_begin()
+// CHECK: musttail call void @__VERIFIER_atomic_bump.weft_plain(
+// CHECK-NEXT: ret void
+// CHECK: call void @__weft_atomic_begin()
 // CHECK-NEXT: call void @__weft_read(
 // CHECK-NEXT: load
 // CHECK-NOT: call void @__weft_{{read|write|atomic_begin}}

@@ -5,8 +5,10 @@ extern void abort(void);
 
 int tokens;
 
+// Each function first runs its plain copy when inputs are not followed (symbolic_instrumenter.cpp).
 // CHECK-LABEL: define {{.*}} @reach_error(
-// CHECK-NEXT: entry:
+// CHECK: musttail call void @reach_error.weft_plain(
+// CHECK: entry:
 // CHECK-NEXT: call void @__weft_reach_error(){{.*}}, !dbg
 void reach_error(void) {
   abort();

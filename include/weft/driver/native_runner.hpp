@@ -60,6 +60,7 @@ class ForkServer {
  private:
   void start();
   void stop();
+  Trace run_once(const TestDirective& directive);
   /// Waits for the answer to the request in progress; false if the server is gone.
   bool wait_for_reply(std::uint32_t seen);
 
@@ -68,6 +69,7 @@ class ForkServer {
   pid_t server_ = -1;
   void* shared_ = nullptr;  // native_protocol.hpp: channel, directive, log
   std::uint64_t load_base_ = 0;
+  bool track_inputs_ = false;  // some execution read an input: every one follows inputs now
 };
 
 /// Why the fork server killed a child, if it did.

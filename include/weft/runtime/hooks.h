@@ -66,6 +66,8 @@
  * A callee takes the arguments' expressions only if `arguments_for` is itself (and clears it);
  * a caller takes the result's only if `return_for` is the callee. */
 #define WEFT_SYM_MEMORY __weft_sym_memory             /* uint8_t: some byte is symbolic */
+/* uint8_t: follow inputs in this execution; else every function runs its plain copy */
+#define WEFT_SYM_ENABLED __weft_sym_enabled
 #define WEFT_SYM_ARGUMENTS __weft_sym_arguments       /* uint32_t[WEFT_SYM_MAX_ARGUMENTS] */
 #define WEFT_SYM_ARGUMENTS_FOR __weft_sym_arguments_for /* void*: the callee they are for */
 #define WEFT_SYM_RETURN __weft_sym_return             /* uint32_t */
@@ -120,6 +122,7 @@ WEFT_HOOKS(WEFT_HOOK_PROTOTYPE)
 int WEFT_PROGRAM_MAIN(int argc, char** argv, char** envp);
 
 extern uint8_t WEFT_SYM_MEMORY;
+extern uint8_t WEFT_SYM_ENABLED;
 extern uint32_t WEFT_SYM_ARGUMENTS[WEFT_SYM_MAX_ARGUMENTS];
 extern void* WEFT_SYM_ARGUMENTS_FOR;
 extern uint32_t WEFT_SYM_RETURN;

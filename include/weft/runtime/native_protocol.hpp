@@ -187,6 +187,7 @@ TestDirective decode_directive(const char* in, std::size_t size, ThreadRegistry&
 ///   kExpressions  expression nodes (symbolic::ExprNode), numbered on from those logged before
 ///   kBranch    a branch on an input-dependent condition (SymbolicBranch)
 ///   kUnconstrained  how many values were made concrete without a constraint so far
+///   kUntracked an input was read while inputs were not followed (TestDirective::track_inputs)
 ///   kUnrestored  the program changed process state a worker does not restore (setuid, nice,
 ///              prctl...; the function's name): later executions may start from it
 ///   kCrashed   the thread that crashed (an id)
@@ -203,6 +204,7 @@ enum class Record : std::uint8_t {
   kExpressions = 'X',
   kBranch = 'B',
   kUnconstrained = 'K',
+  kUntracked = 'Q',
   kUnrestored = 'U',
   kCrashed = 'C',
   kWhere = 'W',
@@ -239,6 +241,7 @@ class LogWriter {
   struct SymbolicLogged {
     std::size_t inputs = 0, expressions = 0, branches = 0;
     std::uint32_t unconstrained = 0;
+    bool untracked = false;
   };
   /// Appends what `seen` has beyond `logged` (inputs, expressions, branches) and notes it there.
   void symbolic(const InputObservations& seen, SymbolicLogged& logged,

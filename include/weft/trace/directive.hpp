@@ -37,6 +37,10 @@ struct TestDirective {
   SchedulePolicy policy = SchedulePolicy::kSticky;
   std::uint64_t seed = 0;
   std::vector<InputValue> inputs;
+  /// Native programs: run the code that follows values computed from inputs (shadow
+  /// expressions). Off, each function runs its plain copy, at full speed; an input read then
+  /// makes the runner run the directive again with it on (ForkServer::run).
+  bool track_inputs = true;
 };
 
 }  // namespace weft

@@ -76,6 +76,9 @@ struct InputObservations {
   /// Values that had to be made concrete without a constraint (floating point, a symbolic size
   /// weft cannot express): paths through other values are not explored.
   std::uint32_t unconstrained_concretisations = 0;
+  /// An input was read while the directive did not ask to follow inputs (track_inputs): what
+  /// was computed from it is unknown, and the execution must run again with it.
+  bool untracked = false;
   bool empty() const { return inputs.empty(); }
   void clear();
   /// The values the inputs had, as a directive gives them (sorted by key).

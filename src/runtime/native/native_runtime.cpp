@@ -169,6 +169,7 @@ Trace NativeRuntime::run(const TestDirective& directive, int argc, char** argv, 
   symbolic_logged_ = {};
   shadow_.clear();
   __weft_sym_memory = 0;
+  __weft_sym_enabled = directive.track_inputs ? 1 : 0;
   __weft_sym_arguments_for = nullptr;
   __weft_sym_return_for = nullptr;
   const auto log_until = [&](const Trace& t, std::size_t end) {

@@ -21,6 +21,7 @@ using weft::symbolic::kConcrete;
 
 extern "C" {
 std::uint8_t WEFT_SYM_MEMORY = 0;
+std::uint8_t WEFT_SYM_ENABLED = 0;
 std::uint32_t WEFT_SYM_ARGUMENTS[WEFT_SYM_MAX_ARGUMENTS] = {};
 void* WEFT_SYM_ARGUMENTS_FOR = nullptr;
 std::uint32_t WEFT_SYM_RETURN = 0;
