@@ -28,11 +28,12 @@ std::vector<std::unique_ptr<Instrumenter>> make_instrumenters(Stage stage) {
     case Stage::kAfterOptimization:
       // First: it recognises busy-wait loops by their lack of calls, hooks included.
       instrumenters.push_back(make_spin_loop_instrumenter());
-      // Before the access hooks, whose calls it must not see as the program's.
-      instrumenters.push_back(make_symbolic_instrumenter());
       instrumenters.push_back(make_shared_access_instrumenter());
       instrumenters.push_back(make_atomic_access_instrumenter());
       instrumenters.push_back(make_inline_asm_instrumenter());
+      // After the access hooks, which may hand the baton to another thread: a store's
+      // expression must reach shadow memory after its hook, right before the store itself.
+      instrumenters.push_back(make_symbolic_instrumenter());
       // Last: it gives main a runtime name (__weft_*), and instrumenters skip such functions.
       instrumenters.push_back(make_main_renamer());
       break;

@@ -12,7 +12,8 @@ int shared;
 // CHECK: add
 // CHECK-NOT: call void @__weft_{{read|write|atomic_begin}}
 // CHECK: call void @__weft_write(
-// CHECK-NEXT: store
+// CHECK-NOT: call void @__weft_{{read|write|atomic|spin|asm}}
+// CHECK: store
 // CHECK-NOT: call void @__weft_{{read|write}}
 // CHECK: call void @__weft_atomic_end()
 // CHECK-NEXT: ret void
