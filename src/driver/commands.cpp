@@ -101,6 +101,7 @@ void write_replay_file(const std::string& path, const std::string& program_path,
   file.args = program.args;
   file.options = program.options;
   file.schedule = encode_test(bug.schedule, bug.trace.symbolic.values(), threads);
+  file.track_inputs = bug.trace.symbolic.tracked;
   file.bug_kind = outcome_name(bug.outcome);
   file.bug_message = message;
   std::ofstream out(path);

@@ -324,13 +324,18 @@ bool ForkServer::wait_for_reply(std::uint32_t seen) {
 }
 
 Trace ForkServer::run(const TestDirective& directive) {
-  if (track_inputs_ || directive.track_inputs == false) return run_once(directive);
+  if (track_inputs_ || directive.track_inputs == false) {
+    Trace trace = run_once(directive);
+    trace.symbolic.tracked = directive.track_inputs;
+    return trace;
+  }
   // Inputs are followed (the slower code of every function) only once the program has read
   // one: until then each execution runs the functions' plain copies, and the first execution
   // that reads an input runs again, following it, as will every later one.
   TestDirective plain = directive;
   plain.track_inputs = false;
   Trace trace = run_once(plain);
+  trace.symbolic.tracked = false;
   if (!trace.symbolic.untracked) return trace;
   track_inputs_ = true;
   return run_once(directive);

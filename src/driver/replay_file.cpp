@@ -144,6 +144,7 @@ std::string replay_file_text(const ReplayFile& file) {
                   {"max_threads", file.options.max_threads},
                   {"nondet", file.options.nondet_value},
                   {"explore_inputs", file.options.explore_inputs},
+                  {"track_inputs", file.track_inputs},
                   {"keep_spinning", file.options.keep_spinning},
                   {"memory_checks", file.options.memory_checks},
                   {"leaks", file.options.leaks},
@@ -206,6 +207,9 @@ ReplayFile parse_replay_file(std::string_view text, const std::string& file_name
                                            std::numeric_limits<std::int64_t>::max());
   if (const auto it = j.find("explore_inputs"); it != j.end())
     r.options.explore_inputs = check.boolean(*it, "explore_inputs");
+  if (const auto it = j.find("track_inputs"); it != j.end())
+    r.track_inputs = check.boolean(*it, "track_inputs");
+  test.track_inputs = r.track_inputs;
   if (const auto it = j.find("keep_spinning"); it != j.end())
     r.options.keep_spinning = check.boolean(*it, "keep_spinning");
   if (const auto it = j.find("memory_checks"); it != j.end())

@@ -538,6 +538,10 @@ class SymbolicInstrumenter final : public Instrumenter {
         plain->setLinkage(llvm::GlobalValue::InternalLinkage);
         plain->setVisibility(llvm::GlobalValue::DefaultVisibility);
         plain->setComdat(nullptr);
+        // UBSan's function-type check puts data before a function that refers to it by
+        // relative address; the copy is only ever called from the original, never checked.
+        plain->setPrologueData(nullptr);
+        plain->setPrefixData(nullptr);
       }
       changed |= FunctionShadows(*function, module).run();
       if (plain) {

@@ -26,6 +26,7 @@ void InputObservations::clear() {
   branches.clear();
   unconstrained_concretisations = 0;
   untracked = false;
+  tracked = true;
 }
 
 }  // namespace weft

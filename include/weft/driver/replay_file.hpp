@@ -26,6 +26,9 @@ struct ReplayFile {
   /// and the time limit of one execution; the limits of exploration runs are not recorded.
   ProgramOptions options;
   std::string schedule;  ///< wire format, "w1:0*2,0.0,...", with ";i=..." inputs (encode_test)
+  /// Whether the execution followed inputs (ran the functions' instrumented code rather than
+  /// their plain copies): the replay runs the same code, whose addresses promoted sites name.
+  bool track_inputs = true;
   std::string bug_kind;
   std::string bug_message;  ///< as bug_message() renders it, to tell whether replay reproduced it
 };

@@ -79,6 +79,10 @@ struct InputObservations {
   /// An input was read while the directive did not ask to follow inputs (track_inputs): what
   /// was computed from it is unknown, and the execution must run again with it.
   bool untracked = false;
+  /// Native programs: whether the execution ran the code that follows inputs or the functions'
+  /// plain copies (TestDirective::track_inputs). Their instructions have different addresses, so
+  /// a replay runs the same ones.
+  bool tracked = true;
   bool empty() const { return inputs.empty(); }
   void clear();
   /// The values the inputs had, as a directive gives them (sorted by key).
