@@ -5,9 +5,10 @@ set -euo pipefail
 # libclang-rt-14-dev: libFuzzer and clang's sanitizer runtimes, for the fuzz test (tests/fuzz), and
 # for programs built by weft-cc -fsanitize=address/undefined (docs/sanitizers.md).
 # libomp-14-dev: omp.h for OpenMP programs (weft models the runtime itself; docs/openmp.md).
+# libz3-dev: the SMT solver that finds input values (docs/inputs.md).
 packages=(cmake ninja-build g++ python3 libgtest-dev libgmock-dev libbenchmark-dev
           clang-14 libclang-rt-14-dev llvm-14-dev llvm-14-tools libcli11-dev nlohmann-json3-dev
-          gdb libomp-14-dev)
+          gdb libomp-14-dev libz3-dev)
 
 missing=()
 for p in "${packages[@]}"; do
