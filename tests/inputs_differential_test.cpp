@@ -108,14 +108,16 @@ TEST_P(InputsDifferential, SymbolicInputsAgreeWithEveryInputVector) {
     for (const auto& [path, trace] : symbolic.pairs)
       EXPECT_TRUE(oracle.pairs.contains({path, trace}))
           << name << " has an impossible path " << path << " in trace " << trace << ", " << where();
-    if (c.exactly_once)
+    if (c.exactly_once) {
       EXPECT_EQ(symbolic.complete, oracle.pairs.size()) << name << ", " << where();
+    }
     // Optimal DPOR with inputs is not yet exactly once: a reversal planned on one input path
     // and a branch planned on another can cover one pair twice. On seeds 0-1999, 9 programs
     // ran 2 to 14 more complete executions than pairs (at most 6.2% more).
-    if (c.kind == StrategyKind::kOptimalDpor)
+    if (c.kind == StrategyKind::kOptimalDpor) {
       EXPECT_LE(symbolic.complete, oracle.pairs.size() + oracle.pairs.size() / 10 + 1)
           << name << ", " << where();
+    }
   }
 
   // Random search finds only real behaviours.

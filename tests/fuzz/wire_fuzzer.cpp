@@ -67,14 +67,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   try {
     weft::ThreadRegistry threads;
-    std::vector<weft::ThreadId> steps;
-    const auto file = weft::driver::parse_replay_file(text, "fuzz.json", threads, steps);
+    weft::TestDirective test;
+    const auto file = weft::driver::parse_replay_file(text, "fuzz.json", threads, test);
     // What was accepted can be written and read back the same.
     weft::ThreadRegistry again_threads;
-    std::vector<weft::ThreadId> again_steps;
+    weft::TestDirective again_test;
     const auto again = weft::driver::parse_replay_file(weft::driver::replay_file_text(file),
-                                                       "again.json", again_threads, again_steps);
-    if (again.schedule != file.schedule || again.args != file.args || again_steps != steps)
+                                                       "again.json", again_threads, again_test);
+    if (again.schedule != file.schedule || again.args != file.args ||
+        again_test.prefix != test.prefix || again_test.inputs != test.inputs ||
+        again_test.track_inputs != test.track_inputs)
       __builtin_trap();
   } catch (const weft::driver::DriverError&) {
   }
