@@ -203,6 +203,7 @@ nlohmann::json native_bug_json(const explorer::FoundBug& bug, const ThreadRegist
           {"message", bug_message(bug, symbols)},
           {"schedule", encode_test(bug.schedule, bug.trace.symbolic.values(), threads)},
           {"inputs", std::move(inputs)},
+          {"follows_inputs", bug.trace.symbolic.tracked},
           {"interleaving", std::move(steps)},
           {"pending", std::move(pending)}};
 }
