@@ -329,7 +329,21 @@ class FunctionShadows {
   }
 
   void load_of(llvm::LoadInst& load) {
-    if (!has_shadow(load.getType()) || load.isVolatile()) return;
+    // A volatile load follows its value like any other (SV-COMP's inputs are often volatile).
+    if (!has_shadow(load.getType())) {
+      // A value of a type without shadow (a pointer, a float, a vector, a wide integer) loaded
+      // from bytes that hold part of a symbolic value loses it: counted, so the verdict says so.
+      if (!load.getType()->isSized()) return;
+      llvm::IRBuilder<> pre(&load);
+      llvm::Value* flag = pre.CreateICmpNE(pre.CreateLoad(i8_, memory_flag_), pre.getInt8(0));
+      llvm::Value* pointer = load.getPointerOperand();
+      guarded(&load, flag, [&](llvm::IRBuilder<>& g) {
+        return g.CreateCall(
+            declare_hook(module_, Hook::__weft_sym_lost),
+            {g.CreatePointerCast(pointer, pointer_), g.getInt64(store_size(load.getType()))});
+      });
+      return;
+    }
     llvm::Instruction* at = after(load);
     llvm::IRBuilder<> pre(at);
     llvm::Value* flag = pre.CreateICmpNE(pre.CreateLoad(i8_, memory_flag_), pre.getInt8(0));

@@ -58,7 +58,9 @@
    * what a store of `expression` there makes of them, and memcpy/memmove. */             \
   X(uint32_t, __weft_sym_load, (const void* address, uint64_t size), "ipw")               \
   X(void, __weft_sym_store, (void* address, uint64_t size, uint32_t expression), "vpwi")  \
-  X(void, __weft_sym_copy, (void* to, const void* from, uint64_t size), "vppw")
+  X(void, __weft_sym_copy, (void* to, const void* from, uint64_t size), "vppw")           \
+  /* A value of a type without shadow is loaded from `size` bytes at `address`. */         \
+  X(void, __weft_sym_lost, (const void* address, uint64_t size), "vpw")
 
 /* Globals the instrumented code reads and writes directly (defined in symbolic_hooks.cpp).
  * Only one program thread runs at a time and none can switch between a call and the callee's

@@ -213,6 +213,25 @@ void __weft_sym_store(void* address, std::uint64_t size, std::uint32_t expressio
   WEFT_SYM_MEMORY = 1;
 }
 
+// A load of a type without shadow: if any of its bytes holds part of a symbolic value, that value
+// is used as it is, with no constraint (the verdict then says inputs were not all explored).
+void __weft_sym_lost(const void* address, std::uint64_t size) {
+  NativeRuntime* rt = NativeRuntime::for_hook();
+  if (!rt) return;
+  auto& shadow = rt->shadow_memory();
+  if (shadow.empty()) return;
+  const auto at = reinterpret_cast<std::uintptr_t>(address);
+  bool any = false;
+  if (size > shadow.size()) {
+    for (const auto& entry : shadow) any |= entry.first - at < size;
+  } else {
+    for (std::uint64_t i = 0; i < size && !any; ++i) any = shadow.contains(at + i);
+  }
+  if (!any) return;
+  RuntimeScope scope(*rt);
+  rt->scheduler().note_unconstrained_concretisation();
+}
+
 void __weft_sym_copy(void* to, const void* from, std::uint64_t size) {
   NativeRuntime* rt = NativeRuntime::for_hook();
   if (!rt) return;
