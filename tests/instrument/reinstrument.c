@@ -7,7 +7,8 @@ int shared;
 // CHECK-NEXT: ret void
 // CHECK: call void @__weft_atomic_begin()
 // CHECK-NEXT: call void @__weft_read(
-// CHECK-NEXT: load
+// CHECK-NOT: call void @__weft_{{read|write|atomic|spin|asm}}
+// CHECK: load
 // CHECK-NOT: call void @__weft_{{read|write|atomic_begin}}
 // CHECK: add
 // CHECK-NOT: call void @__weft_{{read|write|atomic_begin}}
