@@ -124,6 +124,10 @@ class FunctionShadows {
     auto* c = llvm::dyn_cast<llvm::ConstantInt>(shadow);
     return c && c->isZero();
   }
+  // Whether some byte of memory holds part of a symbolic value (a load of the runtime's flag).
+  llvm::Value* symbolic_memory(llvm::IRBuilder<>& b) {
+    return b.CreateICmpNE(b.CreateLoad(i8_, memory_flag_), b.getInt8(0));
+  }
   llvm::Value* zext64(llvm::IRBuilder<>& b, llvm::Value* v) {
     return v->getType() == i64_ ? v : b.CreateZExt(v, i64_);
   }
@@ -335,7 +339,7 @@ class FunctionShadows {
       // from bytes that hold part of a symbolic value loses it: counted, so the verdict says so.
       if (!load.getType()->isSized()) return;
       llvm::IRBuilder<> pre(&load);
-      llvm::Value* flag = pre.CreateICmpNE(pre.CreateLoad(i8_, memory_flag_), pre.getInt8(0));
+      llvm::Value* flag = symbolic_memory(pre);
       llvm::Value* pointer = load.getPointerOperand();
       guarded(&load, flag, [&](llvm::IRBuilder<>& g) {
         return g.CreateCall(
@@ -346,7 +350,7 @@ class FunctionShadows {
     }
     llvm::Instruction* at = after(load);
     llvm::IRBuilder<> pre(at);
-    llvm::Value* flag = pre.CreateICmpNE(pre.CreateLoad(i8_, memory_flag_), pre.getInt8(0));
+    llvm::Value* flag = symbolic_memory(pre);
     llvm::Value* pointer = load.getPointerOperand();
     shadows_[&load] = guarded(at, flag, [&](llvm::IRBuilder<>& g) {
       return g.CreateCall(
@@ -361,7 +365,7 @@ class FunctionShadows {
       return clear_memory(store, store.getPointerOperand(), value->getType());
     llvm::Value* shadow = shadow_of(value);
     llvm::IRBuilder<> pre(&store);
-    llvm::Value* flag = pre.CreateICmpNE(pre.CreateLoad(i8_, memory_flag_), pre.getInt8(0));
+    llvm::Value* flag = symbolic_memory(pre);
     llvm::Value* condition =
         is_concrete(shadow) ? flag : pre.CreateOr(flag, pre.CreateICmpNE(shadow, zero_));
     llvm::Value* pointer = store.getPointerOperand();
@@ -377,7 +381,7 @@ class FunctionShadows {
     if (!type->isSized()) return;
     const std::uint64_t size = store_size(type);
     llvm::IRBuilder<> pre(&at);
-    llvm::Value* flag = pre.CreateICmpNE(pre.CreateLoad(i8_, memory_flag_), pre.getInt8(0));
+    llvm::Value* flag = symbolic_memory(pre);
     guarded(&at, flag, [&](llvm::IRBuilder<>& g) {
       return g.CreateCall(declare_hook(module_, Hook::__weft_sym_store),
                           {g.CreatePointerCast(pointer, pointer_), g.getInt64(size), zero_});
@@ -428,7 +432,7 @@ class FunctionShadows {
     if (callee && has_prefix(callee->getName(), kRuntimePrefix)) return;
     if (auto* transfer = llvm::dyn_cast<llvm::MemTransferInst>(&call)) {
       llvm::IRBuilder<> pre(&call);
-      llvm::Value* flag = pre.CreateICmpNE(pre.CreateLoad(i8_, memory_flag_), pre.getInt8(0));
+      llvm::Value* flag = symbolic_memory(pre);
       guarded(&call, flag, [&](llvm::IRBuilder<>& g) {
         return g.CreateCall(declare_hook(module_, Hook::__weft_sym_copy),
                             {g.CreatePointerCast(transfer->getRawDest(), pointer_),
@@ -439,7 +443,7 @@ class FunctionShadows {
     }
     if (auto* set = llvm::dyn_cast<llvm::MemSetInst>(&call)) {
       llvm::IRBuilder<> pre(&call);
-      llvm::Value* flag = pre.CreateICmpNE(pre.CreateLoad(i8_, memory_flag_), pre.getInt8(0));
+      llvm::Value* flag = symbolic_memory(pre);
       guarded(&call, flag, [&](llvm::IRBuilder<>& g) {
         return g.CreateCall(declare_hook(module_, Hook::__weft_sym_store),
                             {g.CreatePointerCast(set->getRawDest(), pointer_),
