@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -314,7 +315,8 @@ TEST(NativeInputs, MagicValueAndInterleavingFoundAndReplayed) {
 // (three) times both lock orders, each once.
 TEST(NativeInputs, CorrectProgramExploredCompletelyWithTheExactCount) {
   for (const char* strategy : {"optimal", "dpor-cr", "dfs"}) {
-    const CliRun r = check("input_branches_in_two_threads.c", std::string("--strategy=") + strategy);
+    const CliRun r =
+        check("input_branches_in_two_threads.c", std::string("--strategy=") + strategy);
     ASSERT_EQ(r.exit_code, 0) << strategy << r.out << r.err;
     EXPECT_EQ(r.result["verdict"], "no bug");
     EXPECT_EQ(stat(r, "complete"), 18u) << strategy;
@@ -340,8 +342,9 @@ TEST(NativeInputs, ThesisFigures2_1And2_3) {
   const auto y = fig_2_3.result["bugs"][0]["inputs"][1]["value"].get<std::int64_t>();
   EXPECT_EQ(x / 2, 5);
   EXPECT_GT(x, y);
-  EXPECT_EQ(static_cast<std::int32_t>(static_cast<std::uint32_t>(x) * static_cast<std::uint32_t>(y)),
-            1452);
+  EXPECT_EQ(
+      static_cast<std::int32_t>(static_cast<std::uint32_t>(x) * static_cast<std::uint32_t>(y)),
+      1452);
 }
 
 // Inputs used where weft cannot keep them symbolic (an index, a stack array's size, a float) are
@@ -353,6 +356,45 @@ TEST(NativeInputs, ConcretisedValuesMakeTheVerdictIncomplete) {
   EXPECT_NE(r.result["incomplete_because"].get<std::string>().find("made concrete"),
             std::string::npos)
       << r.result["incomplete_because"];
+}
+
+// Input bytes through the C library's string functions stay symbolic (their models): a bug that
+// needs the command "stop" (strlen, strcmp) with the argument "42" (atoi) is found.
+TEST(NativeInputs, LibraryModelsKeepStringInputsSymbolic) {
+  const CliRun r = check("input_library_models.c", "--points=all");
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(first_bug_kind(r), "assertion failure");
+  std::string command, argument;
+  for (const auto& in : r.result["bugs"][0]["inputs"]) {
+    const auto byte = static_cast<char>(in["value"].get<int>());
+    const std::string name = in["name"].get<std::string>();
+    if (name.rfind("command[", 0) == 0) command.push_back(byte);
+    if (name.rfind("argument[", 0) == 0) argument.push_back(byte);
+  }
+  EXPECT_EQ(command.substr(0, command.find('\0')), "stop");
+  EXPECT_EQ(std::atoi(argument.c_str()), 42);
+  EXPECT_EQ(r.result["statistics"]["inputs"]["unconstrained_concretisations"].get<std::uint64_t>(),
+            0u);
+}
+
+// realloc moving a block takes its bytes' expressions along: the bug needs the moved byte.
+TEST(NativeInputs, ReallocKeepsInputBytesSymbolic) {
+  const CliRun r = check("input_heap_blocks.c");
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(r.result["bugs"][0]["inputs"][1]["value"].get<int>(), 'k');
+}
+
+// Each input path through the models is explored once: strlen's four lengths times strcmp's four
+// outcomes. A function with no model (sscanf) makes the verdict incomplete instead.
+TEST(NativeInputs, LibraryModelPathsExploredOnceAndUnmodelledCallsReported) {
+  const CliRun paths = check("input_string_paths.c");
+  ASSERT_EQ(paths.exit_code, 0) << paths.out << paths.err;
+  EXPECT_EQ(stat(paths, "complete"), 16u);
+  const CliRun unmodelled = check("input_unmodelled_call.c");
+  EXPECT_EQ(unmodelled.exit_code, 3) << unmodelled.out << unmodelled.err;
+  EXPECT_NE(unmodelled.result["incomplete_because"].get<std::string>().find("no model"),
+            std::string::npos)
+      << unmodelled.result["incomplete_because"];
 }
 
 // ---- busy-wait loops -------------------------------------------------------------------------

@@ -105,8 +105,8 @@ std::string describe_input_gaps(const explorer::InputStatistics& in) {
                     "their other values were not explored");
   if (in.unconstrained_concretisations)
     parts.push_back(std::to_string(in.unconstrained_concretisations) +
-                    " inputs or values weft cannot follow (floating point, pointers) kept one "
-                    "value");
+                    " values weft cannot follow (floating point, bytes read by a C library "
+                    "function weft has no model of) kept the value they had");
   std::string out;
   for (std::size_t i = 0; i < parts.size(); ++i)
     out += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];

@@ -23,6 +23,7 @@
 #include "function_filter.hpp"
 #include "hook_calls.hpp"
 #include "instrumenter.hpp"
+#include "library_calls.hpp"
 #include "weft/symbolic/expression.hpp"
 
 namespace weft::instrument {
@@ -427,6 +428,60 @@ class FunctionShadows {
     changed_ = true;
   }
 
+  // Calls the model of the C library function `call` calls instead, if there is one of its type.
+  bool redirect_to_model(llvm::CallInst& call) {
+    const std::optional<Hook> model = library_model(call.getCalledFunction()->getName());
+    if (!model) return false;
+    llvm::FunctionCallee hook = declare_hook(module_, *model);
+    llvm::FunctionType* theirs = call.getFunctionType();
+    llvm::FunctionType* ours = hook.getFunctionType();
+    // The same types, but for the pointee types of typed pointers (char** is i8* for a hook).
+    auto same = [](llvm::Type* a, llvm::Type* b) {
+      return a == b || (a->isPointerTy() && b->isPointerTy());
+    };
+    if (theirs->isVarArg() || theirs->getNumParams() != ours->getNumParams() ||
+        !same(theirs->getReturnType(), ours->getReturnType()))
+      return false;
+    for (unsigned i = 0; i < ours->getNumParams(); ++i)
+      if (!same(theirs->getParamType(i), ours->getParamType(i))) return false;
+    call.setCalledOperand(llvm::ConstantExpr::getPointerBitCastOrAddrSpaceCast(
+        llvm::cast<llvm::Constant>(hook.getCallee()), theirs->getPointerTo()));
+    changed_ = true;
+    return true;
+  }
+
+  // Before a call of a function with no model: what it reads through each pointer argument is
+  // checked for symbolic bytes (once some byte is), with the call's largest integer argument as
+  // a hint of how many bytes it reads.
+  void check_unmodelled_pointers(llvm::CallInst& call) {
+    std::vector<llvm::Value*> pointers;
+    for (llvm::Value* arg : call.args()) {
+      if (!arg->getType()->isPointerTy()) continue;
+      // A constant (a string literal, a function) is never symbolic.
+      if (auto* global = llvm::dyn_cast<llvm::GlobalVariable>(arg->stripPointerCasts());
+          (global && global->isConstant()) || llvm::isa<llvm::Function>(arg->stripPointerCasts()) ||
+          llvm::isa<llvm::ConstantPointerNull>(arg))
+        continue;
+      pointers.push_back(arg);
+    }
+    if (pointers.empty()) return;
+    llvm::IRBuilder<> pre(&call);
+    llvm::Value* flag = symbolic_memory(pre);
+    guarded(&call, flag, [&](llvm::IRBuilder<>& g) {
+      llvm::Value* hint = g.getInt64(0);
+      for (llvm::Value* arg : call.args()) {
+        if (!arg->getType()->isIntegerTy()) continue;
+        llvm::Value* wide = g.CreateZExtOrTrunc(arg, i64_);
+        hint = g.CreateSelect(g.CreateICmpUGT(wide, hint), wide, hint);
+      }
+      llvm::CallInst* last = nullptr;
+      for (llvm::Value* pointer : pointers)
+        last = g.CreateCall(declare_hook(module_, Hook::__weft_sym_unmodelled),
+                            {g.CreatePointerCast(pointer, pointer_), hint});
+      return last;
+    });
+  }
+
   void call_of(llvm::CallInst& call) {
     llvm::Function* callee = call.getCalledFunction();
     if (callee && has_prefix(callee->getName(), kRuntimePrefix)) return;
@@ -457,10 +512,14 @@ class FunctionShadows {
     }
     if (call.isInlineAsm()) return concretize_operands(call);
     // Code weft compiled (or the runtime's inputs and assumptions) takes expressions along;
-    // other declared functions (the C library) get concrete values.
+    // other declared functions (the C library) get concrete values, and a model where weft
+    // has one, which gives its result's expression back.
     const bool instrumented = !callee || !callee->isDeclaration() ||
                               callee->getName().startswith("weft_") ||
                               callee->getName().startswith("__VERIFIER_");
+    const bool modelled = !instrumented && redirect_to_model(call);
+    if (!instrumented && !modelled && !reads_nothing_back(callee->getName()))
+      check_unmodelled_pointers(call);
     bool passes = false;
     for (unsigned i = 0; i < call.arg_size(); ++i) {
       llvm::Value* arg = call.getArgOperand(i);
@@ -482,7 +541,7 @@ class FunctionShadows {
       b.CreateStore(b.CreatePointerCast(target, pointer_), arguments_for_);
       changed_ = true;
     }
-    if (!has_shadow(call.getType()) || !instrumented) return;
+    if (!has_shadow(call.getType()) || !(instrumented || modelled)) return;
     llvm::IRBuilder<> b(after(call));
     llvm::Value* theirs =
         b.CreateICmpEQ(b.CreateLoad(pointer_, return_for_), b.CreatePointerCast(target, pointer_));

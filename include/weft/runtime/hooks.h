@@ -60,7 +60,27 @@
   X(void, __weft_sym_store, (void* address, uint64_t size, uint32_t expression), "vpwi")  \
   X(void, __weft_sym_copy, (void* to, const void* from, uint64_t size), "vppw")           \
   /* A value of a type without shadow is loaded from `size` bytes at `address`. */         \
-  X(void, __weft_sym_lost, (const void* address, uint64_t size), "vpw")
+  X(void, __weft_sym_lost, (const void* address, uint64_t size), "vpw")                   \
+  /* `pointer` is passed to a function weft did not compile and has no model of; the call's \
+   * largest integer argument is `length_hint` (symbolic_hooks.cpp says what is checked). */ \
+  X(void, __weft_sym_unmodelled, (const void* pointer, uint64_t length_hint), "vpw")      \
+  /* Models of C library functions, called instead of them where code follows inputs       \
+   * (libc_models.cpp): each has its function's parameters and result. */                  \
+  X(uint64_t, __weft_model_strlen, (const char* s), "wp")                                 \
+  X(uint64_t, __weft_model_strnlen, (const char* s, uint64_t limit), "wpw")               \
+  X(uint32_t, __weft_model_strcmp, (const char* a, const char* b), "ipp")                 \
+  X(uint32_t, __weft_model_strncmp, (const char* a, const char* b, uint64_t limit), "ippw") \
+  X(uint32_t, __weft_model_memcmp, (const void* a, const void* b, uint64_t size), "ippw")  \
+  X(uint32_t, __weft_model_bcmp, (const void* a, const void* b, uint64_t size), "ippw")    \
+  X(void*, __weft_model_memchr, (const void* s, uint32_t c, uint64_t size), "ppiw")        \
+  X(void*, __weft_model_strchr, (const char* s, uint32_t c), "ppi")                       \
+  X(uint32_t, __weft_model_atoi, (const char* s), "ip")                                   \
+  X(uint64_t, __weft_model_atol, (const char* s), "wp")                                   \
+  X(uint64_t, __weft_model_atoll, (const char* s), "wp")                                  \
+  X(uint64_t, __weft_model_strtol, (const char* s, char** end, uint32_t base), "wppi")     \
+  X(void*, __weft_model_strcpy, (char* to, const char* from), "ppp")                      \
+  X(void*, __weft_model_strncpy, (char* to, const char* from, uint64_t size), "pppw")      \
+  X(void*, __weft_model_strcat, (char* to, const char* from), "ppp")
 
 /* Globals the instrumented code reads and writes directly (defined in symbolic_hooks.cpp).
  * Only one program thread runs at a time and none can switch between a call and the callee's

@@ -13,6 +13,7 @@
 #include "native_runtime.hpp"
 #include "real_functions.hpp"
 #include "thread_heap.hpp"
+#include "weft/runtime/hooks.h"
 
 extern "C" {
 void* __libc_malloc(size_t);
@@ -109,8 +110,15 @@ void release_checked(NativeRuntime& rt, ThreadHeap& heap, void* p, std::uint64_t
   heap.release(p, site, rt.scheduler().self());
 }
 
+// A block of the threads' heaps goes, and with it any expressions of inputs its bytes held (a
+// block handed out there later would show them).
+void forget_expressions(void* p) {
+  if (WEFT_SYM_MEMORY && ThreadHeap::owns(p)) __weft_sym_store(p, freed_bytes(p), 0);
+}
+
 void release(void* p, std::uint64_t site, const FreeDetails& how = {}) {
   if (!p) return;
+  forget_expressions(p);
   std::uint32_t slot = 0;
   ThreadHeap* heap = program_heap(slot);
   NativeRuntime* rt = NativeRuntime::active();
@@ -132,6 +140,7 @@ char* duplicate(const char* s, size_t length, std::uint64_t site) {
   auto* p = static_cast<char*>(allocate(length + 1, 16, site));
   if (!p) return nullptr;
   std::memcpy(p, s, length);
+  if (WEFT_SYM_MEMORY) __weft_sym_copy(p, s, length);
   p[length] = '\0';
   return p;
 }
@@ -184,6 +193,7 @@ void* realloc(void* p, size_t bytes) {
     void* q = allocate(bytes, 16, site);
     if (q) {
       std::memcpy(q, p, std::min(bytes, malloc_usable_size(p)));
+      if (WEFT_SYM_MEMORY) __weft_sym_copy(q, p, std::min(bytes, malloc_usable_size(p)));
       __libc_free(p);
     }
     return q;
@@ -197,6 +207,8 @@ void* realloc(void* p, size_t bytes) {
   void* q = allocate(bytes, 16, site);
   if (q) {
     std::memcpy(q, p, have);
+    if (WEFT_SYM_MEMORY) __weft_sym_copy(q, p, have);
+    forget_expressions(p);
     if (checked)
       release_checked(*rt, *heap, p, site, how, performed);
     else

@@ -113,6 +113,9 @@ struct ThreadExit {
 /// One controlled execution in this process. Exactly one exists while it runs; active() finds it.
 class NativeRuntime {
  public:
+  /// The expression of each symbolic byte, by address.
+  using ShadowMemory = std::unordered_map<std::uintptr_t, weft::symbolic::ExprId>;
+
   NativeRuntime(const NativeOptions& options, weft::native::LogWriter* log);
   ~NativeRuntime();
   NativeRuntime(const NativeRuntime&) = delete;
@@ -165,7 +168,7 @@ class NativeRuntime {
   Scheduler& scheduler() { return scheduler_; }
   /// The expression of each byte of memory that holds part of a value computed from inputs
   /// (symbolic_hooks.cpp); emptied at the start of every execution.
-  std::unordered_map<std::uintptr_t, weft::symbolic::ExprId>& shadow_memory() { return shadow_; }
+  ShadowMemory& shadow_memory() { return shadow_; }
   ThreadRegistry& registry() { return registry_; }
   const NativeOptions& options() const { return options_; }
   NativeThread& thread(ThreadId id) {
@@ -237,7 +240,7 @@ class NativeRuntime {
   std::size_t logged_ = 0;                // events of it already in the log
   std::vector<weft::AccessValues> values_;
   weft::native::LogWriter::SymbolicLogged symbolic_logged_;
-  std::unordered_map<std::uintptr_t, weft::symbolic::ExprId> shadow_;
+  ShadowMemory shadow_;
   bool runtime_state_read_ = false;         // by event, while run() runs (--points=all)
   std::uint64_t heap_slots_used_[64] = {};  // bitset over the 4096 heap regions
   bool noted_input_ = false;

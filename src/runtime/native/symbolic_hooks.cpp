@@ -60,6 +60,19 @@ void concretize(NativeRuntime& rt, ExprId e, std::uint64_t value, std::uint64_t 
                       BranchKind::kConcretisation, site);
 }
 
+// Whether any of the `size` bytes at `at` is symbolic (by the cheaper of the two walks).
+bool any_symbolic(const NativeRuntime::ShadowMemory& shadow, std::uintptr_t at,
+                  std::uint64_t size) {
+  if (size > shadow.size()) {
+    for (const auto& entry : shadow)
+      if (entry.first - at < size) return true;
+    return false;
+  }
+  for (std::uint64_t i = 0; i < size; ++i)
+    if (shadow.contains(at + i)) return true;
+  return false;
+}
+
 }  // namespace
 
 extern "C" {
@@ -221,13 +234,31 @@ void __weft_sym_lost(const void* address, std::uint64_t size) {
   auto& shadow = rt->shadow_memory();
   if (shadow.empty()) return;
   const auto at = reinterpret_cast<std::uintptr_t>(address);
-  bool any = false;
-  if (size > shadow.size()) {
-    for (const auto& entry : shadow) any |= entry.first - at < size;
-  } else {
-    for (std::uint64_t i = 0; i < size && !any; ++i) any = shadow.contains(at + i);
-  }
-  if (!any) return;
+  if (!any_symbolic(shadow, at, size)) return;
+  RuntimeScope scope(*rt);
+  rt->scheduler().note_unconstrained_concretisation();
+}
+
+// A function weft did not compile, and has no model of, gets `pointer` while some byte is
+// symbolic: it reads what it reads there as plain values (and a copy it makes does not carry
+// expressions). Which bytes it reads is not known; these are checked: `length_hint` bytes (the
+// call's largest integer argument, usually a size) and the string at `pointer` up to its zero
+// within its page (readable, as the callee reads it). Symbolic bytes among them count as values
+// used without constraint, so the verdict says inputs were not all explored.
+void __weft_sym_unmodelled(const void* pointer, std::uint64_t length_hint) {
+  NativeRuntime* rt = NativeRuntime::for_hook();
+  if (!rt) return;
+  auto& shadow = rt->shadow_memory();
+  const auto at = reinterpret_cast<std::uintptr_t>(pointer);
+  constexpr std::uintptr_t kLowestPointer = 1 << 16, kPage = 4096, kLongestHint = 1 << 20;
+  if (shadow.empty() || at < kLowestPointer) return;
+  const auto* text = static_cast<const unsigned char*>(pointer);
+  std::uint64_t length = 0;
+  const std::uint64_t to_page_end = kPage - (at & (kPage - 1));
+  while (length < to_page_end && (text[length] != 0 || shadow.contains(at + length))) ++length;
+  const std::uint64_t size =
+      std::max<std::uint64_t>(length + 1, std::min<std::uint64_t>(length_hint, kLongestHint));
+  if (!any_symbolic(shadow, at, size)) return;
   RuntimeScope scope(*rt);
   rt->scheduler().note_unconstrained_concretisation();
 }
