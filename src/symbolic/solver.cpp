@@ -208,13 +208,12 @@ void limit_time(z3::context& ctx, z3::solver& solver, unsigned ms) {
 
 }  // namespace
 
-// One context and one incremental solver for every query: a query is a scope of it (push, pop),
-// which costs a fraction of a fresh solver's set-up (bench/solver: the ratio).
+// How long the SAT solver may try a query before the word-level solver gets it (Solver::solve).
 constexpr unsigned kBitBlastLimitMs = 1000;
 
+// One context for every query; each query gets fresh solvers in it.
 struct Solver::Z3State {
   z3::context context;
-  z3::solver incremental{context, "QF_BV"};
 };
 
 // Z3's context is made at the first query: a program that reads no input never pays for it.

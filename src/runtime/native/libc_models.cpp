@@ -40,11 +40,6 @@ class ModelCall {
     const auto it = shadow.find(reinterpret_cast<std::uintptr_t>(p));
     return it == shadow.end() ? kConcrete : it->second;
   }
-  // The byte at `p` as an expression, a constant if it is concrete.
-  ExprId byte_or_constant(const unsigned char* p) {
-    const ExprId e = byte(p);
-    return e != kConcrete ? e : pool_.constant(8, *p);
-  }
 
   // A branch on `left == right` (bytes), taken as the values say; recorded when either is
   // symbolic. Returns whether they are equal.

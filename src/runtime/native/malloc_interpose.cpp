@@ -92,6 +92,12 @@ void note_free_races(NativeRuntime& rt, void* p, std::uint64_t site, bool free) 
   for (auto& report : reports) sched.note_failure(weft::Outcome::kDataRace, std::move(report));
 }
 
+// A block of the threads' heaps goes, and with it any expressions of inputs its bytes held (a
+// block handed out there later would show them).
+void forget_expressions(void* p) {
+  if (WEFT_SYM_MEMORY && ThreadHeap::owns(p)) __weft_sym_store(p, freed_bytes(p), 0);
+}
+
 // A deallocation by the program: a visible operation that conflicts with every access to the
 // block (once there is another thread to interleave with; `performed`: realloc performed it
 // already), checked before the block goes.
@@ -107,18 +113,13 @@ void release_checked(NativeRuntime& rt, ThreadHeap& heap, void* p, std::uint64_t
   // After the operation: another thread may have freed the block while this one waited.
   (void)check_free(rt, p, how, site);
   if (shared) note_free_races(rt, p, site, true);
+  // After the operation: until then another thread may still read the block's bytes.
+  forget_expressions(p);
   heap.release(p, site, rt.scheduler().self());
-}
-
-// A block of the threads' heaps goes, and with it any expressions of inputs its bytes held (a
-// block handed out there later would show them).
-void forget_expressions(void* p) {
-  if (WEFT_SYM_MEMORY && ThreadHeap::owns(p)) __weft_sym_store(p, freed_bytes(p), 0);
 }
 
 void release(void* p, std::uint64_t site, const FreeDetails& how = {}) {
   if (!p) return;
-  forget_expressions(p);
   std::uint32_t slot = 0;
   ThreadHeap* heap = program_heap(slot);
   NativeRuntime* rt = NativeRuntime::active();
@@ -127,6 +128,7 @@ void release(void* p, std::uint64_t site, const FreeDetails& how = {}) {
   if (heap && rt->options().memory_checks && !rt->scheduler().aborting())
     return release_checked(*rt, *heap, p, site, how);
   if (!ThreadHeap::owns(p)) return __libc_free(p);
+  forget_expressions(p);
   if (heap) heap->release(p, site, running_thread());
   // Freed by the runtime or after the execution: the block is simply not reused.
 }
@@ -208,7 +210,6 @@ void* realloc(void* p, size_t bytes) {
   if (q) {
     std::memcpy(q, p, have);
     if (WEFT_SYM_MEMORY) __weft_sym_copy(q, p, have);
-    forget_expressions(p);
     if (checked)
       release_checked(*rt, *heap, p, site, how, performed);
     else
