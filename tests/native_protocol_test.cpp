@@ -157,6 +157,79 @@ TEST(NativeProtocol, ALogThatRunsOutOfSpaceDropsWholeRecordsAndSaysSo) {
   EXPECT_EQ(read_log_records(memory.data(), 1, weft).events.events.size(), 1u);
 }
 
+// An execution's path constraints as the runtime builds them: input 0, `in0 + k > 10`, branched
+// on; then, on a path that differs from here on, `in0 * k2 == 3`.
+InputObservations constraints(std::uint64_t shared_constant, std::uint64_t own_constant) {
+  InputObservations o;
+  InputRead in;
+  in.key = {kMainThread, 0};
+  o.inputs.push_back(in);
+  auto& e = o.expressions;
+  const auto x = e.input(32, 0);
+  const auto gt = e.binary(symbolic::ExprKind::kSlt, e.constant(32, 10),
+                           e.binary(symbolic::ExprKind::kAdd, x, e.constant(32, shared_constant)));
+  o.branches.push_back({gt, true, BranchKind::kBranch, kMainThread, 0, 0x400100});
+  const auto eq = e.binary(symbolic::ExprKind::kEq,
+                           e.binary(symbolic::ExprKind::kMul, x, e.constant(32, own_constant)),
+                           e.constant(32, 3));
+  o.branches.push_back({eq, false, BranchKind::kBranch, kMainThread, 0, 0x400200});
+  return o;
+}
+
+std::size_t log_bytes(const std::vector<char>& memory) {
+  return reinterpret_cast<const LogHeader*>(memory.data())->used;
+}
+
+TEST(NativeProtocol, ExpressionNodesTheExecutionBeforeSentAreNotSentAgain) {
+  std::vector<char> memory(1 << 16);
+  std::vector<symbolic::ExprNode> mirror(64);
+  LogWriter log(memory.data(), memory.size(), mirror.data(), mirror.size());
+  ThreadRegistry program, weft;
+
+  // The first execution: weft holds nothing yet, so every node is sent.
+  const InputObservations first = constraints(5, 7);
+  LogWriter::SymbolicLogged logged;
+  log.reset(1, 0);
+  log.symbolic(first, logged, program);
+  const std::size_t everything = log_bytes(memory);
+  const LoggedExecution one = read_log_records(memory.data(), 1, weft);
+  ASSERT_EQ(one.symbolic.expressions.size(), first.expressions.size());
+
+  // The second shares the first branch's nodes and differs after: only those after are sent.
+  const InputObservations second = constraints(5, 9);
+  logged = {};
+  log.reset(1, one.symbolic.expressions.size());
+  log.symbolic(second, logged, program);
+  EXPECT_LT(log_bytes(memory), everything);
+  const LoggedExecution two = read_log_records(memory.data(), 1, weft, &one.symbolic.expressions);
+  ASSERT_EQ(two.symbolic.expressions.size(), second.expressions.size());
+  for (std::size_t i = 1; i <= second.expressions.size(); ++i)
+    EXPECT_EQ(two.symbolic.expressions[static_cast<symbolic::ExprId>(i)],
+              second.expressions[static_cast<symbolic::ExprId>(i)])
+        << "node " << i;
+  EXPECT_EQ(two.symbolic.branches.size(), 2u);
+
+  // A third that differs from the first node on sends everything again, and is read right.
+  const InputObservations third = constraints(6, 9);
+  logged = {};
+  log.reset(1, two.symbolic.expressions.size());
+  log.symbolic(third, logged, program);
+  const LoggedExecution three = read_log_records(memory.data(), 1, weft, &two.symbolic.expressions);
+  ASSERT_EQ(three.symbolic.expressions.size(), third.expressions.size());
+  for (std::size_t i = 1; i <= third.expressions.size(); ++i)
+    EXPECT_EQ(three.symbolic.expressions[static_cast<symbolic::ExprId>(i)],
+              third.expressions[static_cast<symbolic::ExprId>(i)]);
+
+  // A log that claims nodes weft does not hold is refused, not read as if it had them.
+  logged = {};
+  log.reset(1, third.expressions.size());
+  log.symbolic(third, logged, program);
+  EXPECT_THROW(read_log_records(memory.data(), 1, weft), ProtocolError);
+  symbolic::ExpressionPool shorter;
+  shorter.input(32, 0);
+  EXPECT_THROW(read_log_records(memory.data(), 1, weft, &shorter), ProtocolError);
+}
+
 TEST(NativeProtocol, OptionsGoThroughTheEnvironmentAndBack) {
   ProgramOptions o;
   o.points = "all";

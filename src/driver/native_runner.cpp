@@ -345,6 +345,7 @@ Trace ForkServer::run_once(const TestDirective& directive) {
   native::Channel& channel = native::channel_of(shared_);
   const std::size_t sent = put_directive(shared_, directive, threads_);
   channel.command = native::Command::kRun;
+  channel.known_expressions = last_expressions_.size();
   const std::uint32_t seen = channel.reply.load();
   native::publish(channel.request, channel.program_sleeping);
   if (!wait_for_reply(seen))
@@ -352,19 +353,24 @@ Trace ForkServer::run_once(const TestDirective& directive) {
   const Killed killed = channel.exit_reason == native::ExitReason::kTimeout  ? Killed::kTimeLimit
                         : channel.exit_reason == native::ExitReason::kMemory ? Killed::kMemoryLimit
                                                                              : Killed::kNo;
-  return read_log(native::log_of(shared_), sent, directive, channel.exit_status, killed,
-                  program_.options, threads_);
+  // Should reading fail, the mirror and what weft holds could differ: weft then holds nothing.
+  symbolic::ExpressionPool known = std::move(last_expressions_);
+  last_expressions_.clear();
+  Trace trace = read_log(native::log_of(shared_), sent, directive, channel.exit_status, killed,
+                         program_.options, threads_, &known);
+  last_expressions_ = trace.symbolic.expressions;
+  return trace;
 }
 
 // ---- the log ------------------------------------------------------------------------------
 
 Trace read_log(const void* log, std::size_t sent_threads, const TestDirective& directive,
                int wait_status, Killed killed, const ProgramOptions& options,
-               ThreadRegistry& threads) {
+               ThreadRegistry& threads, const symbolic::ExpressionPool* known_expressions) {
   const auto* header = static_cast<const native::LogHeader*>(log);
   native::LoggedExecution logged;
   try {
-    logged = native::read_log_records(log, sent_threads, threads);
+    logged = native::read_log_records(log, sent_threads, threads, known_expressions);
   } catch (const native::ProtocolError& e) {
     throw DriverError(std::string("the program's trace log is corrupt (") + e.what() + ")");
   }

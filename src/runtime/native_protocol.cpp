@@ -405,16 +405,21 @@ namespace {
 constexpr std::size_t kRecordHeader = 5;  // tag, payload length
 }
 
-LogWriter::LogWriter(void* memory, std::size_t bytes)
+LogWriter::LogWriter(void* memory, std::size_t bytes, symbolic::ExprNode* mirror,
+                     std::size_t mirror_nodes)
     : header_(static_cast<LogHeader*>(memory)),
-      records_(static_cast<char*>(memory) + sizeof(LogHeader)) {
+      records_(static_cast<char*>(memory) + sizeof(LogHeader)),
+      mirror_(mirror),
+      mirror_nodes_(mirror ? mirror_nodes : 0) {
   header_->magic = kLogMagic;
   header_->version = kProtocolVersion;
   header_->capacity = bytes - sizeof(LogHeader);
   reset(1);
 }
 
-void LogWriter::reset(std::size_t sent_threads) {
+void LogWriter::reset(std::size_t sent_threads, std::size_t known_expressions) {
+  // Node i is mirror_[i]: weft's count cannot promise more than the mirror holds.
+  known_ = mirror_nodes_ ? std::min(known_expressions, mirror_nodes_ - 1) : 0;
   header_->used = 0;
   header_->fault_pc = 0;
   header_->fault_address = 0;
@@ -473,6 +478,18 @@ void LogWriter::event(const Trace& t, std::size_t i, const ThreadRegistry& threa
   commit(Record::kEvent, w.ok(), w.size());
 }
 
+void LogWriter::skip_known_expressions(const symbolic::ExpressionPool& pool,
+                                       SymbolicLogged& logged) {
+  const auto nodes = pool.nodes();
+  for (std::size_t i = logged.expressions + 1; known_ != 0 && i < nodes.size(); ++i) {
+    if (i > known_ || !(mirror_[i] == nodes[i])) {
+      known_ = 0;  // the shared prefix ended: every later node is sent
+      break;
+    }
+    logged.expressions = i;
+  }
+}
+
 void LogWriter::symbolic(const InputObservations& seen, SymbolicLogged& logged,
                          const ThreadRegistry& threads) {
   announce(threads);
@@ -491,12 +508,26 @@ void LogWriter::symbolic(const InputObservations& seen, SymbolicLogged& logged,
   }
   // Expressions before the branches that name them, as many nodes per record as fit.
   const auto nodes = seen.expressions.nodes();
+  skip_known_expressions(seen.expressions, logged);
+  // The known nodes are announced only before a record that follows them (a branch that names
+  // them, or the nodes after them): a few records per execution, not one per event.
+  const bool followed =
+      logged.branches < seen.branches.size() || logged.expressions + 1 < nodes.size();
+  if (followed && !logged.sent_expressions && logged.announced_known < logged.expressions) {
+    ByteWriter w = payload_writer(header_, records_);
+    w.put(static_cast<std::uint32_t>(logged.expressions));
+    commit(Record::kKnownExpressions, w.ok(), w.size());
+    if (!w.ok()) return;
+    logged.announced_known = logged.expressions;
+  }
   while (logged.expressions + 1 < nodes.size()) {
     ByteWriter w = payload_writer(header_, records_);
     std::size_t count = 0;
     const std::size_t first = logged.expressions + 1;
     for (std::size_t i = first; i < nodes.size() && count < 4096; ++i, ++count) {
       const symbolic::ExprNode& n = nodes[i];
+      // Into the mirror before the record is published: a node weft has is always there.
+      if (i < mirror_nodes_) mirror_[i] = n;
       w.put(static_cast<std::uint8_t>(n.kind));
       w.put(n.width);
       w.put(n.a);
@@ -506,6 +537,7 @@ void LogWriter::symbolic(const InputObservations& seen, SymbolicLogged& logged,
     }
     commit(Record::kExpressions, w.ok(), w.size());
     if (!w.ok()) return;
+    logged.sent_expressions = true;
     logged.expressions += count;
   }
   for (; logged.branches < seen.branches.size(); ++logged.branches) {
@@ -580,14 +612,15 @@ void LogWriter::note_fault(int signal, std::uint64_t pc, std::uint64_t address) 
 
 // ---- the log: weft's side ------------------------------------------------------------------
 
-LoggedExecution read_log_records(const void* log, std::size_t sent_threads,
-                                 ThreadRegistry& threads) {
+LoggedExecution read_log_records(const void* log, std::size_t sent_threads, ThreadRegistry& threads,
+                                 const symbolic::ExpressionPool* known) {
   const auto* header = static_cast<const LogHeader*>(log);
   const char* records = static_cast<const char*>(log) + sizeof(LogHeader);
   const std::size_t used = std::min<std::uint64_t>(header->used, header->capacity);
   ThreadMap map(sent_threads, threads);
   LoggedExecution out;
   Trace& events = out.events;
+  bool nodes_sent = false;  // a kExpressions record came: the known prefix has ended
   std::size_t at = 0;
   while (at + kRecordHeader <= used) {
     const auto tag = static_cast<Record>(records[at]);
@@ -687,7 +720,15 @@ LoggedExecution read_log_records(const void* log, std::size_t sent_threads,
         out.symbolic.inputs.push_back(std::move(in));
         break;
       }
+      case Record::kKnownExpressions: {
+        const auto count = r.get<std::uint32_t>("known expressions");
+        if (nodes_sent || !known || !out.symbolic.expressions.append_prefix_of(*known, count))
+          throw ProtocolError("a log claims " + std::to_string(count) +
+                              " expression nodes of the execution before that weft does not have");
+        break;
+      }
       case Record::kExpressions:
+        nodes_sent = true;
         while (r.left() > 0) {
           symbolic::ExprNode n;
           n.kind = static_cast<symbolic::ExprKind>(r.get<std::uint8_t>("expression"));

@@ -174,11 +174,18 @@ ExpressionPool::ExpressionPool() {
 void ExpressionPool::clear() {
   nodes_.resize(1);
   index_.clear();
+  indexed_ = 1;
 }
 
 ExprId ExpressionPool::intern(const ExprNode& node) {
+  // Nodes appended verbatim are indexed only when a pool that received them builds on them.
+  for (; indexed_ < nodes_.size(); ++indexed_)
+    index_.try_emplace(nodes_[indexed_], static_cast<ExprId>(indexed_));
   auto [it, inserted] = index_.try_emplace(node, static_cast<ExprId>(nodes_.size()));
-  if (inserted) nodes_.push_back(node);
+  if (inserted) {
+    nodes_.push_back(node);
+    indexed_ = nodes_.size();
+  }
   return it->second;
 }
 
@@ -193,7 +200,13 @@ bool ExpressionPool::append_verbatim(const ExprNode& n) {
     if ((i < operands) != (ids[i] != kConcrete) || ids[i] >= next) return false;
   if (n.width == 0 || n.width > 64 || n.kind > ExprKind::kIte) return false;
   nodes_.push_back(n);
-  index_.try_emplace(n, next);
+  return true;
+}
+
+bool ExpressionPool::append_prefix_of(const ExpressionPool& other, std::size_t count) {
+  if (count < size() || count > other.size()) return false;
+  nodes_.insert(nodes_.end(), other.nodes_.begin() + static_cast<std::ptrdiff_t>(nodes_.size()),
+                other.nodes_.begin() + static_cast<std::ptrdiff_t>(count + 1));
   return true;
 }
 

@@ -67,9 +67,12 @@ class ForkServer {
   Program program_;
   ThreadRegistry& threads_;
   pid_t server_ = -1;
-  void* shared_ = nullptr;  // native_protocol.hpp: channel, directive, log
+  void* shared_ = nullptr;  // native_protocol.hpp: channel, directive, mirror, log
   std::uint64_t load_base_ = 0;
   bool track_inputs_ = false;  // some execution read an input: every one follows inputs now
+  // The expression nodes of the last execution whose log was read whole: the program's mirror
+  // holds them too, and the next execution sends only what follows the prefix they share.
+  symbolic::ExpressionPool last_expressions_;
 };
 
 /// Why the fork server killed a child, if it did.
@@ -78,10 +81,12 @@ enum class Killed { kNo, kTimeLimit, kMemoryLimit };
 /// Reconstructs the trace an execution left in a log (weft/runtime/native_protocol.hpp). Used by
 /// ForkServer and replay; `sent_threads` is how many threads the directive carried, `wait_status`
 /// how the process ended (0 for a worker that runs on), `killed` whether it was stopped for a
-/// limit (given in `options`).
+/// limit (given in `options`); `known_expressions` the nodes weft said it holds
+/// (Channel::known_expressions).
 Trace read_log(const void* log, std::size_t sent_threads, const TestDirective& directive,
                int wait_status, Killed killed, const ProgramOptions& options,
-               ThreadRegistry& threads);
+               ThreadRegistry& threads,
+               const symbolic::ExpressionPool* known_expressions = nullptr);
 
 /// Runs one execution of the program in the foreground (its output shown), optionally under
 /// gdb stopped at the bug, and returns its trace.

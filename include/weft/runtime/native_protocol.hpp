@@ -77,12 +77,13 @@ inline constexpr const char* kRuntimeMarker = "weft-runtime-v1";
 /// atomic sections carry footprints, and exits wait until no other thread can run; 3: crash
 /// records "W"; 4: free is an operation, memory-error options, sanitizer reports "S"; 5: the
 /// shared-memory channel and binary records of this header; 6: events carry the values they read
-/// and wrote; 7: directives carry inputs, logs the inputs, expressions and branches).
-inline constexpr int kProtocolVersion = 7;
+/// and wrote; 7: directives carry inputs, logs the inputs, expressions and branches; 8: the
+/// expression mirror, kKnownExpressions).
+inline constexpr int kProtocolVersion = 8;
 /// The protocol version as a string every instrumented binary contains (fork_server.cpp), so that
 /// weft can refuse a binary built by another version before it starts it: an older runtime does
 /// not understand WEFT_CONTROL and would die before it could say HELLO.
-#define WEFT_PROTOCOL_MARKER "weft-protocol-v7"
+#define WEFT_PROTOCOL_MARKER "weft-protocol-v8"
 inline constexpr const char* kProtocolMarker = WEFT_PROTOCOL_MARKER;
 static_assert(WEFT_PROTOCOL_MARKER[sizeof WEFT_PROTOCOL_MARKER - 2] == '0' + kProtocolVersion,
               "the protocol marker names kProtocolVersion");
@@ -120,6 +121,9 @@ struct Channel {
   /// processes that ran executions and have ended (workers replaced, fresh children).
   std::atomic<std::int32_t> worker_pid;
   std::atomic<std::uint64_t> ended_peak_rss_kib;
+  /// Written by weft before each execution: how many expression nodes of the mirror (below) it
+  /// holds as they are there, those of the last execution whose log it read whole (0: none).
+  std::uint64_t known_expressions;
 };
 
 /// Notes the peak resident memory of a process the fork server reaped (`ru_maxrss`, KiB).
@@ -130,20 +134,37 @@ inline void note_ended_peak(Channel& channel, long peak_kib) {
   }
 }
 
-/// The layout of the shared memory: the channel page, the directive, then the log.
+/// The layout of the shared memory: the channel page, the directive, the expression mirror, then
+/// the log.
+///
+/// The mirror is how an execution avoids sending weft the path constraints it already has: it
+/// holds the expression nodes (symbolic::ExprNode, indexed by id) of the execution before, as the
+/// program wrote them. A test shares a prefix with the execution before it (the strategies go
+/// depth-first: the same schedule and inputs up to a changed step or flipped branch), so its
+/// first nodes are that execution's first ones. The program sends, in a kKnownExpressions record,
+/// only how many of its first nodes equal the mirror's, then the nodes from the first that
+/// differs, which it also writes into the mirror for the execution after.
 inline constexpr std::size_t kChannelBytes = 4096;
 inline constexpr std::size_t kDirectiveBytes = std::size_t{16} << 20;
-inline constexpr std::size_t kSharedBytes = std::size_t{96} << 20;  // sparse: only what is used
+inline constexpr std::size_t kMirrorBytes = std::size_t{16} << 20;
+inline constexpr std::size_t kMirrorNodes = kMirrorBytes / sizeof(symbolic::ExprNode);
+inline constexpr std::size_t kSharedBytes = std::size_t{112} << 20;  // sparse: only what is used
 inline Channel& channel_of(void* shared) {
   return *static_cast<Channel*>(shared);
 }
 inline char* directive_of(void* shared) {
   return static_cast<char*>(shared) + kChannelBytes;
 }
-inline void* log_of(void* shared) {
-  return static_cast<char*>(shared) + kChannelBytes + kDirectiveBytes;
+/// The mirror's node i is element i (0 unused, as in ExpressionPool).
+inline symbolic::ExprNode* mirror_of(void* shared) {
+  return reinterpret_cast<symbolic::ExprNode*>(static_cast<char*>(shared) + kChannelBytes +
+                                               kDirectiveBytes);
 }
-inline constexpr std::size_t kLogBytes = kSharedBytes - kChannelBytes - kDirectiveBytes;
+inline void* log_of(void* shared) {
+  return static_cast<char*>(shared) + kChannelBytes + kDirectiveBytes + kMirrorBytes;
+}
+inline constexpr std::size_t kLogBytes =
+    kSharedBytes - kChannelBytes - kDirectiveBytes - kMirrorBytes;
 
 /// Bumps `word` and wakes the other side if it sleeps on it (`sleeping`).
 void publish(std::atomic<std::uint32_t>& word, std::atomic<std::uint32_t>& sleeping);
@@ -184,6 +205,9 @@ TestDirective decode_directive(const char* in, std::size_t size, ThreadRegistry&
 ///   kInputs    the program read an input, which got weft's fixed --nondet value
 ///   kInput     the program read an input weft explores: thread, ordinal, width, signedness,
 ///              value, step, name
+///   kKnownExpressions  how many of the execution's first expression nodes are the mirror's
+///              (weft has them): written before a record that names them, growing while every
+///              node so far matched, and never after a kExpressions record
 ///   kExpressions  expression nodes (symbolic::ExprNode), numbered on from those logged before
 ///   kBranch    a branch on an input-dependent condition (SymbolicBranch)
 ///   kUnconstrained  how many values were made concrete without a constraint so far
@@ -201,6 +225,7 @@ enum class Record : std::uint8_t {
   kEnd = 'T',
   kInputs = 'I',
   kInput = 'J',
+  kKnownExpressions = 'P',
   kExpressions = 'X',
   kBranch = 'B',
   kUnconstrained = 'K',
@@ -229,17 +254,23 @@ inline constexpr std::uint32_t kLogMagic = 0x77656674;  // "weft"
 /// header says so. Async-signal-safe apart from what the caller passes.
 class LogWriter {
  public:
-  /// `memory` of `bytes` bytes; the header is initialised.
-  LogWriter(void* memory, std::size_t bytes);
+  /// `memory` of `bytes` bytes; the header is initialised. `mirror`: the expression mirror, of
+  /// `mirror_nodes` elements (none: every node is sent).
+  LogWriter(void* memory, std::size_t bytes, symbolic::ExprNode* mirror = nullptr,
+            std::size_t mirror_nodes = 0);
   /// Starts a fresh log (one per execution). `sent_threads`: how many threads of the registry
   /// weft sent with the directive (the others are announced by kThread records).
-  void reset(std::size_t sent_threads);
+  /// `known_expressions`: how many of the mirror's nodes weft holds (Channel::known_expressions).
+  void reset(std::size_t sent_threads, std::size_t known_expressions = 0);
   /// Appends event `index` of `trace` (with its enabled set, finished mark and site).
   void event(const Trace& trace, std::size_t index, const ThreadRegistry& threads,
              const AccessValues& values = {});
-  /// What of an execution's InputObservations has been logged.
+  /// What of an execution's InputObservations has been logged (expressions: sent, or announced
+  /// as known).
   struct SymbolicLogged {
     std::size_t inputs = 0, expressions = 0, branches = 0;
+    std::size_t announced_known = 0;  ///< in kKnownExpressions records so far
+    bool sent_expressions = false;    ///< a kExpressions record was written
     std::uint32_t unconstrained = 0;
     bool untracked = false;
   };
@@ -259,9 +290,14 @@ class LogWriter {
   void announce(const ThreadRegistry& threads);
   /// Publishes the record whose payload of `size` bytes was written, if it all was (`written`).
   void commit(Record tag, bool written, std::size_t size);
+  /// Skips the nodes from `logged`'s next on that equal the mirror's, while all so far have.
+  void skip_known_expressions(const symbolic::ExpressionPool& pool, SymbolicLogged& logged);
   LogHeader* header_;
   char* records_;
   std::size_t announced_ = 1;
+  symbolic::ExprNode* mirror_ = nullptr;
+  std::size_t mirror_nodes_ = 0;
+  std::size_t known_ = 0;  // mirror nodes weft holds; 0 once a node differed
 };
 
 /// What weft reads back from a log: the events, how the execution ended if it got that far, and
@@ -280,8 +316,10 @@ struct LoggedExecution {
 };
 
 /// Decodes a log. `sent_threads`: how many threads weft sent with the directive (those keep their
-/// ids; the log announces the others, which are registered in `threads`). Throws ProtocolError.
-LoggedExecution read_log_records(const void* log, std::size_t sent_threads,
-                                 ThreadRegistry& threads);
+/// ids; the log announces the others, which are registered in `threads`). `known`: the expression
+/// nodes weft told the program it holds (Channel::known_expressions of them), from which a
+/// kKnownExpressions record's nodes are taken. Throws ProtocolError.
+LoggedExecution read_log_records(const void* log, std::size_t sent_threads, ThreadRegistry& threads,
+                                 const symbolic::ExpressionPool* known = nullptr);
 
 }  // namespace weft::native

@@ -103,7 +103,13 @@ class ExpressionPool {
 
   /// Appends a node as is (no folding): to rebuild a pool received over the wire in the same
   /// numbering. Returns false if it is malformed (operands not earlier, widths inconsistent).
+  /// Such nodes are left out of the index that shares equal nodes until a node is built here:
+  /// a received pool is mostly only read, and copied whole.
   bool append_verbatim(const ExprNode& node);
+  /// Appends `other`'s nodes after this pool's last, up to `other`'s node `count`: for a pool
+  /// whose nodes so far are `other`'s first ones (an execution that shares a prefix with the one
+  /// before). False, changing nothing, if `count` is below size() or beyond `other`'s nodes.
+  bool append_prefix_of(const ExpressionPool& other, std::size_t count);
 
   /// The value of `id` when input i has value inputs[i] (missing inputs are 0).
   std::uint64_t evaluate(ExprId id, std::span<const std::uint64_t> inputs) const;
@@ -121,6 +127,7 @@ class ExpressionPool {
 
   std::vector<ExprNode> nodes_;
   std::unordered_map<ExprNode, ExprId, NodeHash> index_;
+  std::size_t indexed_ = 1;  // nodes_[1, indexed_) are in index_
 };
 
 }  // namespace weft::symbolic

@@ -22,9 +22,9 @@
 #include "memory_description.hpp"
 #include "native_runtime.hpp"
 #include "process_state.hpp"
-#include "weft/runtime/hooks.h"
 #include "real_functions.hpp"
 #include "thread_storage.hpp"
+#include "weft/runtime/hooks.h"
 #include "weft/runtime/native_protocol.hpp"
 
 extern "C" char __executable_start;
@@ -141,7 +141,7 @@ void run_execution(void* shared, weft::native::LogWriter& log, const NativeOptio
     std::fprintf(stderr, "weft runtime: bad directive: %s\n", e.what());
     _exit(2);
   }
-  log.reset(rt.registry().size());
+  log.reset(rt.registry().size(), weft::native::channel_of(shared).known_expressions);
   Trace trace = rt.run(directive, argc, argv, envp);
   if (break_on_bug && trace.outcome == Outcome::kDeadlock) raise(SIGTRAP);
   trace.events.clear();
@@ -202,7 +202,8 @@ void say_hello(int status) {
   int status = -1;
   void* shared = map_shared(control, status);
   weft::native::Channel& channel = weft::native::channel_of(shared);
-  weft::native::LogWriter log(weft::native::log_of(shared), weft::native::kLogBytes);
+  weft::native::LogWriter log(weft::native::log_of(shared), weft::native::kLogBytes,
+                              weft::native::mirror_of(shared), weft::native::kMirrorNodes);
   prctl(PR_SET_PDEATHSIG, SIGKILL);  // if weft goes, so do we
   say_hello(status);
   close(status);
@@ -274,7 +275,8 @@ void say_hello(int status) {
   void* shared = map_shared(control, status);
   say_hello(status);
   close(status);
-  weft::native::LogWriter log(weft::native::log_of(shared), weft::native::kLogBytes);
+  weft::native::LogWriter log(weft::native::log_of(shared), weft::native::kLogBytes,
+                              weft::native::mirror_of(shared), weft::native::kMirrorNodes);
   install_crash_handlers();
   const char* brk = std::getenv(weft::native::kBreakOnBugEnv);
   const NativeOptions options = native_options(weft::native::ProgramOptions::from_environment());
