@@ -226,5 +226,25 @@ TEST(Concretisation, OfADivisorMakesTheVerdictIncomplete) {
       << r.incomplete_reason;
 }
 
+// A loop that reads inputs until one is not 0 makes no visible operation: inputs count against
+// the step bound, so it stops there instead of spinning on the first value (0) for ever. Each
+// loop length below the bound is a path, twice (the branch on the value read), and the path
+// that reads only zeros ends at the bound: 2 * 5 + 1 executions with a bound of 5.
+TEST(InputLoop, IsCutAtTheStepBoundAndEveryShorterPathIsExplored) {
+  Options o = with(StrategyKind::kDfs);
+  o.max_steps_per_thread = 5;
+  o.stop_on_first_bug = false;
+  const Result r = explore(o, [] {
+    value<int> x = input<int>("x");
+    while (x == 0) x = input<int>("x");
+    WEFT_ASSERT(x != 7);
+  });
+  EXPECT_EQ(r.stats.executions, 11u) << r.summary();
+  EXPECT_EQ(r.stats.bound_reached, 1u) << r.summary();
+  ASSERT_EQ(r.bugs.size(), 1u);
+  EXPECT_EQ(r.bugs[0].inputs.back().value, 7u);
+  EXPECT_EQ(r.verdict, Verdict::kBugFound);
+}
+
 }  // namespace
 }  // namespace weft

@@ -61,9 +61,9 @@ struct Options {
   bool stop_on_first_bug = true;
   std::uint64_t max_executions = 0;  ///< 0: unlimited
   double max_seconds = 0;            ///< 0: unlimited
-  /// Per-thread bound on visible operations (thesis §3.4); a thread that reaches it stops there
-  /// while the others run on, and the execution ends with "bound reached" (not a bug; the
-  /// verdict becomes incomplete).
+  /// Per-thread bound on visible operations (thesis §3.4), and on inputs read; a thread that
+  /// reaches it stops there while the others run on, and the execution ends with "bound
+  /// reached" (not a bug; the verdict becomes incomplete).
   std::uint32_t max_steps_per_thread = 10000;
   /// Random strategy: number of executions and first seed.
   std::uint64_t random_executions = 1000;

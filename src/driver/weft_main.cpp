@@ -56,8 +56,8 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
                  "Resident memory one execution may use, in MiB (0: none)")
       ->capture_default_str();
   cmd.add_option("--max-steps", p.options.max_steps_per_thread,
-                 "Bound on the visible operations of one thread in one execution; a thread that "
-                 "reaches it stops there (the other threads run on)")
+                 "Bound on the visible operations, and on the inputs read, of one thread in one "
+                 "execution; a thread that reaches it stops there (the other threads run on)")
       ->capture_default_str();
   cmd.add_option("--max-threads", p.options.max_threads,
                  "Bound on the threads of one execution, main included; a pthread_create beyond it "

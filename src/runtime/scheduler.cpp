@@ -688,6 +688,14 @@ Trace Scheduler::run(const TestDirective& directive, const std::function<void()>
 Scheduler::Input Scheduler::read_input(unsigned width, bool is_signed, std::string name) {
   Impl& s = *impl_;
   ThreadRec& t = *s.running;
+  // A loop that reads inputs until one has some value (`do x = nondet(); while (x == 0)`) makes
+  // no visible operation, so the step bound alone would let it run on the first value forever.
+  // Inputs count against the same bound: the thread stops there and each shorter path is a test.
+  if (t.inputs_read >= s.limits->max_steps_per_thread)
+    fail(Outcome::kBoundReached, "thread " + s.registry.name(t.id) + " reached the bound of " +
+                                     std::to_string(s.limits->max_steps_per_thread) +
+                                     " inputs read (--max-steps bounds inputs as it bounds "
+                                     "visible operations)");
   const InputKey key{t.id, t.inputs_read++};
   if (!s.track_inputs) s.trace.symbolic.untracked = true;
   // splitmix64 of the seed and the input: uniform, and the same for the same seed.
