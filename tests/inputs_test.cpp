@@ -221,7 +221,7 @@ TEST(Concretisation, OfADivisorMakesTheVerdictIncomplete) {
   EXPECT_EQ(r.stats.executions, 2u);
   EXPECT_EQ(r.stats.inputs.concretisations, 1u) << r.summary();
   EXPECT_EQ(r.verdict, Verdict::kIncomplete);
-  EXPECT_NE(r.incomplete_reason.find("1 values computed from inputs were made concrete"),
+  EXPECT_NE(r.incomplete_reason.find("1 value computed from inputs was made concrete"),
             std::string::npos)
       << r.incomplete_reason;
 }

@@ -356,6 +356,11 @@ TEST(NativeInputs, ConcretisedValuesMakeTheVerdictIncomplete) {
   EXPECT_NE(r.result["incomplete_because"].get<std::string>().find("made concrete"),
             std::string::npos)
       << r.result["incomplete_because"];
+  // Where: the index of `table[i] = 1`, the first value made concrete.
+  EXPECT_NE(
+      r.result["incomplete_because"].get<std::string>().find("the first at input_concretised.c:10"),
+      std::string::npos)
+      << r.result["incomplete_because"];
 }
 
 // Input bytes through the C library's string functions stay symbolic (their models): a bug that

@@ -408,7 +408,7 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
             std::to_string(program.options.nondet_value) + " (--nondet) rather than explored";
     else if (!result.stats.inputs.complete() && result.exhausted)
       why = "every interleaving of every input path weft could follow was explored, but " +
-            describe_input_gaps(result.stats.inputs);
+            symbols->render(describe_input_gaps(result.stats.inputs));
     else if (!unrestored_text.empty() && result.exhausted)
       why =
           "every interleaving was explored, but the program changed process state that weft "

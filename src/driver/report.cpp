@@ -5,6 +5,8 @@
 #include <map>
 #include <vector>
 
+#include "weft/trace/wire.hpp"
+
 namespace weft::driver {
 
 std::string format_interleaving(const Trace& trace, const ThreadRegistry& threads,
@@ -89,24 +91,35 @@ std::string format_inputs(const Trace& trace, const ThreadRegistry& threads) {
   return out;
 }
 
+namespace {
+
+// "1 value was", "3 values were".
+std::string counted(std::uint64_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+}  // namespace
+
 std::string describe_input_gaps(const explorer::InputStatistics& in) {
   std::vector<std::string> parts;
   if (in.solver_unknown)
-    parts.push_back(std::to_string(in.solver_unknown) +
-                    " branch sides the solver could not decide in time");
+    parts.push_back(counted(in.solver_unknown, "branch side", "branch sides") +
+                    " the solver could not decide in time");
   if (in.divergences)
-    parts.push_back(std::to_string(in.divergences) +
-                    " tests left the path they were solved for (it depends on a value made "
-                    "concrete)");
+    parts.push_back(counted(in.divergences, "test", "tests") +
+                    " left the path solved for (it depends on a value made concrete)");
   if (in.concretisations)
-    parts.push_back(std::to_string(in.concretisations) +
-                    " values computed from inputs were made concrete with a constraint (a "
-                    "pointer, a divisor, a shift, an argument of code weft did not compile), so "
-                    "their other values were not explored");
+    parts.push_back(
+        counted(in.concretisations, "value computed from inputs was",
+                "values computed from inputs were") +
+        " made concrete with a constraint (a pointer, a divisor, a shift, an argument of code "
+        "weft did not compile), so other values were not explored" +
+        (in.first_concretisation_site ? "; the first at " + code_mark(in.first_concretisation_site)
+                                      : std::string()));
   if (in.unconstrained_concretisations)
-    parts.push_back(std::to_string(in.unconstrained_concretisations) +
-                    " values weft cannot follow (floating point, bytes read by a C library "
-                    "function weft has no model of) kept the value they had");
+    parts.push_back(counted(in.unconstrained_concretisations, "value", "values") +
+                    " weft cannot follow (floating point, bytes read by a C library function "
+                    "weft has no model of) kept the value it had");
   std::string out;
   for (std::size_t i = 0; i < parts.size(); ++i)
     out += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];

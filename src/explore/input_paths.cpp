@@ -115,7 +115,11 @@ void InputPaths::observe(const Trace& trace, std::size_t kept_steps) {
   }
   for (std::size_t k = 0; k < seen.branches.size(); ++k) {
     if (!worth_flipping(seen.branches[k])) done[k] = true;
-    if (k >= kept && seen.branches[k].kind == BranchKind::kConcretisation) ++stats_.concretisations;
+    if (k >= kept && seen.branches[k].kind == BranchKind::kConcretisation) {
+      ++stats_.concretisations;
+      if (stats_.first_concretisation_site == 0)
+        stats_.first_concretisation_site = seen.branches[k].site;
+    }
   }
   current_.inputs = seen.inputs;
   current_.expressions = seen.expressions;

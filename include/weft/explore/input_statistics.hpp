@@ -15,7 +15,10 @@ struct InputStatistics {
   /// Tests whose inputs did not take the side they were solved for: the path depends on a value
   /// weft made concrete (a pointer, a call into code weft does not see).
   std::uint64_t divergences = 0;
-  std::uint64_t concretisations = 0;                ///< values made concrete with a constraint
+  std::uint64_t concretisations = 0;  ///< values made concrete with a constraint
+  /// Native programs: the code address of the first (a return address), for the report; 0 if
+  /// unknown.
+  std::uint64_t first_concretisation_site = 0;
   std::uint64_t unconstrained_concretisations = 0;  ///< ... and without one (floating point)
   std::uint64_t solver_queries = 0;
   std::uint64_t solver_calls = 0;  ///< queries that reached Z3
@@ -31,6 +34,7 @@ struct InputStatistics {
     solver_unknown += o.solver_unknown;
     divergences += o.divergences;
     concretisations += o.concretisations;
+    if (first_concretisation_site == 0) first_concretisation_site = o.first_concretisation_site;
     unconstrained_concretisations += o.unconstrained_concretisations;
     solver_queries += o.solver_queries;
     solver_calls += o.solver_calls;
