@@ -1,6 +1,9 @@
 // The in-process API: bugs found, replayed, verdicts, misuse reported clearly.
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+
 #include "test_support.hpp"
 
 namespace weft {
@@ -12,6 +15,26 @@ void lost_update() {
   x = x + 1;
   t.join();
   WEFT_ASSERT(x == 2);
+}
+
+// The table of strategies (explorer/strategy.hpp) is the one place a strategy is named: every
+// kind has exactly one row, the names are distinct and parse back to their kind, and each row
+// makes its strategy.
+TEST(Strategies, EveryKindHasOneRowWithItsOwnName) {
+  std::set<std::string> names;
+  std::set<StrategyKind> kinds;
+  for (const auto& s : explorer::strategies()) {
+    EXPECT_TRUE(names.insert(s.name).second) << s.name;
+    EXPECT_TRUE(kinds.insert(s.kind).second) << s.name;
+    EXPECT_EQ(explorer::parse_strategy(s.name), s.kind);
+    EXPECT_EQ(&explorer::strategy_info(s.kind), &s);
+    explorer::StrategyConfig config;
+    config.kind = s.kind;
+    EXPECT_NE(explorer::make_strategy(config), nullptr) << s.name;
+  }
+  EXPECT_EQ(kinds.size(), static_cast<std::size_t>(StrategyKind::kRandom) + 1);
+  EXPECT_EQ(explorer::strategies().front().kind, Options{}.strategy);  // the default first
+  EXPECT_FALSE(explorer::parse_strategy("unfolding-but-not-yet").has_value());
 }
 
 TEST(Api, FindsALostUpdateWithEveryExhaustiveStrategy) {

@@ -186,6 +186,7 @@ TEST(NativeEndToEnd, SvCompConventions) {
   EXPECT_EQ(clean.result["bugs"].size(), 0u);
   EXPECT_NE(clean.result["incomplete_because"].get<std::string>().find("(--nondet)"),
             std::string::npos);
+  EXPECT_EQ(clean.result["incomplete_code"], "fixed-inputs");
   // Input 2: the observer can see x == 2.
   const CliRun found = check("svcomp_conventions.c", "--nondet 2");
   ASSERT_EQ(found.exit_code, 1) << found.out;
@@ -353,6 +354,7 @@ TEST(NativeInputs, ConcretisedValuesMakeTheVerdictIncomplete) {
   const CliRun r = check("input_concretised.c");
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
   EXPECT_GT(r.result["statistics"]["inputs"]["concretisations"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(r.result["incomplete_code"], "input-gaps");
   EXPECT_NE(r.result["incomplete_because"].get<std::string>().find("made concrete"),
             std::string::npos)
       << r.result["incomplete_because"];
@@ -561,6 +563,7 @@ TEST(NativeRobustness, EndlessThreadCreationIsExploredWithinTheThreadBound) {
   const CliRun small = check("endless_threads.c", "--max-threads 4");
   EXPECT_EQ(small.exit_code, 3) << small.out;
   EXPECT_TRUE(small.result["complete_within_bounds"].get<bool>()) << small.out;
+  EXPECT_EQ(small.result["incomplete_code"], "within-bounds");
   EXPECT_FALSE(small.result["complete"].get<bool>()) << small.out;
   EXPECT_NE(small.result["incomplete_because"].get<std::string>().find("within the bounds"),
             std::string::npos);

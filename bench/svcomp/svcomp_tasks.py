@@ -130,11 +130,23 @@ def verdict_of(prop, result):
     return "unknown", result.get("incomplete_because", "exploration incomplete")
 
 
+# weft's reason codes (JSON "incomplete_code") for runs in which every interleaving was explored
+# (within bounds, or for the input paths weft could follow): a random search finds nothing new.
+EXPLORED_CODES = ("within-bounds", "fixed-inputs", "input-gaps", "unrestored-state")
+
+
+def every_interleaving_explored(result):
+    """Whether weft explored every interleaving, though its verdict is incomplete."""
+    return (result or {}).get("incomplete_code", "") in EXPLORED_CODES
+
+
 def bound_hit(result):
     """Which bound cut executions of an incomplete run short: "threads", "steps" or None."""
-    why = (result or {}).get("incomplete_because", "")
-    if "cut short" not in why and "stopped at a bound" not in why:
+    result = result or {}
+    if result.get("incomplete_code", "") not in ("cut-short", "within-bounds"):
         return None
+    # Which bound it was, weft says only in the message of the first execution it cut.
+    why = result.get("incomplete_because", "")
     if "--max-threads" in why:
         return "threads"
     if "visible operations" in why:

@@ -69,10 +69,12 @@ class Verdicts(unittest.TestCase):
 
     def test_which_bound_cut_executions_short(self):
         self.assertEqual(st.bound_hit(load("weft_within_bounds.json")), "threads")
-        steps = {"incomplete_because": "3 of 9 executions were cut short; the first: thread 0.1 "
+        steps = {"incomplete_code": "cut-short",
+                 "incomplete_because": "3 of 9 executions were cut short; the first: thread 0.1 "
                  "reached the bound of 50 visible operations"}
         self.assertEqual(st.bound_hit(steps), "steps")
-        timed = {"incomplete_because": "stopped by --max-executions or --time-limit"}
+        timed = {"incomplete_code": "limit",
+                 "incomplete_because": "stopped by --max-executions or --time-limit"}
         self.assertIsNone(st.bound_hit(timed))
         self.assertIsNone(st.bound_hit(None))
         # Bounds are tried smallest first.

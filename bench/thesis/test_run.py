@@ -17,7 +17,8 @@ run = importlib.util.module_from_spec(_spec)
 _loader.exec_module(run)
 
 
-def weft_json(explored=True, verdict="no bug", exit_code=0, reason=None, bugs=(), **stats):
+def weft_json(explored=True, verdict="no bug", exit_code=0, reason=None, code=None, bugs=(),
+              **stats):
     """A `weft run --json` output as weft prints it; `stats` override its statistics."""
     statistics = {"bound_reached": 0, "bugs": len(bugs), "complete": 6, "diverged": 0,
                   "events": 66, "executions": 6, "executions_per_second": 1698.07,
@@ -27,6 +28,7 @@ def weft_json(explored=True, verdict="no bug", exit_code=0, reason=None, bugs=()
          "program": "./w", "statistics": statistics, "strategy": "optimal", "verdict": verdict}
     if reason:
         d["incomplete_because"] = reason
+        d["incomplete_code"] = code
     return json.dumps(d, indent=2)
 
 
@@ -55,7 +57,8 @@ class ParseResult(unittest.TestCase):
 
     def test_time_limit(self):
         text = weft_json(explored=False, verdict="incomplete", exit_code=3,
-                         reason="stopped by --max-executions or --time-limit", seconds=60.0)
+                         reason="stopped by --max-executions or --time-limit", code="limit",
+                         seconds=60.0)
         self.assertEqual(run.parse_result(text, 60)["status"], "timeout")
 
     def test_time_limit_with_bugs_has_no_reason(self):
@@ -66,7 +69,8 @@ class ParseResult(unittest.TestCase):
     def test_fixed_inputs(self):
         reason = ("every interleaving was explored, but the program reads __VERIFIER_nondet_* "
                   "inputs, which were fixed to 0 (--nondet) rather than explored")
-        text = weft_json(explored=False, verdict="incomplete", exit_code=3, reason=reason)
+        text = weft_json(explored=False, verdict="incomplete", exit_code=3, reason=reason,
+                         code="fixed-inputs")
         self.assertEqual(run.parse_result(text, 60)["status"], "fixed inputs")
 
     def test_bugs(self):

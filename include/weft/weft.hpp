@@ -31,6 +31,7 @@
 
 #include "weft/explore/exploration.hpp"
 #include "weft/explore/strategy.hpp"
+#include "weft/explore/verdict.hpp"
 #include "weft/runtime/scheduler.hpp"
 #include "weft/trace/operation.hpp"
 #include "weft/trace/trace.hpp"
@@ -52,6 +53,11 @@ class replay_error : public std::runtime_error {
 
 using explorer::Statistics;
 using explorer::StrategyKind;
+/// bug found, no bug found (every behaviour covered), incomplete, or unsupported (the test used
+/// something weft does not model); the command line decides its verdicts the same way.
+using explorer::Verdict;
+/// Why a verdict is incomplete, as a code (explorer/verdict.hpp).
+using explorer::Incompleteness;
 
 struct Options {
   StrategyKind strategy = StrategyKind::kOptimalDpor;
@@ -74,12 +80,6 @@ struct Options {
   bool count_traces = true;
 };
 
-enum class Verdict {
-  kBugFound,
-  kNoBugFound,  ///< an exhaustive strategy finished within the bounds: every behaviour covered
-  kIncomplete,  ///< a bound or limit was hit, or the strategy is not exhaustive (random)
-};
-
 struct Bug {
   Outcome kind = Outcome::kAssertionFailure;
   std::string message;
@@ -96,7 +96,9 @@ struct Result {
   Verdict verdict = Verdict::kNoBugFound;
   std::vector<Bug> bugs;
   Statistics stats;
-  /// Why the verdict is incomplete, when it is.
+  /// Why the exploration did not cover every behaviour (also when bugs were found), as a code
+  /// and as text; kNone and "" when it did.
+  Incompleteness incomplete_code = Incompleteness::kNone;
   std::string incomplete_reason;
   bool ok() const { return bugs.empty(); }
   /// One paragraph: verdict and statistics.

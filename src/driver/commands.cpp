@@ -22,6 +22,7 @@
 #include "weft/driver/temporary_directory.hpp"
 #include "weft/explore/exploration.hpp"
 #include "weft/explore/thread_model.hpp"
+#include "weft/explore/verdict.hpp"
 #include "weft/trace/wire.hpp"
 
 namespace weft::driver {
@@ -153,6 +154,20 @@ void add_statistics(explorer::Statistics& total, const explorer::Statistics& rou
   total.modelled += round.modelled;
   total.inputs += round.inputs;
   total.seconds += round.seconds;
+}
+
+int exit_code_of(explorer::Verdict verdict) {
+  switch (verdict) {
+    case explorer::Verdict::kBugFound:
+      return kExitBug;
+    case explorer::Verdict::kNoBugFound:
+      return kExitNoBug;
+    case explorer::Verdict::kUnsupported:
+      return kExitUsage;  // the program used what weft does not model: no verdict at all
+    case explorer::Verdict::kIncomplete:
+      break;
+  }
+  return kExitIncomplete;
 }
 
 const char* verdict_name(int code) {
@@ -308,18 +323,10 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
   std::string unrestored_text;
   for (const auto& what : result.unrestored_state)
     unrestored_text += (unrestored_text.empty() ? "" : ", ") + what;
-  const bool explored = result.unsupported.empty() && result.exhausted && !result.fixed_inputs &&
-                        result.stats.inputs.complete() && strategy->exhaustive() &&
-                        unrestored_text.empty();
-  const bool complete = explored && !result.hit_bound;
-  const bool within_bounds = explored && result.hit_bound && result.stats.timeouts == 0;
-  int code = kExitIncomplete;
-  if (!result.bugs.empty())
-    code = kExitBug;
-  else if (complete)
-    code = kExitNoBug;
-  else if (!result.unsupported.empty())
-    code = kExitUsage;  // the program used what weft does not model: no verdict at all
+  const explorer::Decision decision = explorer::decide(result, strategy->exhaustive(), limits);
+  const bool complete = decision.complete();
+  const bool within_bounds = decision.within_bounds();
+  const int code = exit_code_of(decision.verdict);
 
   if (!symbols) symbols.emplace(program.path, server->load_base());
   const std::string replay_path =
@@ -391,39 +398,50 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
   // Why the exploration is incomplete, also when bugs were found (with --all-bugs or --stop-on
   // the caller may still ask whether the rest was covered).
   std::string why;
-  if (!complete) {
-    if (!result.unsupported.empty())
+  switch (decision.why) {
+    case explorer::Incompleteness::kNone:
+      break;
+    case explorer::Incompleteness::kUnsupported:
       why = symbols->render(result.unsupported);
-    else if (within_bounds)
+      break;
+    case explorer::Incompleteness::kWithinBounds:
       why = "every interleaving was explored within the bounds, but " +
             grouped(result.stats.bound_reached) + " of " + grouped(result.stats.executions) +
             " executions stopped at a bound, so behaviours beyond it are not covered; the first: " +
             symbols->render(result.first_bound_message);
-    else if (result.hit_bound)
+      break;
+    case explorer::Incompleteness::kCutShort:
       why = grouped(result.stats.bound_reached + result.stats.timeouts) + " of " +
             grouped(result.stats.executions) +
             " executions were cut short; the first: " + symbols->render(result.first_bound_message);
-    else if (result.fixed_inputs && result.exhausted)
+      break;
+    case explorer::Incompleteness::kFixedInputs:
       why = "every interleaving was explored, but the program reads inputs, which were fixed to " +
             std::to_string(program.options.nondet_value) + " (--nondet) rather than explored";
-    else if (!result.stats.inputs.complete() && result.exhausted)
+      break;
+    case explorer::Incompleteness::kInputGaps:
       why = "every interleaving of every input path weft could follow was explored, but " +
             symbols->render(describe_input_gaps(result.stats.inputs));
-    else if (!unrestored_text.empty() && result.exhausted)
+      break;
+    case explorer::Incompleteness::kUnrestoredState:
       why =
           "every interleaving was explored, but the program changed process state that weft "
           "does not restore between executions (" +
           unrestored_text +
           "), so later executions may have started from it; run with --fresh-process";
-    else if (!strategy->exhaustive())
+      break;
+    case explorer::Incompleteness::kNotExhaustive:
       why = "the random strategy does not explore exhaustively";
-    else if (!result.bugs.empty() && limits.stop_on_first_bug)
+      break;
+    case explorer::Incompleteness::kStoppedAtFirstBug:
       why = "stopped at the first bug (--all-bugs explores on)";
-    else if (!result.bugs.empty() && limits.stop_at &&
-             std::any_of(result.bugs.begin(), result.bugs.end(), limits.stop_at))
+      break;
+    case explorer::Incompleteness::kStoppedAtChosenBug:
       why = "stopped at the first bug that --stop-on names";
-    else
+      break;
+    case explorer::Incompleteness::kLimit:
       why = "stopped by --max-executions or --time-limit";
+      break;
   }
   // "off" (not asked for, or not applicable), "on", "check", or why it stopped computing.
   std::string thread_model_state = "off";
@@ -444,7 +462,10 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
                         {"promoted_sites", promoted.size()},
                         {"rounds", rounds},
                         {"bugs", std::move(bugs)}};
-    if (!why.empty()) j["incomplete_because"] = why;
+    if (!why.empty()) {
+      j["incomplete_because"] = why;
+      j["incomplete_code"] = explorer::incompleteness_code(decision.why);
+    }
     if (!unrestored_text.empty()) j["unrestored_state"] = result.unrestored_state;
     std::printf("%s\n", j.dump(2).c_str());
     return code;

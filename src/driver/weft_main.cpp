@@ -11,12 +11,16 @@ using weft::driver::ExploreSettings;
 using weft::driver::Program;
 
 // Options shared by `check` and `run`.
+// "Exploration strategy: optimal (...), dpor-cr (...), ...", from the table of strategies.
+std::string strategy_help() {
+  std::string help = "Exploration strategy:";
+  for (const auto& s : weft::explorer::strategies())
+    help += std::string(help.back() == ':' ? " " : ", ") + s.name + " (" + s.description + ")";
+  return help;
+}
+
 void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std::string& strategy) {
-  cmd.add_option("--strategy", strategy,
-                 "Exploration strategy: optimal (optimal DPOR, one execution per Mazurkiewicz "
-                 "trace), dpor-cr (DPOR with commuting reads), dpor (Flanagan-Godefroid), dfs "
-                 "(every interleaving), random")
-      ->capture_default_str();
+  cmd.add_option("--strategy", strategy, strategy_help())->capture_default_str();
   cmd.add_option("--points", p.options.points,
                  "Scheduling points: sync (synchronisation and atomics; plain accesses are "
                  "checked for data races) or all (every shared access)")
@@ -203,9 +207,8 @@ int main(int argc, char** argv) {
   try {
     const auto kind = weft::explorer::parse_strategy(strategy);
     if (!kind) {
-      std::fprintf(stderr,
-                   "weft: unknown strategy '%s' (use optimal, dpor-cr, dpor, dfs or random)\n",
-                   strategy.c_str());
+      std::fprintf(stderr, "weft: unknown strategy '%s' (--strategy takes one of: %s)\n",
+                   strategy.c_str(), weft::explorer::strategy_names().c_str());
       return weft::driver::kExitUsage;
     }
     settings.strategy = *kind;

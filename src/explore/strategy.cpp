@@ -1,49 +1,64 @@
 #include "weft/explore/strategy.hpp"
 
+#include <array>
+
 #include "strategies.hpp"
 
 namespace weft::explorer {
 
+namespace {
+
+// The one table of strategies (the default first).
+const std::array<StrategyInfo, 5> kStrategies = {{
+    {StrategyKind::kOptimalDpor, "optimal",
+     "optimal DPOR: source sets and wakeup trees, one execution per Mazurkiewicz trace",
+     ReadPolicy::kReadsCommute, make_optimal_dpor},
+    {StrategyKind::kDporCommutingReads, "dpor-cr", "DPOR in which reads commute",
+     ReadPolicy::kReadsCommute,
+     [](const StrategyConfig& c) { return make_dpor(c, ReadPolicy::kReadsCommute); }},
+    {StrategyKind::kDpor, "dpor", "Flanagan-Godefroid DPOR, every two accesses dependent",
+     ReadPolicy::kReadsConflict,
+     [](const StrategyConfig& c) { return make_dpor(c, ReadPolicy::kReadsConflict); }},
+    {StrategyKind::kDfs, "dfs", "every interleaving (the oracle)", ReadPolicy::kReadsCommute,
+     make_dfs},
+    {StrategyKind::kRandom, "random", "seeded random scheduling, not exhaustive",
+     ReadPolicy::kReadsCommute, make_random},
+}};
+
+}  // namespace
+
+std::span<const StrategyInfo> strategies() {
+  return kStrategies;
+}
+
+const StrategyInfo& strategy_info(StrategyKind kind) {
+  for (const StrategyInfo& s : kStrategies)
+    if (s.kind == kind) return s;
+  return kStrategies.front();  // every kind has a row (tests/api_test.cpp checks it)
+}
+
 ReadPolicy read_policy_of(StrategyKind kind) {
-  return kind == StrategyKind::kDpor ? ReadPolicy::kReadsConflict : ReadPolicy::kReadsCommute;
+  return strategy_info(kind).read_policy;
 }
 
 std::unique_ptr<Strategy> make_strategy(const StrategyConfig& config) {
-  switch (config.kind) {
-    case StrategyKind::kDfs:
-      return make_dfs(config);
-    case StrategyKind::kDpor:
-    case StrategyKind::kDporCommutingReads:
-      return make_dpor(config, read_policy_of(config.kind));
-    case StrategyKind::kOptimalDpor:
-      return make_optimal_dpor(config);
-    case StrategyKind::kRandom:
-      return make_random(config);
-  }
-  return nullptr;
+  return strategy_info(config.kind).make(config);
 }
 
 const char* strategy_name(StrategyKind kind) {
-  switch (kind) {
-    case StrategyKind::kDfs:
-      return "dfs";
-    case StrategyKind::kDpor:
-      return "dpor";
-    case StrategyKind::kDporCommutingReads:
-      return "dpor-cr";
-    case StrategyKind::kOptimalDpor:
-      return "optimal";
-    case StrategyKind::kRandom:
-      return "random";
-  }
-  return "?";
+  return strategy_info(kind).name;
 }
 
 std::optional<StrategyKind> parse_strategy(std::string_view name) {
-  for (auto k : {StrategyKind::kDfs, StrategyKind::kDpor, StrategyKind::kDporCommutingReads,
-                 StrategyKind::kOptimalDpor, StrategyKind::kRandom})
-    if (name == strategy_name(k)) return k;
+  for (const StrategyInfo& s : kStrategies)
+    if (name == s.name) return s.kind;
   return std::nullopt;
+}
+
+std::string strategy_names() {
+  std::string out;
+  for (const StrategyInfo& s : kStrategies) out += (out.empty() ? "" : ", ") + std::string(s.name);
+  return out;
 }
 
 }  // namespace weft::explorer

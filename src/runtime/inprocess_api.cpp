@@ -89,6 +89,42 @@ Bug make_bug(const explorer::FoundBug& found, const ThreadRegistry& threads, boo
   return bug;
 }
 
+// The in-process API's words for why an exploration is incomplete (the command line names its
+// options instead of Options' fields).
+std::string describe(Incompleteness why, const explorer::ExplorationResult& r,
+                     const Options& options) {
+  switch (why) {
+    case Incompleteness::kNone:
+      return "";
+    case Incompleteness::kUnsupported:
+      return r.unsupported;
+    case Incompleteness::kWithinBounds:
+      return "every interleaving was explored within the bounds, but " +
+             std::to_string(r.stats.bound_reached) +
+             " executions stopped at a bound; the first: " + r.first_bound_message;
+    case Incompleteness::kCutShort:
+      return std::to_string(r.stats.bound_reached + r.stats.timeouts) +
+             " executions were cut short; the first: " + r.first_bound_message;
+    case Incompleteness::kFixedInputs:
+      return "the test reads inputs, which were fixed rather than explored";
+    case Incompleteness::kInputGaps:
+      return "input paths left unexplored: " + driver::describe_input_gaps(r.stats.inputs);
+    case Incompleteness::kUnrestoredState:
+      return "process state changed that is not restored between executions";
+    case Incompleteness::kNotExhaustive:
+      return "random scheduling does not cover every behaviour";
+    case Incompleteness::kStoppedAtFirstBug:
+      return "stopped at the first bug (Options::stop_on_first_bug)";
+    case Incompleteness::kStoppedAtChosenBug:
+      return "stopped at a chosen bug";
+    case Incompleteness::kLimit:
+      return "stopped by Options::max_executions or max_seconds (" +
+             std::to_string(options.max_executions) + " executions, " +
+             std::to_string(options.max_seconds) + " s)";
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string Result::summary() const {
@@ -102,6 +138,9 @@ std::string Result::summary() const {
       break;
     case Verdict::kIncomplete:
       s = "no bug found, exploration incomplete (" + incomplete_reason + ")";
+      break;
+    case Verdict::kUnsupported:
+      s = "no verdict: " + incomplete_reason;
       break;
   }
   return s + "; " + driver::format_statistics(stats);
@@ -140,25 +179,10 @@ Result explore(const Options& options, const std::function<void()>& test) {
   Result result;
   result.stats = explored.stats;
   for (const auto& b : explored.bugs) result.bugs.push_back(make_bug(b, threads, true));
-  if (!result.bugs.empty()) {
-    result.verdict = Verdict::kBugFound;
-  } else if (explored.hit_bound) {
-    result.verdict = Verdict::kIncomplete;
-    result.incomplete_reason =
-        "a thread reached the bound of " + std::to_string(options.max_steps_per_thread) + " steps";
-  } else if (!explored.exhausted) {
-    result.verdict = Verdict::kIncomplete;
-    result.incomplete_reason = "stopped by an execution or time limit";
-  } else if (!strategy->exhaustive()) {
-    result.verdict = Verdict::kIncomplete;
-    result.incomplete_reason = "random scheduling does not cover every behaviour";
-  } else if (!explored.stats.inputs.complete()) {
-    result.verdict = Verdict::kIncomplete;
-    result.incomplete_reason =
-        "input paths left unexplored: " + driver::describe_input_gaps(explored.stats.inputs);
-  } else {
-    result.verdict = Verdict::kNoBugFound;
-  }
+  const explorer::Decision decision = explorer::decide(explored, strategy->exhaustive(), limits);
+  result.verdict = decision.verdict;
+  result.incomplete_code = decision.why;
+  result.incomplete_reason = describe(decision.why, explored, options);
   return result;
 }
 
@@ -204,6 +228,7 @@ Result replay(std::string_view schedule, const std::function<void()>& test,
     result.verdict = Verdict::kBugFound;
   } else {
     result.verdict = Verdict::kIncomplete;
+    result.incomplete_code = Incompleteness::kNotExhaustive;
     result.incomplete_reason = "a replay runs one execution";
   }
   return result;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,12 +51,29 @@ struct StrategyConfig {
   std::vector<ThreadId> initial_prefix;
 };
 
+/// One row of the table of strategies: what the front ends (the command line, the in-process
+/// API, the benchmarks) know of a strategy. A new strategy is a StrategyKind, a row in the table
+/// (strategy.cpp) and its factory; nothing else switches on the kind.
+struct StrategyInfo {
+  StrategyKind kind;
+  const char* name;         ///< as --strategy takes it
+  const char* description;  ///< a few words for --help
+  ReadPolicy read_policy;   ///< the dependence between reads it explores with
+  std::unique_ptr<Strategy> (*make)(const StrategyConfig& config);
+};
+
+/// Every strategy, the default first.
+std::span<const StrategyInfo> strategies();
+const StrategyInfo& strategy_info(StrategyKind kind);
+
 /// The dependence between reads that a strategy explores with.
 ReadPolicy read_policy_of(StrategyKind kind);
 std::unique_ptr<Strategy> make_strategy(const StrategyConfig& config);
 
 const char* strategy_name(StrategyKind kind);
-/// Parses "dfs", "dpor", "dpor-cr", "optimal", "random".
+/// Parses a strategy's name ("optimal", "dpor-cr", "dpor", "dfs", "random").
 std::optional<StrategyKind> parse_strategy(std::string_view name);
+/// The names, comma-separated, for messages ("optimal, dpor-cr, ...").
+std::string strategy_names();
 
 }  // namespace weft::explorer

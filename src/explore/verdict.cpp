@@ -1,0 +1,75 @@
+#include "weft/explore/verdict.hpp"
+
+#include <algorithm>
+
+namespace weft::explorer {
+
+const char* incompleteness_code(Incompleteness why) {
+  switch (why) {
+    case Incompleteness::kNone:
+      return "";
+    case Incompleteness::kUnsupported:
+      return "unsupported";
+    case Incompleteness::kWithinBounds:
+      return "within-bounds";
+    case Incompleteness::kCutShort:
+      return "cut-short";
+    case Incompleteness::kFixedInputs:
+      return "fixed-inputs";
+    case Incompleteness::kInputGaps:
+      return "input-gaps";
+    case Incompleteness::kUnrestoredState:
+      return "unrestored-state";
+    case Incompleteness::kNotExhaustive:
+      return "not-exhaustive";
+    case Incompleteness::kStoppedAtFirstBug:
+      return "stopped-at-first-bug";
+    case Incompleteness::kStoppedAtChosenBug:
+      return "stopped-at-chosen-bug";
+    case Incompleteness::kLimit:
+      return "limit";
+  }
+  return "?";
+}
+
+namespace {
+
+Incompleteness why_incomplete(const ExplorationResult& r, bool exhaustive,
+                              const ExplorationLimits& limits) {
+  // Everything the strategy could reach was run, and nothing kept it from reaching everything.
+  const bool explored = r.unsupported.empty() && r.exhausted && !r.fixed_inputs &&
+                        r.stats.inputs.complete() && exhaustive && r.unrestored_state.empty();
+  if (explored && !r.hit_bound) return Incompleteness::kNone;
+  if (!r.unsupported.empty()) return Incompleteness::kUnsupported;
+  // An execution stopped by its time limit is not "within a bound": what it would have done is
+  // unknown.
+  if (explored && r.stats.timeouts == 0) return Incompleteness::kWithinBounds;
+  if (r.hit_bound) return Incompleteness::kCutShort;
+  if (r.fixed_inputs && r.exhausted) return Incompleteness::kFixedInputs;
+  if (!r.stats.inputs.complete() && r.exhausted) return Incompleteness::kInputGaps;
+  if (!r.unrestored_state.empty() && r.exhausted) return Incompleteness::kUnrestoredState;
+  if (!exhaustive) return Incompleteness::kNotExhaustive;
+  if (!r.bugs.empty() && limits.stop_on_first_bug) return Incompleteness::kStoppedAtFirstBug;
+  if (!r.bugs.empty() && limits.stop_at &&
+      std::any_of(r.bugs.begin(), r.bugs.end(), limits.stop_at))
+    return Incompleteness::kStoppedAtChosenBug;
+  return Incompleteness::kLimit;
+}
+
+}  // namespace
+
+Decision decide(const ExplorationResult& result, bool exhaustive, const ExplorationLimits& limits) {
+  Decision d;
+  d.why = why_incomplete(result, exhaustive, limits);
+  if (!result.bugs.empty())
+    d.verdict = Verdict::kBugFound;
+  else if (d.why == Incompleteness::kNone)
+    d.verdict = Verdict::kNoBugFound;
+  else if (d.why == Incompleteness::kUnsupported)
+    d.verdict = Verdict::kUnsupported;
+  else
+    d.verdict = Verdict::kIncomplete;
+  return d;
+}
+
+}  // namespace weft::explorer
