@@ -376,10 +376,15 @@ Trace read_log(const void* log, std::size_t sent_threads, const TestDirective& d
   }
   // Records that did not fit were dropped: the trace would be missing events, and exploring
   // on from it would be wrong.
-  if (header->overflowed)
+  if (header->overflowed) {
+    // Say what filled it: a program can read far more inputs than it runs visible operations.
+    const std::size_t inputs = logged.symbolic.inputs.size();
     throw DriverError("an execution logged more than " + std::to_string(native::kLogBytes >> 20) +
-                      " MiB of events (" + std::to_string(logged.events.events.size()) +
-                      " events fit): lower --max-steps or --max-threads");
+                      " MiB of events" + (inputs ? " and inputs" : "") + " (" +
+                      std::to_string(logged.events.events.size()) + " events" +
+                      (inputs ? ", " + std::to_string(inputs) + " inputs" : std::string()) +
+                      " fit): lower --max-steps or --max-threads");
+  }
   std::optional<Trace>& ending = logged.ending;
   const std::string& sanitizer_report = logged.sanitizer_report;
   Trace& events_only = logged.events;
