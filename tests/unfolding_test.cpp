@@ -62,6 +62,11 @@ TEST(Unfolding, ThesisFigure5_4_TwoTestsCoverItWithOneWriteEvent) {
   EXPECT_FALSE(u.causes(read_before, write));
   EXPECT_TRUE(u.causes(write, read_after));
   EXPECT_EQ(u.local_configuration(read_after), (std::vector<EventIndex>{write, read_after}));
+  // A test reaching thread 3's read before the write and thread 1's after it: the read before
+  // goes first, although it was added after the write.
+  EXPECT_GT(read_before, write);
+  EXPECT_EQ(u.schedule_of({write, read_after, read_before}),
+            (std::vector<EventIndex>{read_before, write, read_after}));
 }
 
 // Thesis Example 9 (Fig. 3.1, 3.10): n pairs of threads, the first of each reading its own
@@ -231,6 +236,17 @@ TEST(Unfolding, OrdersAnExecutionAsHappensBeforeAndModelsEachTraceOnce) {
             for (std::size_t j = k + 1; j < n; ++j)
               if (order[k][j]) order[i][j] = true;
       EXPECT_EQ(order, happens_before(execution)) << "seed " << seed << ", run " << run;
+
+      // The schedule computed from the configuration reaches the same events.
+      std::vector<EventIndex> configuration;
+      for (const auto& f : fired) configuration.push_back(f.event);
+      std::vector<Event> scheduled;
+      for (EventIndex e : u.schedule_of(configuration))
+        scheduled.push_back({u.event(e).thread, u.event(e).op});
+      ASSERT_EQ(scheduled.size(), execution.size());
+      const auto replayed = model(u, scheduled);
+      for (std::size_t i = 0; i < replayed.size(); ++i)
+        EXPECT_EQ(replayed[i].event, u.schedule_of(configuration)[i]) << "seed " << seed;
 
       // The same trace interleaved otherwise fires the same events.
       const auto again = model(u, relinearise(execution, rng));

@@ -183,4 +183,51 @@ bool Unfolding::asymmetric_conflict(EventIndex a, EventIndex b) const {
          (a != b && shares(events_[a].preset, events_[b].preset));
 }
 
+std::vector<EventIndex> Unfolding::schedule_of(const std::vector<EventIndex>& configuration) const {
+  std::unordered_map<EventIndex, std::size_t> position;
+  for (std::size_t i = 0; i < configuration.size(); ++i) position[configuration[i]] = i;
+  // The events of the configuration that observe each condition: they go before its consumer.
+  std::unordered_map<ConditionIndex, std::vector<std::size_t>> observers;
+  for (std::size_t i = 0; i < configuration.size(); ++i)
+    for (ConditionIndex c : events_[configuration[i]].context) observers[c].push_back(i);
+  std::vector<std::vector<std::size_t>> after(configuration.size());
+  std::vector<std::size_t> waiting_for(configuration.size(), 0);
+  const auto order = [&](std::size_t first, std::size_t then) {
+    after[first].push_back(then);
+    ++waiting_for[then];
+  };
+  for (std::size_t i = 0; i < configuration.size(); ++i) {
+    const UnfoldingEvent& ev = events_[configuration[i]];
+    for (const auto* conditions : {&ev.preset, &ev.context})
+      for (ConditionIndex c : *conditions)
+        if (auto it = position.find(conditions_[c].producer); it != position.end())
+          order(it->second, i);
+    for (ConditionIndex c : ev.preset)
+      if (auto it = observers.find(c); it != observers.end())
+        for (std::size_t reader : it->second)
+          if (reader != i) order(reader, i);
+  }
+  // Kahn's algorithm, the earliest added event first among those free to go.
+  std::vector<std::size_t> ready;
+  for (std::size_t i = 0; i < configuration.size(); ++i)
+    if (waiting_for[i] == 0) ready.push_back(i);
+  const auto later_added = [&](std::size_t a, std::size_t b) {
+    return configuration[a] > configuration[b];
+  };
+  std::make_heap(ready.begin(), ready.end(), later_added);
+  std::vector<EventIndex> out;
+  while (!ready.empty()) {
+    std::pop_heap(ready.begin(), ready.end(), later_added);
+    const std::size_t i = ready.back();
+    ready.pop_back();
+    out.push_back(configuration[i]);
+    for (std::size_t next : after[i])
+      if (--waiting_for[next] == 0) {
+        ready.push_back(next);
+        std::push_heap(ready.begin(), ready.end(), later_added);
+      }
+  }
+  return out;  // shorter than the configuration only if it had a cycle (it was no configuration)
+}
+
 }  // namespace weft::explorer

@@ -99,6 +99,12 @@ class Unfolding {
   /// consumes, or they consume a common condition and so never both occur).
   bool asymmetric_conflict(EventIndex a, EventIndex b) const;
 
+  /// An order in which the events of `configuration` (a set closed under causes, without
+  /// conflicts) can fire, as the schedule of a test that reaches them (thesis §3.5, §5.5): each
+  /// after its causes and after every event that observes a condition it consumes; among the
+  /// events free to go, the earliest added first.
+  std::vector<EventIndex> schedule_of(const std::vector<EventIndex>& configuration) const;
+
  private:
   // A piece of state, as one number: the kind in the top 3 bits, the key (an address, a granule,
   // a thread) below; keys stay below 2^61 on every platform weft runs on (x86-64 user space).
