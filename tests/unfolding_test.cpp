@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <set>
 #include <vector>
@@ -48,7 +49,13 @@ TEST(Unfolding, ThesisFigure5_4_TwoTestsCoverItWithOneWriteEvent) {
   const Event r1 = op(1, OpKind::kRead, kX), w2 = op(2, OpKind::kWrite, kX),
               r3 = op(3, OpKind::kRead, kX);
   EXPECT_EQ(added(model(u, {r1, w2, r3})), 3u);
+  // What is left: thread 3 reading X before the write, thread 1 after it (§5.4).
+  const auto extensions = u.naive_possible_extensions();
+  ASSERT_EQ(extensions.size(), 2u);
+  for (const auto& x : extensions) EXPECT_TRUE(x.thread == 1 || x.thread == 3);
+  EXPECT_NE(extensions[0].thread, extensions[1].thread);
   const auto second = model(u, {r3, w2, r1});
+  EXPECT_TRUE(u.naive_possible_extensions().empty());
   EXPECT_EQ(added(second), 2u);
   EXPECT_FALSE(second[1].added);  // the write: the same event, its reads before it do not matter
   EXPECT_EQ(u.events(), 5u);
@@ -91,7 +98,13 @@ TEST(Unfolding, ThesisExample9_PairsNeedTwoTestsForEveryN) {
       writes_first.push_back(read(i));
     }
     EXPECT_EQ(added(model(u, reads_first)), 2 * n);
-    EXPECT_EQ(added(model(u, writes_first)), n);  // each read after its write; writes known
+    if (n <= 6) {
+      EXPECT_EQ(u.naive_possible_extensions().size(), n);  // each read after its write
+    }
+    EXPECT_EQ(added(model(u, writes_first)), n);  // those reads; the writes are known
+    if (n <= 6) {
+      EXPECT_TRUE(u.naive_possible_extensions().empty());
+    }
     EXPECT_EQ(u.events(), 3 * n);
     if (n > 6) continue;
     for (unsigned trace = 0; trace < (1u << n); ++trace) {
@@ -258,6 +271,79 @@ TEST(Unfolding, OrdersAnExecutionAsHappensBeforeAndModelsEachTraceOnce) {
       if (::testing::Test::HasFailure()) return;
     }
   }
+}
+
+// Every execution of a small program, by trying every enabled thread at every step.
+void all_executions(const RandomProgram& p, std::vector<std::size_t>& next,
+                    std::set<ObjectKey>& held, std::vector<Event>& prefix,
+                    std::vector<std::vector<Event>>& out, std::size_t limit) {
+  bool any = false;
+  for (std::size_t t = 0; t < p.threads.size() && out.size() < limit; ++t) {
+    if (next[t] >= p.threads[t].size()) continue;
+    const Event e = p.threads[t][next[t]];
+    if (e.op.kind == OpKind::kMutexLock && held.count(e.op.object)) continue;
+    any = true;
+    if (e.op.kind == OpKind::kMutexLock) held.insert(e.op.object);
+    if (e.op.kind == OpKind::kMutexUnlock) held.erase(e.op.object);
+    ++next[t];
+    prefix.push_back(e);
+    all_executions(p, next, held, prefix, out, limit);
+    prefix.pop_back();
+    --next[t];
+    if (e.op.kind == OpKind::kMutexLock) held.erase(e.op.object);
+    if (e.op.kind == OpKind::kMutexUnlock) held.insert(e.op.object);
+  }
+  if (!any) out.push_back(prefix);
+}
+
+// The possible extensions (from the definition) of an unfolding built from some executions are
+// events of the program's full unfolding, and there is one whenever an event is missing; the
+// full unfolding has none.
+TEST(Unfolding, PossibleExtensionsAreTheMissingEventsThatCanFireNext) {
+  int checked = 0;
+  for (int seed = 0; seed < 500; ++seed) {
+    std::mt19937 rng(static_cast<unsigned>(seed));
+    const RandomProgram p = random_program(rng);
+    std::vector<std::vector<Event>> executions;
+    std::vector<std::size_t> next(p.threads.size(), 0);
+    std::set<ObjectKey> held;
+    std::vector<Event> prefix;
+    constexpr std::size_t kLimit = 3000;
+    all_executions(p, next, held, prefix, executions, kLimit);
+    if (executions.size() >= kLimit) continue;
+    ++checked;
+    Unfolding full;
+    for (const auto& execution : executions) model(full, execution);
+    EXPECT_TRUE(full.naive_possible_extensions().empty()) << "seed " << seed;
+
+    Unfolding partial;
+    std::shuffle(executions.begin(), executions.end(), rng);
+    for (std::size_t k = 0; k < executions.size() && k < 8; ++k) {
+      model(partial, executions[k]);
+      const auto extensions = partial.naive_possible_extensions();
+      EXPECT_TRUE(partial.events() == full.events() || !extensions.empty())
+          << "seed " << seed << ", after " << k + 1;
+      for (const auto& x : extensions) {
+        // Reach it: the configuration that produces its conditions, then the event itself.
+        std::vector<EventIndex> configuration;
+        for (const auto* conditions : {&x.preset, &x.context})
+          for (ConditionIndex c : *conditions)
+            if (const EventIndex producer = partial.condition(c).producer;
+                producer != kInitialCondition)
+              for (EventIndex e : partial.local_configuration(producer)) configuration.push_back(e);
+        std::sort(configuration.begin(), configuration.end());
+        configuration.erase(std::unique(configuration.begin(), configuration.end()),
+                            configuration.end());
+        std::vector<Event> run;
+        for (EventIndex e : partial.schedule_of(configuration))
+          run.push_back({partial.event(e).thread, partial.event(e).op});
+        run.push_back({x.thread, x.op});
+        EXPECT_EQ(added(model(full, run)), 0u) << "seed " << seed << ": not a real event";
+        if (::testing::Test::HasFailure()) return;
+      }
+    }
+  }
+  EXPECT_GT(checked, 200);  // programs with at most 3,000 executions
 }
 
 }  // namespace

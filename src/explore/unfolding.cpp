@@ -4,6 +4,64 @@
 
 namespace weft::explorer {
 
+namespace {
+
+// What an operation touches besides its thread's condition: the condition of kind `kind` and key
+// `key`, only observed (`read`) or consumed and replaced by one of kind `becomes` (a mutex goes
+// from free to held and back).
+struct Touch {
+  ConditionKind kind;
+  ObjectKey key;
+  bool read;
+  ConditionKind becomes;
+};
+
+std::vector<Touch> touches_of(const Operation& op) {
+  std::vector<Touch> touches;
+  const auto write = [&](ConditionKind kind, ObjectKey key) {
+    touches.push_back({kind, key, false, kind});
+  };
+  if (op.kind == OpKind::kFree) {
+    const auto [first, last] = granule_span(op.object, op.size);
+    for (ObjectKey g = first; g <= last; ++g) write(ConditionKind::kMemory, g);
+  } else {
+    for_each_access(op, [&](ObjectKey g, ByteMask, ByteMask written) {
+      touches.push_back({ConditionKind::kMemory, g, written == 0, ConditionKind::kMemory});
+    });
+  }
+  // A mutex is free or held, as the thesis models locks (Fig. 3.4): taking it consumes the free
+  // condition, giving it up the held one; a failed trylock observes the held one.
+  if (acquires_mutex(op))
+    touches.push_back({ConditionKind::kMutex, mutex_of(op), false, ConditionKind::kMutexHeld});
+  else if (releases_mutex(op))
+    touches.push_back({ConditionKind::kMutexHeld, mutex_of(op), false, ConditionKind::kMutex});
+  else if (op.kind == OpKind::kMutexTryLock)
+    touches.push_back({ConditionKind::kMutexHeld, op.object, true, ConditionKind::kMutexHeld});
+  switch (domain_of(op.kind)) {
+    case Domain::kCond:
+      write(ConditionKind::kCond, op.object);
+      break;
+    case Domain::kSemaphore:
+      // Posts commute with each other; waits compete for the count.
+      touches.push_back({ConditionKind::kSemaphore, op.object, op.kind == OpKind::kSemPost,
+                         ConditionKind::kSemaphore});
+      break;
+    case Domain::kFutex:
+      write(ConditionKind::kFutex, op.object);
+      break;
+    case Domain::kThread:
+      // A join observes the joined thread's last condition: it comes after all it did.
+      if (op.kind == OpKind::kThreadJoin)
+        touches.push_back({ConditionKind::kThread, op.object, true, ConditionKind::kThread});
+      break;
+    default:
+      break;
+  }
+  return touches;
+}
+
+}  // namespace
+
 std::uint64_t Unfolding::slot(ConditionKind kind, ObjectKey key) {
   return (std::uint64_t{static_cast<std::uint8_t>(kind)} << 61) ^ key;
 }
@@ -50,49 +108,30 @@ std::uint64_t Unfolding::event_hash(const Operation& op, const std::vector<Condi
   return h;
 }
 
+EventIndex Unfolding::find(std::uint64_t hash, const Operation& op,
+                           const std::vector<ConditionIndex>& preset,
+                           const std::vector<ConditionIndex>& context) const {
+  for (auto [it, end] = by_hash_.equal_range(hash); it != end; ++it) {
+    const UnfoldingEvent& candidate = events_[it->second];
+    if (candidate.op == op && candidate.preset == preset && candidate.context == context)
+      return it->second;
+  }
+  return kInitialCondition;
+}
+
 Unfolding::Fired Unfolding::fire(Marking& marking, const Event& e) {
   const Operation& op = e.op;
-  // What the operation touches, as (kind, key, only reads it).
-  struct Touch {
-    ConditionKind kind;
-    ObjectKey key;
-    bool read;
-  };
-  std::vector<Touch> touches;
-  if (op.kind == OpKind::kFree) {
-    const auto [first, last] = granule_span(op.object, op.size);
-    for (ObjectKey g = first; g <= last; ++g) touches.push_back({ConditionKind::kMemory, g, false});
-  } else {
-    for_each_access(op, [&](ObjectKey g, ByteMask, ByteMask written) {
-      touches.push_back({ConditionKind::kMemory, g, written == 0});
-    });
-  }
-  switch (domain_of(op.kind)) {
-    case Domain::kMutex:
-      touches.push_back(
-          {ConditionKind::kMutex, op.object, op.kind == OpKind::kMutexTryLock && op.result == 0});
-      break;
-    case Domain::kCond:
-      touches.push_back({ConditionKind::kCond, op.object, false});
-      if (op.kind == OpKind::kCondWait || op.kind == OpKind::kCondWake)
-        touches.push_back({ConditionKind::kMutex, op.partner, false});
-      break;
-    case Domain::kSemaphore:
-      touches.push_back({ConditionKind::kSemaphore, op.object, op.kind == OpKind::kSemPost});
-      break;
-    case Domain::kFutex:
-      touches.push_back({ConditionKind::kFutex, op.object, false});
-      break;
-    default:
-      break;
-  }
+  const std::vector<Touch> touches = touches_of(op);
 
   std::vector<ConditionIndex> preset{current(marking, ConditionKind::kThread, e.thread)};
   std::vector<ConditionIndex> context;
-  for (const Touch& t : touches)
-    (t.read ? context : preset).push_back(current(marking, t.kind, t.key));
-  if (op.kind == OpKind::kThreadJoin)
-    context.push_back(current(marking, ConditionKind::kThread, op.object));
+  // What each consumed condition becomes (by condition; a mutex changes kind).
+  std::unordered_map<ConditionIndex, ConditionKind> becomes;
+  for (const Touch& t : touches) {
+    const ConditionIndex c = current(marking, t.kind, t.key);
+    (t.read ? context : preset).push_back(c);
+    if (!t.read) becomes[c] = t.becomes;
+  }
   if (touches_everything(op)) {
     // Ordered after everything before it, and everything after it after it: it takes every
     // token of the marking and puts back new ones.
@@ -111,14 +150,7 @@ Unfolding::Fired Unfolding::fire(Marking& marking, const Event& e) {
   });
 
   const std::uint64_t hash = event_hash(op, preset, context);
-  EventIndex found = kInitialCondition;
-  for (auto [it, end] = by_hash_.equal_range(hash); it != end; ++it) {
-    const UnfoldingEvent& candidate = events_[it->second];
-    if (candidate.op == op && candidate.preset == preset && candidate.context == context) {
-      found = it->second;
-      break;
-    }
-  }
+  EventIndex found = find(hash, op, preset, context);
   const bool added = found == kInitialCondition;
   if (added) {
     found = static_cast<EventIndex>(events_.size());
@@ -127,7 +159,9 @@ Unfolding::Fired Unfolding::fire(Marking& marking, const Event& e) {
     ev.op = op;
     for (ConditionIndex c : preset) {
       ev.postset.push_back(static_cast<ConditionIndex>(conditions_.size()));
-      conditions_.push_back({conditions_[c].kind, conditions_[c].key, found});
+      const auto it = becomes.find(c);
+      conditions_.push_back(
+          {it != becomes.end() ? it->second : conditions_[c].kind, conditions_[c].key, found});
     }
     if (op.kind == OpKind::kThreadCreate) {
       ev.postset.push_back(static_cast<ConditionIndex>(conditions_.size()));
@@ -138,6 +172,10 @@ Unfolding::Fired Unfolding::fire(Marking& marking, const Event& e) {
     events_.push_back(std::move(ev));
     by_hash_.emplace(hash, found);
   }
+  // The consumed tokens go (a mutex's free one is not replaced by a free one), the new ones come.
+  for (ConditionIndex c : events_[found].preset)
+    if (conditions_[c].kind != ConditionKind::kThread)
+      marking.objects_.erase(slot(conditions_[c].kind, conditions_[c].key));
   for (ConditionIndex c : events_[found].postset) set_current(marking, c);
   return {found, added};
 }
@@ -228,6 +266,68 @@ std::vector<EventIndex> Unfolding::schedule_of(const std::vector<EventIndex>& co
       }
   }
   return out;  // shorter than the configuration only if it had a cycle (it was no configuration)
+}
+
+bool Unfolding::concurrent(const std::vector<ConditionIndex>& conditions) const {
+  // The configuration that produces them all: the causes of their producers.
+  std::vector<bool> in(events_.size(), false);
+  for (ConditionIndex c : conditions)
+    if (const EventIndex p = conditions_[c].producer; p != kInitialCondition)
+      for (EventIndex e : local_configuration(p)) in[e] = true;
+  std::vector<EventIndex> configuration;
+  std::unordered_map<ConditionIndex, EventIndex> consumer;
+  for (EventIndex e = 0; e < events_.size(); ++e) {
+    if (!in[e]) continue;
+    configuration.push_back(e);
+    for (ConditionIndex c : events_[e].preset)
+      if (!consumer.emplace(c, e).second) return false;  // two events take one token: conflict
+  }
+  // None of the conditions may be used up on the way to it.
+  for (ConditionIndex c : conditions)
+    if (consumer.count(c)) return false;
+  // And the configuration must be able to fire in some order (no cycle of ↗, Def. 19).
+  return schedule_of(configuration).size() == configuration.size();
+}
+
+std::vector<Unfolding::Extension> Unfolding::naive_possible_extensions() const {
+  // A thread's next operation from a condition, as the events that took it on from there did it
+  // (without inputs a thread does the same from the same local state).
+  std::unordered_map<ConditionIndex, EventIndex> next;
+  for (EventIndex e = 0; e < events_.size(); ++e) next.emplace(events_[e].preset.front(), e);
+  std::unordered_map<std::uint64_t, std::vector<ConditionIndex>> of_slot;
+  for (ConditionIndex c = 0; c < conditions_.size(); ++c)
+    of_slot[slot(conditions_[c].kind, conditions_[c].key)].push_back(c);
+
+  std::vector<Extension> out;
+  for (const auto& [thread_condition, example] : next) {
+    const UnfoldingEvent& taken = events_[example];
+    if (touches_everything(taken.op)) continue;  // not modelled here (see the header)
+    const std::vector<Touch> touches = touches_of(taken.op);
+    // Every choice of one condition per object touched.
+    std::vector<std::size_t> choice(touches.size(), 0);
+    while (true) {
+      std::vector<ConditionIndex> preset{thread_condition}, context, all{thread_condition};
+      for (std::size_t i = 0; i < touches.size(); ++i) {
+        const ConditionIndex c = of_slot[slot(touches[i].kind, touches[i].key)][choice[i]];
+        (touches[i].read ? context : preset).push_back(c);
+        all.push_back(c);
+      }
+      std::sort(preset.begin() + 1, preset.end());
+      std::sort(context.begin(), context.end());
+      if (find(event_hash(taken.op, preset, context), taken.op, preset, context) ==
+              kInitialCondition &&
+          concurrent(all))
+        out.push_back({taken.thread, taken.op, preset, context});
+      // The next choice, as an odometer.
+      std::size_t i = 0;
+      for (; i < touches.size(); ++i) {
+        if (++choice[i] < of_slot[slot(touches[i].kind, touches[i].key)].size()) break;
+        choice[i] = 0;
+      }
+      if (i == touches.size()) break;
+    }
+  }
+  return out;
 }
 
 }  // namespace weft::explorer

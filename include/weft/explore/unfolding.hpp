@@ -10,9 +10,11 @@
 //
 // What an operation touches, and whether as a reader (context) or a writer (preset), follows the
 // dependence the exploration uses (ClockTracker, reads commute): memory by granule (reads are
-// readers; a write, exchange or free is a writer), a failed trylock reads its mutex, semaphore
-// posts read their semaphore, every other synchronisation operation writes its object (a
-// condition wait or wake also its mutex); a thread creation produces the new thread's first
+// readers; a write, exchange or free is a writer); a mutex is free or held, as the thesis models
+// locks (Fig. 3.4): an acquisition (lock, successful trylock, a condition wait's reacquisition)
+// consumes the free condition and produces a held one, a release the reverse, and a failed
+// trylock observes the held one; semaphore posts read their semaphore, every other
+// synchronisation operation writes its object; a thread creation produces the new thread's first
 // condition (§5.7), a join reads the joined thread's last one, and an exit or an atomic section
 // whose footprint is unknown consumes every condition of the marking. Memory is modelled per
 // 8-byte granule, not per byte: two threads writing neighbouring bytes of one granule are
@@ -38,7 +40,8 @@ inline constexpr EventIndex kInitialCondition = ~EventIndex{0};
 enum class ConditionKind : std::uint8_t {
   kThread,     ///< a thread's local state (key: the thread)
   kMemory,     ///< a memory granule's contents (key: the granule)
-  kMutex,      ///< a mutex (key: its object)
+  kMutex,      ///< a free mutex (key: its object)
+  kMutexHeld,  ///< a held mutex
   kCond,       ///< a condition variable
   kSemaphore,  ///< a semaphore
   kFutex,      ///< a futex word
@@ -105,6 +108,26 @@ class Unfolding {
   /// events free to go, the earliest added first.
   std::vector<EventIndex> schedule_of(const std::vector<EventIndex>& configuration) const;
 
+  /// Whether the conditions can hold at once (a co-set, Def. 19): the configuration that
+  /// produces them is conflict-free, can fire in some order, and uses none of them up.
+  bool concurrent(const std::vector<ConditionIndex>& conditions) const;
+
+  /// An event the unfolding does not have but some reachable marking enables (a possible
+  /// extension, thesis §3.4, §5.6): a thread's next operation, as an event that took the thread
+  /// on from that condition did it, with other conditions of the objects it touches that can
+  /// hold together with the thread's.
+  struct Extension {
+    ThreadId thread;
+    Operation op;
+    std::vector<ConditionIndex> preset, context;  ///< as UnfoldingEvent's
+  };
+  /// Every possible extension, computed from the definition: every choice of conditions for
+  /// the objects each next operation touches, checked for concurrency. Exponential; the oracle
+  /// for the structural computation of ch. 4, and enough for small unfoldings. Operations that
+  /// touch everything (an exit, an atomic section without a footprint) are left out, and so is
+  /// an operation no event has taken from its thread's condition yet (it is not known).
+  std::vector<Extension> naive_possible_extensions() const;
+
  private:
   // A piece of state, as one number: the kind in the top 3 bits, the key (an address, a granule,
   // a thread) below; keys stay below 2^61 on every platform weft runs on (x86-64 user space).
@@ -114,6 +137,10 @@ class Unfolding {
   void set_current(Marking& marking, ConditionIndex c) const;
   std::uint64_t event_hash(const Operation& op, const std::vector<ConditionIndex>& preset,
                            const std::vector<ConditionIndex>& context) const;
+  // The event with these, or kInitialCondition.
+  EventIndex find(std::uint64_t hash, const Operation& op,
+                  const std::vector<ConditionIndex>& preset,
+                  const std::vector<ConditionIndex>& context) const;
 
   std::vector<Condition> conditions_;
   std::vector<UnfoldingEvent> events_;
