@@ -348,6 +348,19 @@ TEST(NativeInputs, ThesisFigures2_1And2_3) {
       1452);
 }
 
+// A crash right after the branch on an input that leads to it: the crashing execution's log
+// carries that branch, so the exploration knows the crash's path and completes: three paths, no
+// divergence, and the crash reported with v = 15.
+TEST(NativeInputs, ACrashRightAfterAnInputBranchKeepsTheBranch) {
+  const CliRun r = check("input_crash_path.c", "--all-bugs");
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(first_bug_kind(r), "crash");
+  EXPECT_EQ(r.result["bugs"][0]["inputs"][0]["value"].get<std::uint64_t>(), 15u);
+  EXPECT_EQ(r.result["statistics"]["inputs"]["divergences"].get<std::uint64_t>(), 0u) << r.out;
+  EXPECT_TRUE(r.result["complete"].get<bool>()) << r.out;
+  EXPECT_EQ(stat(r, "executions"), 3u);
+}
+
 // Inputs used where weft cannot keep them symbolic (an index, a stack array's size, a float) are
 // made concrete with a note in the verdict: never a crash, never a plain "no bug".
 TEST(NativeInputs, ConcretisedValuesMakeTheVerdictIncomplete) {

@@ -719,6 +719,10 @@ symbolic::ExpressionPool& Scheduler::expressions() {
   return impl_->trace.symbolic.expressions;
 }
 
+const InputObservations& Scheduler::inputs_observed() const {
+  return impl_->trace.symbolic;
+}
+
 void Scheduler::record_branch(symbolic::ExprId condition, bool taken, BranchKind kind,
                               std::uint64_t site) {
   Impl& s = *impl_;

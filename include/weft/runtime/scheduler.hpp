@@ -98,6 +98,8 @@ class Scheduler {
   Input read_input(unsigned width, bool is_signed, std::string name);
   /// The execution's expressions, which values computed from inputs are built in.
   symbolic::ExpressionPool& expressions();
+  /// What the running execution has observed of inputs so far (inputs, expressions, branches).
+  const InputObservations& inputs_observed() const;
   /// The calling thread branched on `condition` (an expression of expressions()), taking the
   /// `taken` side; ignored when the condition is concrete. See SymbolicBranch.
   void record_branch(symbolic::ExprId condition, bool taken, BranchKind kind,

@@ -245,7 +245,13 @@ void NativeRuntime::note_unrestored(const char* what) {
 }
 
 void NativeRuntime::flush_log() {
-  if (!log_ || !current_trace_) return;
+  if (!log_) return;
+  // The inputs and branches since the last event too (even before the first): a thread that
+  // crashes right after a branch on an input took it, and the explorer needs it to know the
+  // crash's path (without it, the test that flipped the branch looks as if it had diverged).
+  if (const InputObservations& seen = scheduler_.inputs_observed(); !seen.inputs.empty())
+    log_->symbolic(seen, symbolic_logged_, registry_);
+  if (!current_trace_) return;
   for (; logged_ < current_trace_->events.size(); ++logged_)
     log_->event(*current_trace_, logged_, registry_, values_of(*current_trace_, logged_, true));
 }
