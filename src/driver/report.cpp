@@ -112,8 +112,9 @@ std::string describe_input_gaps(const explorer::InputStatistics& in) {
     parts.push_back(
         counted(in.concretisations, "value computed from inputs was",
                 "values computed from inputs were") +
-        " made concrete with a constraint (a pointer, a divisor, a shift, an argument of code "
-        "weft did not compile), so other values were not explored" +
+        " made concrete with a constraint (a pointer, a divisor, a shift, a conversion to "
+        "floating point, an argument of code weft did not compile), so other values were not "
+        "explored" +
         (in.first_concretisation_site ? "; the first at " + code_mark(in.first_concretisation_site)
                                       : std::string()));
   if (in.unconstrained_concretisations)

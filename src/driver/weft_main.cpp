@@ -10,7 +10,6 @@ namespace {
 using weft::driver::ExploreSettings;
 using weft::driver::Program;
 
-// Options shared by `check` and `run`.
 // "Exploration strategy: optimal (...), dpor-cr (...), ...", from the table of strategies.
 std::string strategy_help() {
   std::string help = "Exploration strategy:";
@@ -19,6 +18,7 @@ std::string strategy_help() {
   return help;
 }
 
+// Options shared by `check` and `run`.
 void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std::string& strategy) {
   cmd.add_option("--strategy", strategy, strategy_help())->capture_default_str();
   cmd.add_option("--points", p.options.points,

@@ -1,4 +1,5 @@
 // The in-process C++ API (include/weft/weft.hpp) on top of the scheduler core.
+#include <cstdio>
 #include <string>
 
 #include "weft/driver/report.hpp"
@@ -117,10 +118,12 @@ std::string describe(Incompleteness why, const explorer::ExplorationResult& r,
       return "stopped at the first bug (Options::stop_on_first_bug)";
     case Incompleteness::kStoppedAtChosenBug:
       return "stopped at a chosen bug";
-    case Incompleteness::kLimit:
-      return "stopped by Options::max_executions or max_seconds (" +
-             std::to_string(options.max_executions) + " executions, " +
-             std::to_string(options.max_seconds) + " s)";
+    case Incompleteness::kLimit: {
+      char limits[96];
+      std::snprintf(limits, sizeof limits, " (%llu executions, %g s; 0: none)",
+                    static_cast<unsigned long long>(options.max_executions), options.max_seconds);
+      return std::string("stopped by Options::max_executions or max_seconds") + limits;
+    }
   }
   return "";
 }

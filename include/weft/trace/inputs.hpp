@@ -50,9 +50,9 @@ struct InputRead {
 enum class BranchKind : std::uint8_t {
   kBranch,  ///< a conditional branch (if, switch, select, loop condition)
   kAssume,  ///< weft_assume / __VERIFIER_assume: only executions where it holds matter
-  /// A symbolic value was replaced by its concrete value (a pointer, a divisor, a value passed to
-  /// code weft does not see): the constraint `value == concrete` keeps the path sound; the other
-  /// values it could have had are not explored.
+  /// A symbolic value was replaced by its concrete value (a pointer, a divisor, a value converted
+  /// to floating point, a value passed to code weft does not see): the constraint `value ==
+  /// concrete` keeps the path sound; the other values it could have had are not explored.
   kConcretisation,
 };
 
