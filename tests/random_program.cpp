@@ -160,6 +160,7 @@ void run_program(const Program& p, Observed& out) {
     threads.emplace_back([&, t] {
       int r = 0;
       for (std::size_t k = 0; k < p.threads[t].size(); ++k) {
+        out.local_states.insert({static_cast<int>(t), static_cast<int>(k), r});
         const Instr& in = p.threads[t][k];
         switch (in.kind) {
           case Instr::kRead:
@@ -183,6 +184,7 @@ void run_program(const Program& p, Observed& out) {
         }
       }
       last[t] = r;
+      out.local_states.insert({static_cast<int>(t), static_cast<int>(p.threads[t].size()), r});
     });
   }
   for (auto& t : threads) t.join();

@@ -38,6 +38,9 @@ Program generate_lock_program(std::uint64_t seed);
 struct Observed {
   std::set<std::vector<int>> final_states;  // variables, then each thread's last value read
   std::set<std::string> bugs;               // assertion failures and deadlocks, by message
+  /// Every local state a thread reached: (thread, instructions done, last value read). The
+  /// joining thread's last state is the final state above (it reads every variable).
+  std::set<std::vector<int>> local_states;
 };
 
 /// The program as a weft test closure that records its final state into `out`.

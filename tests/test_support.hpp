@@ -15,6 +15,11 @@ inline Options with(StrategyKind kind, bool sleep_sets = true) {
   return o;
 }
 
+/// The contextual unfolding strategy, exploring on after bugs.
+inline Options contextual() {
+  return with(StrategyKind::kContextualUnfolding);
+}
+
 inline constexpr StrategyKind kExhaustive[] = {StrategyKind::kDfs, StrategyKind::kDpor,
                                                StrategyKind::kDporCommutingReads,
                                                StrategyKind::kOptimalDpor};

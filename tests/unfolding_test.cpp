@@ -7,10 +7,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <random>
 #include <set>
 #include <vector>
 
+#include "weft/explore/possible_extensions.hpp"
 #include "weft/trace/clock_tracker.hpp"
 #include "weft/trace/foata.hpp"
 
@@ -296,6 +298,18 @@ void all_executions(const RandomProgram& p, std::vector<std::size_t>& next,
   if (!any) out.push_back(prefix);
 }
 
+// Every execution of `p`, or nothing if it has more than 3,000 (too many for these tests).
+std::vector<std::vector<Event>> every_execution(const RandomProgram& p) {
+  std::vector<std::vector<Event>> executions;
+  std::vector<std::size_t> next(p.threads.size(), 0);
+  std::set<ObjectKey> held;
+  std::vector<Event> prefix;
+  constexpr std::size_t kLimit = 3000;
+  all_executions(p, next, held, prefix, executions, kLimit);
+  if (executions.size() >= kLimit) executions.clear();
+  return executions;
+}
+
 // The possible extensions (from the definition) of an unfolding built from some executions are
 // events of the program's full unfolding, and there is one whenever an event is missing; the
 // full unfolding has none.
@@ -304,13 +318,8 @@ TEST(Unfolding, PossibleExtensionsAreTheMissingEventsThatCanFireNext) {
   for (int seed = 0; seed < 500; ++seed) {
     std::mt19937 rng(static_cast<unsigned>(seed));
     const RandomProgram p = random_program(rng);
-    std::vector<std::vector<Event>> executions;
-    std::vector<std::size_t> next(p.threads.size(), 0);
-    std::set<ObjectKey> held;
-    std::vector<Event> prefix;
-    constexpr std::size_t kLimit = 3000;
-    all_executions(p, next, held, prefix, executions, kLimit);
-    if (executions.size() >= kLimit) continue;
+    std::vector<std::vector<Event>> executions = every_execution(p);
+    if (executions.empty()) continue;
     ++checked;
     Unfolding full;
     for (const auto& execution : executions) model(full, execution);
@@ -344,6 +353,54 @@ TEST(Unfolding, PossibleExtensionsAreTheMissingEventsThatCanFireNext) {
     }
   }
   EXPECT_GT(checked, 200);  // programs with at most 3,000 executions
+}
+
+// The incremental computation (possible_extensions.hpp: searches through adjacent conditions,
+// Theorems 4 and 5, and only from what is new) finds exactly what the definition does, after
+// every execution, on the random programs: the extensions it has found so far, less those that
+// became events, are the naive ones.
+TEST(Unfolding, IncrementalPossibleExtensionsEqualTheDefinition) {
+  int checked = 0;
+  std::size_t extensions_seen = 0;
+  for (int seed = 0; seed < 300; ++seed) {
+    std::mt19937 rng(static_cast<unsigned>(seed) + 7000);
+    const RandomProgram p = random_program(rng);
+    std::vector<std::vector<Event>> executions = every_execution(p);
+    if (executions.empty()) continue;
+    ++checked;
+    std::shuffle(executions.begin(), executions.end(), rng);
+    Unfolding u;
+    PossibleExtensions incremental(u);
+    std::set<std::pair<std::vector<ConditionIndex>, std::vector<ConditionIndex>>> found;
+    for (std::size_t k = 0; k < executions.size() && k < 12; ++k) {
+      Unfolding::Marking m;
+      std::map<ThreadId, ConditionIndex> at;
+      for (const Event& e : executions[k]) {
+        const UnfoldingEvent& ev = u.event(u.fire(m, e).event);
+        std::vector<ConditionIndex> held_there(ev.preset.begin() + 1, ev.preset.end());
+        held_there.insert(held_there.end(), ev.context.begin(), ev.context.end());
+        incremental.learn(ev.preset.front(), e.op, held_there);
+        at[e.thread] = ev.postset.front();
+      }
+      for (const auto& [thread, c] : at) {  // a thread that ran to its end finished there
+        std::size_t done = 0;
+        for (const Event& e : executions[k]) done += e.thread == thread;
+        if (done == p.threads[thread].size()) incremental.learn(c, std::nullopt);
+      }
+      for (const auto& x : incremental.update()) found.insert({x.preset, x.context});
+      std::erase_if(found, [&](const auto& x) {
+        return u.find_event(x.first, x.second) != kInitialCondition;
+      });
+      std::set<std::pair<std::vector<ConditionIndex>, std::vector<ConditionIndex>>> naive;
+      for (const auto& x : u.naive_possible_extensions(incremental.next_operations()))
+        naive.insert({x.preset, x.context});
+      EXPECT_EQ(found, naive) << "seed " << seed << ", after " << k + 1 << " executions";
+      extensions_seen += naive.size();
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+  EXPECT_GT(checked, 100);
+  EXPECT_GT(extensions_seen, 1000u);  // not vacuous
 }
 
 }  // namespace

@@ -430,8 +430,18 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
           unrestored_text +
           "), so later executions may have started from it; run with --fresh-process";
       break;
+    case explorer::Incompleteness::kStrategyGaps:
+      why = "the " + std::string(explorer::strategy_name(settings.strategy)) +
+            " strategy did not cover all it set out to: " + result.strategy_gaps;
+      break;
     case explorer::Incompleteness::kNotExhaustive:
       why = "the random strategy does not explore exhaustively";
+      break;
+    case explorer::Incompleteness::kLocalStatesOnly:
+      why =
+          "every reachable local state of every thread was covered, so every assertion "
+          "failure and crash; not " +
+          std::string(result.uncovered) + " (use --strategy optimal for those)";
       break;
     case explorer::Incompleteness::kStoppedAtFirstBug:
       why = "stopped at the first bug (--all-bugs explores on)";

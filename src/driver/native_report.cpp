@@ -238,6 +238,15 @@ nlohmann::json statistics_json(const explorer::Statistics& s, std::uint64_t prog
                  {"solver_calls", in.solver_calls},
                  {"cache_hits", in.cache_hits},
                  {"solver_seconds", in.solver_seconds}};
+  if (const auto& u = s.unfolding)
+    j["unfolding"] = {{"events", u->events},
+                      {"conditions", u->conditions},
+                      {"possible_extensions", u->extensions},
+                      {"co_checks", u->co_checks},
+                      {"most_targets_in_one_test", u->targets_per_test_max},
+                      {"infeasible_targets", u->infeasible},
+                      {"extension_seconds", u->extension_seconds},
+                      {"bytes", u->bytes}};
   return j;
 }
 

@@ -146,6 +146,16 @@ std::string format_statistics(const explorer::Statistics& s) {
                 static_cast<unsigned long long>(s.bound_reached), traces,
                 static_cast<unsigned long long>(s.events), s.seconds, s.executions_per_second());
   std::string line = buf;
+  if (const auto& u = s.unfolding) {
+    std::snprintf(buf, sizeof buf,
+                  "; unfolding: %llu events, %llu conditions, %llu possible extensions (%.3f s, "
+                  "%.1f MiB)",
+                  static_cast<unsigned long long>(u->events),
+                  static_cast<unsigned long long>(u->conditions),
+                  static_cast<unsigned long long>(u->extensions), u->extension_seconds,
+                  static_cast<double>(u->bytes) / (1 << 20));
+    line += buf;
+  }
   const explorer::InputStatistics& in = s.inputs;
   if (in.executions_with_inputs == 0) return line;
   std::snprintf(

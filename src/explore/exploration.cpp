@@ -66,7 +66,8 @@ ExplorationResult run_exploration_in_place(
     }
     const Trace& trace = run_test(*directive);
     ++s.executions;
-    if (trace.read_fixed_inputs) result.fixed_inputs = true;
+    if (trace.read_fixed_inputs || (!trace.symbolic.empty() && !strategy.explores_inputs()))
+      result.fixed_inputs = true;
     result.unrestored_state.insert(trace.unrestored_state.begin(), trace.unrestored_state.end());
     s.events += trace.events.size();
     if (trace.diverged_at) ++s.diverged;
@@ -128,6 +129,9 @@ ExplorationResult run_exploration_in_place(
   }
   // The last next() may have asked the solver too.
   if (const InputStatistics* inputs = strategy.input_statistics()) s.inputs = *inputs;
+  if (const UnfoldingStatistics* u = strategy.unfolding_statistics()) s.unfolding = *u;
+  result.uncovered = strategy.uncovered();
+  result.strategy_gaps = strategy.gaps();
   s.traces = fingerprints.size();
   s.traces_counted = limits.count_traces;
   s.seconds = std::chrono::duration<double>(Clock::now() - started).count();

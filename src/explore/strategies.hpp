@@ -12,5 +12,6 @@ std::unique_ptr<Strategy> make_dfs(const StrategyConfig& config);
 std::unique_ptr<Strategy> make_dpor(const StrategyConfig& config, ReadPolicy policy);
 std::unique_ptr<Strategy> make_optimal_dpor(const StrategyConfig& config);
 std::unique_ptr<Strategy> make_random(const StrategyConfig& config);
+std::unique_ptr<Strategy> make_contextual_unfolding(const StrategyConfig& config);
 
 }  // namespace weft::explorer

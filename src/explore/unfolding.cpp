@@ -4,20 +4,9 @@
 
 namespace weft::explorer {
 
-namespace {
-
-// What an operation touches besides its thread's condition: the condition of kind `kind` and key
-// `key`, only observed (`read`) or consumed and replaced by one of kind `becomes` (a mutex goes
-// from free to held and back).
-struct Touch {
-  ConditionKind kind;
-  ObjectKey key;
-  bool read;
-  ConditionKind becomes;
-};
-
 std::vector<Touch> touches_of(const Operation& op) {
   std::vector<Touch> touches;
+  if (touches_everything(op)) return touches;
   const auto write = [&](ConditionKind kind, ObjectKey key) {
     touches.push_back({kind, key, false, kind});
   };
@@ -42,9 +31,7 @@ std::vector<Touch> touches_of(const Operation& op) {
       write(ConditionKind::kCond, op.object);
       break;
     case Domain::kSemaphore:
-      // Posts commute with each other; waits compete for the count.
-      touches.push_back({ConditionKind::kSemaphore, op.object, op.kind == OpKind::kSemPost,
-                         ConditionKind::kSemaphore});
+      write(ConditionKind::kSemaphore, op.object);
       break;
     case Domain::kFutex:
       write(ConditionKind::kFutex, op.object);
@@ -60,8 +47,6 @@ std::vector<Touch> touches_of(const Operation& op) {
   return touches;
 }
 
-}  // namespace
-
 std::uint64_t Unfolding::slot(ConditionKind kind, ObjectKey key) {
   return (std::uint64_t{static_cast<std::uint8_t>(kind)} << 61) ^ key;
 }
@@ -69,8 +54,61 @@ std::uint64_t Unfolding::slot(ConditionKind kind, ObjectKey key) {
 ConditionIndex Unfolding::initial(ConditionKind kind, ObjectKey key) {
   auto [it, inserted] =
       initial_.try_emplace(slot(kind, key), static_cast<ConditionIndex>(conditions_.size()));
-  if (inserted) conditions_.push_back({kind, key, kInitialCondition});
+  if (inserted) add_condition(kind, key, kInitialCondition);
   return it->second;
+}
+
+ConditionIndex Unfolding::add_condition(ConditionKind kind, ObjectKey key, EventIndex producer) {
+  const auto c = static_cast<ConditionIndex>(conditions_.size());
+  conditions_.push_back({kind, key, producer});
+  consumers_.emplace_back();
+  by_slot_[slot(kind, key)].push_back(c);
+  return c;
+}
+
+std::uint64_t Unfolding::resource(ConditionKind kind, ObjectKey key) {
+  return slot(kind == ConditionKind::kMutexHeld ? ConditionKind::kMutex : kind, key);
+}
+
+ConditionIndex Unfolding::marked(const Marking& marking, ConditionKind kind, ObjectKey key) {
+  if (kind == ConditionKind::kMutex || kind == ConditionKind::kMutexHeld) {
+    for (ConditionKind k : {ConditionKind::kMutex, ConditionKind::kMutexHeld})
+      if (auto it = marking.objects_.find(slot(k, key)); it != marking.objects_.end())
+        return it->second;
+    return initial(ConditionKind::kMutex, key);
+  }
+  return current(marking, kind, key);
+}
+
+std::vector<ConditionIndex> Unfolding::adjacent(ConditionIndex c) const {
+  const std::uint64_t r = resource_of(c);
+  std::vector<ConditionIndex> out;
+  if (const EventIndex p = conditions_[c].producer; p != kInitialCondition)
+    for (ConditionIndex before : events_[p].preset)
+      if (resource_of(before) == r) out.push_back(before);
+  for (EventIndex k : consumers_[c])
+    for (ConditionIndex after : events_[k].postset)
+      if (resource_of(after) == r) out.push_back(after);
+  return out;
+}
+
+std::size_t Unfolding::memory_bytes() const {
+  std::size_t bytes = conditions_.capacity() * sizeof(Condition) +
+                      events_.capacity() * sizeof(UnfoldingEvent) +
+                      by_hash_.size() * (sizeof(std::uint64_t) + sizeof(EventIndex) + 16);
+  for (const UnfoldingEvent& e : events_)
+    bytes += (e.preset.capacity() + e.context.capacity() + e.postset.capacity()) *
+             sizeof(ConditionIndex);
+  for (const auto& [slot_key, list] : by_slot_)
+    bytes += sizeof(slot_key) + 16 + list.capacity() * sizeof(ConditionIndex);
+  return bytes;
+}
+
+const std::vector<ConditionIndex>& Unfolding::conditions_of(ConditionKind kind,
+                                                            ObjectKey key) const {
+  static const std::vector<ConditionIndex> kNone;
+  const auto it = by_slot_.find(slot(kind, key));
+  return it == by_slot_.end() ? kNone : it->second;
 }
 
 ConditionIndex Unfolding::current(const Marking& marking, ConditionKind kind, ObjectKey key) {
@@ -94,14 +132,10 @@ void Unfolding::set_current(Marking& marking, ConditionIndex c) const {
   }
 }
 
-std::uint64_t Unfolding::event_hash(const Operation& op, const std::vector<ConditionIndex>& preset,
-                                    const std::vector<ConditionIndex>& context) const {
+std::uint64_t Unfolding::event_hash(const std::vector<ConditionIndex>& preset,
+                                    const std::vector<ConditionIndex>& context) {
   std::uint64_t h = 0xcbf29ce484222325ULL;
   const auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 0x100000001b3ULL; };
-  mix(static_cast<std::uint64_t>(op.kind));
-  mix(op.object);
-  mix(op.size);
-  mix(op.result);
   for (ConditionIndex c : preset) mix(c);
   mix(~std::uint64_t{0});  // preset and context apart
   for (ConditionIndex c : context) mix(c);
@@ -115,6 +149,15 @@ EventIndex Unfolding::find(std::uint64_t hash, const Operation& op,
     const UnfoldingEvent& candidate = events_[it->second];
     if (candidate.op == op && candidate.preset == preset && candidate.context == context)
       return it->second;
+  }
+  return kInitialCondition;
+}
+
+EventIndex Unfolding::find_event(const std::vector<ConditionIndex>& preset,
+                                 const std::vector<ConditionIndex>& context) const {
+  for (auto [it, end] = by_hash_.equal_range(event_hash(preset, context)); it != end; ++it) {
+    const UnfoldingEvent& candidate = events_[it->second];
+    if (candidate.preset == preset && candidate.context == context) return it->second;
   }
   return kInitialCondition;
 }
@@ -149,7 +192,7 @@ Unfolding::Fired Unfolding::fire(Marking& marking, const Event& e) {
     return std::find(preset.begin(), preset.end(), c) != preset.end();
   });
 
-  const std::uint64_t hash = event_hash(op, preset, context);
+  const std::uint64_t hash = event_hash(preset, context);
   EventIndex found = find(hash, op, preset, context);
   const bool added = found == kInitialCondition;
   if (added) {
@@ -158,18 +201,18 @@ Unfolding::Fired Unfolding::fire(Marking& marking, const Event& e) {
     ev.thread = e.thread;
     ev.op = op;
     for (ConditionIndex c : preset) {
-      ev.postset.push_back(static_cast<ConditionIndex>(conditions_.size()));
       const auto it = becomes.find(c);
-      conditions_.push_back(
-          {it != becomes.end() ? it->second : conditions_[c].kind, conditions_[c].key, found});
+      const Condition consumed = conditions_[c];
+      ev.postset.push_back(
+          add_condition(it != becomes.end() ? it->second : consumed.kind, consumed.key, found));
     }
-    if (op.kind == OpKind::kThreadCreate) {
-      ev.postset.push_back(static_cast<ConditionIndex>(conditions_.size()));
-      conditions_.push_back({ConditionKind::kThread, op.object, found});
-    }
+    if (op.kind == OpKind::kThreadCreate)
+      ev.postset.push_back(add_condition(ConditionKind::kThread, op.object, found));
+    for (ConditionIndex c : preset) consumers_[c].push_back(found);
     ev.preset = std::move(preset);
     ev.context = std::move(context);
     events_.push_back(std::move(ev));
+    index_event(found);
     by_hash_.emplace(hash, found);
   }
   // The consumed tokens go (a mutex's free one is not replaced by a free one), the new ones come.
@@ -180,26 +223,114 @@ Unfolding::Fired Unfolding::fire(Marking& marking, const Event& e) {
   return {found, added};
 }
 
-std::vector<EventIndex> Unfolding::local_configuration(EventIndex e) const {
-  std::vector<bool> in(e + 1, false);
-  std::vector<EventIndex> todo{e};
-  in[e] = true;
-  while (!todo.empty()) {
-    const UnfoldingEvent& ev = events_[todo.back()];
-    todo.pop_back();
-    const auto visit = [&](ConditionIndex c) {
-      const EventIndex p = conditions_[c].producer;
-      if (p != kInitialCondition && !in[p]) {
-        in[p] = true;
-        todo.push_back(p);
-      }
-    };
-    for (ConditionIndex c : ev.preset) visit(c);
-    for (ConditionIndex c : ev.context) visit(c);
+void Unfolding::index_event(EventIndex e) {
+  const UnfoldingEvent& ev = events_[e];
+  // The thread's previous event; an event that consumed every condition (touches_everything)
+  // may have produced the thread condition in between.
+  EventIndex before = conditions_[ev.preset.front()].producer;
+  while (before != kInitialCondition && events_[before].thread != ev.thread) {
+    const auto& pre = events_[before].preset;
+    const auto own = std::find_if(pre.begin(), pre.end(), [&](ConditionIndex c) {
+      return conditions_[c].kind == ConditionKind::kThread && conditions_[c].key == ev.thread;
+    });
+    before = own == pre.end() ? kInitialCondition : conditions_[*own].producer;
   }
-  std::vector<EventIndex> out;
-  for (EventIndex i = 0; i <= e; ++i)
-    if (in[i]) out.push_back(i);
+  const bool same_thread = before != kInitialCondition;
+  const EventIndex parent = same_thread ? before : kInitialCondition;
+  parent_.push_back(parent);
+  depth_.push_back(same_thread ? depth_[parent] + 1 : 0);
+  // Myers' jump pointer: twice as far as the parent's when the parent's two jumps are equal.
+  EventIndex jump = parent;
+  if (same_thread && jump_[parent] != kInitialCondition &&
+      jump_[jump_[parent]] != kInitialCondition &&
+      depth_[parent] - depth_[jump_[parent]] ==
+          depth_[jump_[parent]] - depth_[jump_[jump_[parent]]])
+    jump = jump_[jump_[parent]];
+  jump_.push_back(jump);
+  // The clock: the deepest of the direct causes' per thread (they lie on one path: [e] is a
+  // configuration), and e itself for its thread.
+  std::vector<EventIndex> clock;
+  for (const auto* conditions : {&ev.preset, &ev.context})
+    for (ConditionIndex c : *conditions) {
+      const EventIndex p = conditions_[c].producer;
+      if (p == kInitialCondition) continue;
+      const std::vector<EventIndex>& theirs = clock_[p];
+      if (clock.size() < theirs.size()) clock.resize(theirs.size(), kInitialCondition);
+      for (std::size_t t = 0; t < theirs.size(); ++t)
+        if (theirs[t] != kInitialCondition &&
+            (clock[t] == kInitialCondition || depth_[theirs[t]] > depth_[clock[t]]))
+          clock[t] = theirs[t];
+    }
+  if (clock.size() <= ev.thread) clock.resize(ev.thread + 1, kInitialCondition);
+  clock[ev.thread] = e;
+  clock_.push_back(std::move(clock));
+}
+
+bool Unfolding::ancestor_or_self(EventIndex a, EventIndex b) const {
+  if (depth_[b] < depth_[a]) return false;
+  while (depth_[b] > depth_[a]) {
+    const EventIndex j = jump_[b];
+    b = j != kInitialCondition && depth_[j] >= depth_[a] ? j : parent_[b];
+    if (b == kInitialCondition) return false;
+  }
+  return a == b;
+}
+
+bool Unfolding::may_be_concurrent(ConditionIndex a, ConditionIndex b) const {
+  const EventIndex pa = conditions_[a].producer, pb = conditions_[b].producer;
+  if (pa == kInitialCondition || pb == kInitialCondition) return true;
+  // Compatible paths through every thread: one clock's event an ancestor of the other's.
+  const std::size_t threads = std::max(clock_[pa].size(), clock_[pb].size());
+  for (ThreadId t = 0; t < threads; ++t) {
+    const EventIndex x = clock_of(pa, t), y = clock_of(pb, t);
+    if (x == kInitialCondition || y == kInitialCondition) continue;
+    if (!(depth_[x] <= depth_[y] ? ancestor_or_self(x, y) : ancestor_or_self(y, x))) return false;
+  }
+  // A thread condition is used up by its thread's next event: the other's causes must not go
+  // past it in that thread.
+  const auto used_up_by = [&](ConditionIndex c, EventIndex p, EventIndex other) {
+    const Condition& cond = conditions_[c];
+    if (cond.kind != ConditionKind::kThread || events_[p].thread != cond.key) return false;
+    const EventIndex y = clock_of(other, static_cast<ThreadId>(cond.key));
+    return y != kInitialCondition && depth_[y] > depth_[p] && ancestor_or_self(p, y);
+  };
+  return !used_up_by(a, pa, pb) && !used_up_by(b, pb, pa);
+}
+
+std::uint32_t Unfolding::next_stamp() const {
+  if (mark_.size() < events_.size()) mark_.resize(events_.size(), 0);
+  if (consumed_mark_.size() < conditions_.size()) consumed_mark_.resize(conditions_.size(), 0);
+  if (++stamp_ == 0) {  // wrapped: every old mark must read as unmarked
+    std::fill(mark_.begin(), mark_.end(), 0);
+    std::fill(consumed_mark_.begin(), consumed_mark_.end(), 0);
+    stamp_ = 1;
+  }
+  return stamp_;
+}
+
+void Unfolding::collect_causes(std::vector<EventIndex>& todo, std::uint32_t stamp,
+                               std::vector<EventIndex>& out) const {
+  while (!todo.empty()) {
+    const EventIndex e = todo.back();
+    todo.pop_back();
+    out.push_back(e);
+    const UnfoldingEvent& ev = events_[e];
+    for (const auto* conditions : {&ev.preset, &ev.context})
+      for (ConditionIndex c : *conditions)
+        if (const EventIndex p = conditions_[c].producer;
+            p != kInitialCondition && mark_[p] != stamp) {
+          mark_[p] = stamp;
+          todo.push_back(p);
+        }
+  }
+}
+
+std::vector<EventIndex> Unfolding::local_configuration(EventIndex e) const {
+  const std::uint32_t stamp = next_stamp();
+  std::vector<EventIndex> todo{e}, out;
+  mark_[e] = stamp;
+  collect_causes(todo, stamp, out);
+  std::sort(out.begin(), out.end());
   return out;
 }
 
@@ -269,62 +400,95 @@ std::vector<EventIndex> Unfolding::schedule_of(const std::vector<EventIndex>& co
 }
 
 bool Unfolding::concurrent(const std::vector<ConditionIndex>& conditions) const {
+  for (std::size_t i = 0; i < conditions.size(); ++i)
+    for (std::size_t j = i + 1; j < conditions.size(); ++j)
+      if (!may_be_concurrent(conditions[i], conditions[j])) return false;
   // The configuration that produces them all: the causes of their producers.
-  std::vector<bool> in(events_.size(), false);
+  const std::uint32_t stamp = next_stamp();
+  std::vector<EventIndex> todo, configuration;
   for (ConditionIndex c : conditions)
-    if (const EventIndex p = conditions_[c].producer; p != kInitialCondition)
-      for (EventIndex e : local_configuration(p)) in[e] = true;
-  std::vector<EventIndex> configuration;
-  std::unordered_map<ConditionIndex, EventIndex> consumer;
-  for (EventIndex e = 0; e < events_.size(); ++e) {
-    if (!in[e]) continue;
-    configuration.push_back(e);
-    for (ConditionIndex c : events_[e].preset)
-      if (!consumer.emplace(c, e).second) return false;  // two events take one token: conflict
-  }
-  // None of the conditions may be used up on the way to it.
+    if (const EventIndex p = conditions_[c].producer; p != kInitialCondition && mark_[p] != stamp) {
+      mark_[p] = stamp;
+      todo.push_back(p);
+    }
+  collect_causes(todo, stamp, configuration);
+  // No condition may be consumed twice (a conflict), nor any of them on the way.
+  for (EventIndex e : configuration)
+    for (ConditionIndex c : events_[e].preset) {
+      if (consumed_mark_[c] == stamp) return false;
+      consumed_mark_[c] = stamp;
+    }
   for (ConditionIndex c : conditions)
-    if (consumer.count(c)) return false;
-  // And the configuration must be able to fire in some order (no cycle of ↗, Def. 19).
+    if (consumed_mark_[c] == stamp) return false;
+  // And the configuration must be able to fire in some order (no cycle of ↗, Def. 19). Only a
+  // read arc to a condition the configuration consumes orders events beyond their causes.
+  const bool ordered_by_reads =
+      std::any_of(configuration.begin(), configuration.end(), [&](EventIndex e) {
+        return std::any_of(events_[e].context.begin(), events_[e].context.end(),
+                           [&](ConditionIndex c) { return consumed_mark_[c] == stamp; });
+      });
+  if (!ordered_by_reads) return true;
+  std::sort(configuration.begin(), configuration.end());
   return schedule_of(configuration).size() == configuration.size();
 }
 
-std::vector<Unfolding::Extension> Unfolding::naive_possible_extensions() const {
-  // A thread's next operation from a condition, as the events that took it on from there did it
-  // (without inputs a thread does the same from the same local state).
-  std::unordered_map<ConditionIndex, EventIndex> next;
-  for (EventIndex e = 0; e < events_.size(); ++e) next.emplace(events_[e].preset.front(), e);
-  std::unordered_map<std::uint64_t, std::vector<ConditionIndex>> of_slot;
-  for (ConditionIndex c = 0; c < conditions_.size(); ++c)
-    of_slot[slot(conditions_[c].kind, conditions_[c].key)].push_back(c);
+Unfolding::NextOperations Unfolding::next_operations_from_events() const {
+  NextOperations next;
+  for (const UnfoldingEvent& e : events_) next.emplace(e.preset.front(), e.op);
+  return next;
+}
 
+std::vector<Operation> operation_variants(const Operation& op) {
+  // A trylock acquires from a free mutex and fails on a held one: which, the condition decides.
+  if (op.kind != OpKind::kMutexTryLock) return {op};
+  Operation acquired = op, failed = op;
+  acquired.result = 1;
+  failed.result = 0;
+  return {acquired, failed};
+}
+
+std::vector<Unfolding::Extension> Unfolding::naive_possible_extensions(
+    const NextOperations& next) const {
+  const auto finished = [&](ConditionIndex c) {
+    const auto it = next.find(c);
+    return it != next.end() && !it->second;
+  };
   std::vector<Extension> out;
-  for (const auto& [thread_condition, example] : next) {
-    const UnfoldingEvent& taken = events_[example];
-    if (touches_everything(taken.op)) continue;  // not modelled here (see the header)
-    const std::vector<Touch> touches = touches_of(taken.op);
-    // Every choice of one condition per object touched.
-    std::vector<std::size_t> choice(touches.size(), 0);
-    while (true) {
-      std::vector<ConditionIndex> preset{thread_condition}, context, all{thread_condition};
-      for (std::size_t i = 0; i < touches.size(); ++i) {
-        const ConditionIndex c = of_slot[slot(touches[i].kind, touches[i].key)][choice[i]];
-        (touches[i].read ? context : preset).push_back(c);
-        all.push_back(c);
+  for (const auto& [thread_condition, known] : next) {
+    if (!known || touches_everything(*known)) continue;  // not modelled here (see the header)
+    for (const Operation& op : operation_variants(*known)) {
+      const std::vector<Touch> touches = touches_of(op);
+      std::vector<const std::vector<ConditionIndex>*> options;
+      bool none = false;
+      for (const Touch& t : touches) {
+        options.push_back(&conditions_of(t.kind, t.key));
+        none = none || options.back()->empty();
       }
-      std::sort(preset.begin() + 1, preset.end());
-      std::sort(context.begin(), context.end());
-      if (find(event_hash(taken.op, preset, context), taken.op, preset, context) ==
-              kInitialCondition &&
-          concurrent(all))
-        out.push_back({taken.thread, taken.op, preset, context});
-      // The next choice, as an odometer.
-      std::size_t i = 0;
-      for (; i < touches.size(); ++i) {
-        if (++choice[i] < of_slot[slot(touches[i].kind, touches[i].key)].size()) break;
-        choice[i] = 0;
+      if (none) continue;
+      // Every choice of one condition per object touched.
+      std::vector<std::size_t> choice(touches.size(), 0);
+      while (true) {
+        std::vector<ConditionIndex> preset{thread_condition}, context, all{thread_condition};
+        bool joinable = true;
+        for (std::size_t i = 0; i < touches.size(); ++i) {
+          const ConditionIndex c = (*options[i])[choice[i]];
+          (touches[i].read ? context : preset).push_back(c);
+          all.push_back(c);
+          if (touches[i].kind == ConditionKind::kThread && !finished(c)) joinable = false;
+        }
+        std::sort(preset.begin() + 1, preset.end());
+        std::sort(context.begin(), context.end());
+        if (joinable && find_event(preset, context) == kInitialCondition && concurrent(all))
+          out.push_back(
+              {static_cast<ThreadId>(conditions_[thread_condition].key), op, preset, context});
+        // The next choice, as an odometer.
+        std::size_t i = 0;
+        for (; i < touches.size(); ++i) {
+          if (++choice[i] < options[i]->size()) break;
+          choice[i] = 0;
+        }
+        if (i == touches.size()) break;
       }
-      if (i == touches.size()) break;
     }
   }
   return out;

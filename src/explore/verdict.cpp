@@ -20,8 +20,12 @@ const char* incompleteness_code(Incompleteness why) {
       return "input-gaps";
     case Incompleteness::kUnrestoredState:
       return "unrestored-state";
+    case Incompleteness::kStrategyGaps:
+      return "strategy-gaps";
     case Incompleteness::kNotExhaustive:
       return "not-exhaustive";
+    case Incompleteness::kLocalStatesOnly:
+      return "local-states-only";
     case Incompleteness::kStoppedAtFirstBug:
       return "stopped-at-first-bug";
     case Incompleteness::kStoppedAtChosenBug:
@@ -38,8 +42,10 @@ Incompleteness why_incomplete(const ExplorationResult& r, bool exhaustive,
                               const ExplorationLimits& limits) {
   // Everything the strategy could reach was run, and nothing kept it from reaching everything.
   const bool explored = r.unsupported.empty() && r.exhausted && !r.fixed_inputs &&
-                        r.stats.inputs.complete() && exhaustive && r.unrestored_state.empty();
-  if (explored && !r.hit_bound) return Incompleteness::kNone;
+                        r.stats.inputs.complete() && exhaustive && r.unrestored_state.empty() &&
+                        r.strategy_gaps.empty();
+  if (explored && !r.hit_bound)
+    return r.uncovered ? Incompleteness::kLocalStatesOnly : Incompleteness::kNone;
   if (!r.unsupported.empty()) return Incompleteness::kUnsupported;
   // An execution stopped by its time limit is not "within a bound": what it would have done is
   // unknown.
@@ -48,6 +54,7 @@ Incompleteness why_incomplete(const ExplorationResult& r, bool exhaustive,
   if (r.fixed_inputs && r.exhausted) return Incompleteness::kFixedInputs;
   if (!r.stats.inputs.complete() && r.exhausted) return Incompleteness::kInputGaps;
   if (!r.unrestored_state.empty() && r.exhausted) return Incompleteness::kUnrestoredState;
+  if (!r.strategy_gaps.empty() && r.exhausted) return Incompleteness::kStrategyGaps;
   if (!exhaustive) return Incompleteness::kNotExhaustive;
   if (!r.bugs.empty() && limits.stop_on_first_bug) return Incompleteness::kStoppedAtFirstBug;
   if (!r.bugs.empty() && limits.stop_at &&

@@ -112,8 +112,15 @@ std::string describe(Incompleteness why, const explorer::ExplorationResult& r,
       return "input paths left unexplored: " + driver::describe_input_gaps(r.stats.inputs);
     case Incompleteness::kUnrestoredState:
       return "process state changed that is not restored between executions";
+    case Incompleteness::kStrategyGaps:
+      return r.strategy_gaps;
     case Incompleteness::kNotExhaustive:
       return "random scheduling does not cover every behaviour";
+    case Incompleteness::kLocalStatesOnly:
+      return std::string(
+                 "every reachable local state of every thread was covered, so every "
+                 "assertion failure and crash, but not ") +
+             r.uncovered;
     case Incompleteness::kStoppedAtFirstBug:
       return "stopped at the first bug (Options::stop_on_first_bug)";
     case Incompleteness::kStoppedAtChosenBug:

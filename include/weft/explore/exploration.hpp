@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -29,6 +30,8 @@ struct Statistics {
   /// Executions the thread model computed instead of running them (thread_model.hpp).
   std::uint64_t modelled = 0;
   InputStatistics inputs;
+  /// Set by unfolding strategies (Strategy::unfolding_statistics).
+  std::optional<UnfoldingStatistics> unfolding;
   double seconds = 0;
   double executions_per_second() const { return seconds > 0 ? executions / seconds : 0; }
 };
@@ -71,6 +74,10 @@ struct ExplorationResult {
   /// Process state some execution changed and the worker does not restore
   /// (Trace::unrestored_state), each function once.
   std::set<std::string> unrestored_state;
+  /// What the strategy's exhaustion does not cover (Strategy::uncovered), or nullptr.
+  const char* uncovered = nullptr;
+  /// Why the strategy did not cover all it set out to (Strategy::gaps), or "".
+  std::string strategy_gaps;
 };
 
 /// Runs tests until the strategy is exhausted, a limit is hit, or (if asked) a bug is found.

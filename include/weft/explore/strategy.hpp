@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "weft/explore/input_statistics.hpp"
+#include "weft/explore/unfolding_statistics.hpp"
 #include "weft/trace/directive.hpp"
 #include "weft/trace/trace.hpp"
 
@@ -30,6 +31,16 @@ class Strategy {
   virtual bool exhaustive() const { return true; }
   /// How the strategy explored inputs, or nullptr if it does not explore them.
   virtual const InputStatistics* input_statistics() const { return nullptr; }
+  /// What it built, for an unfolding strategy; else nullptr.
+  virtual const UnfoldingStatistics* unfolding_statistics() const { return nullptr; }
+  /// Whether it explores the program's inputs (else the values read are fixed: the verdict says
+  /// so when the program reads any).
+  virtual bool explores_inputs() const { return true; }
+  /// What exhausting it does not cover ("deadlocks and data races" for a strategy that covers
+  /// every local state, not every global one), or nullptr.
+  virtual const char* uncovered() const { return nullptr; }
+  /// Why it did not cover all it set out to (one line), or "".
+  virtual std::string gaps() const { return {}; }
 };
 
 enum class StrategyKind {
@@ -38,6 +49,8 @@ enum class StrategyKind {
   kDporCommutingReads,  ///< DPOR where reads commute (Saarikivi et al. §II-D)
   kOptimalDpor,  ///< source sets + wakeup trees (Abdulla et al. 2014): one execution per trace
   kRandom,       ///< seeded random scheduling, a baseline
+  /// Contextual unfolding testing (thesis ch. 5): every reachable local state of every thread.
+  kContextualUnfolding,
 };
 
 struct StrategyConfig {

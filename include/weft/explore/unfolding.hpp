@@ -13,16 +13,18 @@
 // readers; a write, exchange or free is a writer); a mutex is free or held, as the thesis models
 // locks (Fig. 3.4): an acquisition (lock, successful trylock, a condition wait's reacquisition)
 // consumes the free condition and produces a held one, a release the reverse, and a failed
-// trylock observes the held one; semaphore posts read their semaphore, every other
-// synchronisation operation writes its object; a thread creation produces the new thread's first
-// condition (§5.7), a join reads the joined thread's last one, and an exit or an atomic section
-// whose footprint is unknown consumes every condition of the marking. Memory is modelled per
-// 8-byte granule, not per byte: two threads writing neighbouring bytes of one granule are
-// ordered here although the exploration treats them as independent, which adds events but never
-// loses one.
+// trylock observes the held one; every other synchronisation operation writes its object (a
+// semaphore's posts too, although the exploration lets them commute: the count a wait needs
+// must be a function of the marking, or the unfolding would offer waits it cannot fire); a thread
+// creation produces the new thread's first condition (§5.7), a join reads the joined thread's last
+// one, and an exit or an atomic section whose footprint is unknown consumes every condition of the
+// marking. Memory is modelled per 8-byte granule, not per byte: two threads writing neighbouring
+// bytes of one granule are ordered here although the exploration treats them as independent, which
+// adds events but never loses one.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -52,6 +54,23 @@ struct Condition {
   ObjectKey key = 0;
   EventIndex producer = kInitialCondition;
 };
+
+/// What an operation touches besides its thread's condition: the condition of `kind` and `key`,
+/// only observed (`read`: a read arc) or consumed and replaced by one of kind `becomes` (a mutex
+/// goes from free to held and back).
+struct Touch {
+  ConditionKind kind;
+  ObjectKey key;
+  bool read;
+  ConditionKind becomes;
+};
+
+/// What `op` touches, in the unfolding's model (see above). Empty for an operation that touches
+/// everything (touches_everything), which consumes the whole marking instead.
+std::vector<Touch> touches_of(const Operation& op);
+/// The operations a thread whose next operation is `op` may perform, by what the conditions
+/// hold: a trylock acquires (result 1) from a free mutex and fails (0) on a held one.
+std::vector<Operation> operation_variants(const Operation& op);
 
 struct UnfoldingEvent {
   ThreadId thread = kNoThread;
@@ -87,8 +106,36 @@ class Unfolding {
   };
   Fired fire(Marking& marking, const Event& e);
 
+  /// The event with this preset and context, whatever its operation, or kInitialCondition. (A
+  /// thread does the same from the same condition, up to results the conditions decide: the
+  /// count a semaphore wait found.)
+  EventIndex find_event(const std::vector<ConditionIndex>& preset,
+                        const std::vector<ConditionIndex>& context) const;
+  /// Every condition of this kind and key, in the order they were added.
+  const std::vector<ConditionIndex>& conditions_of(ConditionKind kind, ObjectKey key) const;
+  /// The events that consume `c`.
+  const std::vector<EventIndex>& consumers(ConditionIndex c) const { return consumers_[c]; }
+
+  /// The condition of `kind` and `key` that holds in `marking` (for a mutex, the free or the held
+  /// one, whichever holds), added as an initial condition if nothing touched the object yet.
+  ConditionIndex marked(const Marking& marking, ConditionKind kind, ObjectKey key);
+
+  /// A resource is what one chain of conditions describes: a thread, a memory granule, a mutex
+  /// (its free and held conditions together), ... Every event that consumes a condition of a
+  /// resource produces one of the same resource, so a resource's conditions form a tree (a
+  /// forest for a thread: each creation of it starts one) and a configuration marks one of them.
+  static std::uint64_t resource(ConditionKind kind, ObjectKey key);
+  std::uint64_t resource_of(ConditionIndex c) const {
+    return resource(conditions_[c].kind, conditions_[c].key);
+  }
+  /// The conditions next to `c` in its resource's tree (thesis Def. 20, "adjacent"): the one its
+  /// producer consumed, and the ones the consumers of `c` produce.
+  std::vector<ConditionIndex> adjacent(ConditionIndex c) const;
+
   std::size_t events() const { return events_.size(); }
   std::size_t conditions() const { return conditions_.size(); }
+  /// The memory it holds, estimated from its containers' sizes.
+  std::size_t memory_bytes() const;
   const UnfoldingEvent& event(EventIndex e) const { return events_[e]; }
   const Condition& condition(ConditionIndex c) const { return conditions_[c]; }
 
@@ -111,6 +158,11 @@ class Unfolding {
   /// Whether the conditions can hold at once (a co-set, Def. 19): the configuration that
   /// produces them is conflict-free, can fire in some order, and uses none of them up.
   bool concurrent(const std::vector<ConditionIndex>& conditions) const;
+  /// A necessary condition for concurrent({a, b}), in time logarithmic in the events per thread:
+  /// the causes of their producers take compatible paths through every thread (a thread's events
+  /// form a tree; a configuration holds one path of it), and neither uses up a thread condition
+  /// the other is. Most pairs that are not concurrent fail it, so concurrent() asks it first.
+  bool may_be_concurrent(ConditionIndex a, ConditionIndex b) const;
 
   /// An event the unfolding does not have but some reachable marking enables (a possible
   /// extension, thesis §3.4, §5.6): a thread's next operation, as an event that took the thread
@@ -121,22 +173,35 @@ class Unfolding {
     Operation op;
     std::vector<ConditionIndex> preset, context;  ///< as UnfoldingEvent's
   };
+  /// What each thread condition's thread does next, as executions showed it: an operation, or
+  /// nullopt where the thread finished. Without inputs a thread does the same from the same
+  /// condition (the thesis' assumption, §3.3).
+  using NextOperations = std::unordered_map<ConditionIndex, std::optional<Operation>>;
+  /// The next operations the events show (an event's operation is its thread's next one from
+  /// its preset's thread condition).
+  NextOperations next_operations_from_events() const;
   /// Every possible extension, computed from the definition: every choice of conditions for
   /// the objects each next operation touches, checked for concurrency. Exponential; the oracle
-  /// for the structural computation of ch. 4, and enough for small unfoldings. Operations that
-  /// touch everything (an exit, an atomic section without a footprint) are left out, and so is
-  /// an operation no event has taken from its thread's condition yet (it is not known).
-  std::vector<Extension> naive_possible_extensions() const;
+  /// for the incremental computation (possible_extensions.hpp), and enough for small unfoldings.
+  /// Operations that touch everything (an exit, an atomic section without a footprint) are left
+  /// out, and so is an operation not known. A join's joined thread must have finished.
+  std::vector<Extension> naive_possible_extensions(const NextOperations& next) const;
+  std::vector<Extension> naive_possible_extensions() const {
+    return naive_possible_extensions(next_operations_from_events());
+  }
+
+  /// A piece of state, as one number: the kind in the top 3 bits, the key (an address, a
+  /// granule, a thread) below; keys stay below 2^61 on every platform weft runs on (x86-64 user
+  /// space).
+  static std::uint64_t slot(ConditionKind kind, ObjectKey key);
 
  private:
-  // A piece of state, as one number: the kind in the top 3 bits, the key (an address, a granule,
-  // a thread) below; keys stay below 2^61 on every platform weft runs on (x86-64 user space).
-  static std::uint64_t slot(ConditionKind kind, ObjectKey key);
   ConditionIndex initial(ConditionKind kind, ObjectKey key);
   ConditionIndex current(const Marking& marking, ConditionKind kind, ObjectKey key);
   void set_current(Marking& marking, ConditionIndex c) const;
-  std::uint64_t event_hash(const Operation& op, const std::vector<ConditionIndex>& preset,
-                           const std::vector<ConditionIndex>& context) const;
+  ConditionIndex add_condition(ConditionKind kind, ObjectKey key, EventIndex producer);
+  static std::uint64_t event_hash(const std::vector<ConditionIndex>& preset,
+                                  const std::vector<ConditionIndex>& context);
   // The event with these, or kInitialCondition.
   EventIndex find(std::uint64_t hash, const Operation& op,
                   const std::vector<ConditionIndex>& preset,
@@ -145,6 +210,30 @@ class Unfolding {
   std::vector<Condition> conditions_;
   std::vector<UnfoldingEvent> events_;
   std::unordered_map<std::uint64_t, ConditionIndex> initial_;  // by slot
+  std::unordered_map<std::uint64_t, std::vector<ConditionIndex>> by_slot_;
+  std::vector<std::vector<EventIndex>> consumers_;  // by condition
+  // Each thread's events form a tree (an event's parent: the one that produced the thread
+  // condition it consumed). By event: its depth there, its parent, a jump pointer (Myers' skew
+  // binary jumps, for ancestor queries in O(log depth)), and its causal clock: for each thread,
+  // its deepest event among the event's causes (kInitialCondition: none).
+  std::vector<std::uint32_t> depth_;
+  std::vector<EventIndex> parent_, jump_;
+  std::vector<std::vector<EventIndex>> clock_;
+  void index_event(EventIndex e);
+  // Whether `a` is `b` or an ancestor of it (events of one thread).
+  bool ancestor_or_self(EventIndex a, EventIndex b) const;
+  // The event of thread t deepest among e's causes (e included), or kInitialCondition.
+  EventIndex clock_of(EventIndex e, ThreadId t) const {
+    return t < clock_[e].size() ? clock_[e][t] : kInitialCondition;
+  }
+  // Scratch for local_configuration and concurrent: a mark per event, valid when equal to stamp_.
+  mutable std::vector<std::uint32_t> mark_;           // by event
+  mutable std::vector<std::uint32_t> consumed_mark_;  // by condition
+  mutable std::uint32_t stamp_ = 0;
+  std::uint32_t next_stamp() const;
+  // Adds `todo` (marked already) and their causes, marking each, to `out`.
+  void collect_causes(std::vector<EventIndex>& todo, std::uint32_t stamp,
+                      std::vector<EventIndex>& out) const;
   std::unordered_multimap<std::uint64_t, EventIndex> by_hash_;
 };
 

@@ -31,10 +31,15 @@ enum class Incompleteness : std::uint8_t {
   /// Input paths the exploration could not follow: solver time-outs, values made concrete,
   /// divergent tests (InputStatistics::complete()).
   kInputGaps,
+  /// The strategy could not reach all it aimed at (ExplorationResult::strategy_gaps).
+  kStrategyGaps,
   /// The program changed process state weft does not restore between executions (native
   /// programs): later executions may have started from it.
   kUnrestoredState,
-  kNotExhaustive,       ///< the strategy does not explore exhaustively (random)
+  kNotExhaustive,  ///< the strategy does not explore exhaustively (random)
+  /// Every reachable local state of every thread was covered (assertion failures, crashes), but
+  /// not every global state: what ExplorationResult::uncovered names (deadlocks, races).
+  kLocalStatesOnly,
   kStoppedAtFirstBug,   ///< stopped at the first bug, as asked
   kStoppedAtChosenBug,  ///< stopped at a bug the caller chose (ExplorationLimits::stop_at)
   kLimit,               ///< stopped by the execution count or time limit

@@ -1,0 +1,91 @@
+// The possible extensions of a growing unfolding, computed incrementally (thesis Fig. 3.11 line
+// 14, ch. 4, §5.6). An event not in the unfolding becomes possible only when one of the
+// conditions it needs appears, or when what a thread does from its condition is learned, so each
+// update looks only at those:
+// - A thread condition t whose next operation was just learned: for each resource (a granule, a
+//   mutex, a thread to join...) the operation touches, the resource's conditions concurrent with
+//   t are found by a search from one known to be (the one that held when the thread got there),
+//   through adjacent conditions only: they are connected (Theorem 4 for shared variables,
+//   Theorem 5 for locks; the proof of Theorem 4 holds for every resource whose events consume
+//   one condition and produce the next, which here is every resource).
+// - A new condition c of a resource: a thread condition concurrent with c is concurrent with the
+//   condition c's producer consumed (the producer is newer than t), so only the threads found
+//   concurrent with that one are checked (§4.5, §5.6 step 1).
+// Every candidate is checked for concurrency (a co-set, §5.6 "Checking For Concurrency").
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "weft/explore/unfolding.hpp"
+
+namespace weft::explorer {
+
+class PossibleExtensions {
+ public:
+  explicit PossibleExtensions(const Unfolding& unfolding) : unfolding_(&unfolding) {}
+
+  enum class Learned : std::uint8_t {
+    kNew,        ///< first seen
+    kSame,       ///< already known, and the same
+    kDifferent,  ///< already known as something else: the thread's behaviour is not a function
+                 ///< of its condition (inputs, or state the events do not show)
+  };
+  /// Records what the thread at `thread_condition` does next: `op`, or nullopt if it finishes.
+  /// `held` are conditions of what `op` touches that held together with `thread_condition` (the
+  /// marking when the thread got to `op`): where the search for the others starts.
+  Learned learn(ConditionIndex thread_condition, const std::optional<Operation>& op,
+                const std::vector<ConditionIndex>& held = {});
+  const Unfolding::NextOperations& next_operations() const { return next_; }
+
+  /// The extensions made possible by what was learned and by the conditions added since the
+  /// last call: each returned once over all calls, none an event of the unfolding.
+  std::vector<Unfolding::Extension> update();
+
+  /// Candidates checked for concurrency so far, for statistics.
+  std::uint64_t co_checks() const { return co_checks_; }
+  /// Operations touching several resources whose choices of conditions were too many to try
+  /// (more than kMaxCombinations): their extensions are missing, and the strategy says so.
+  std::uint64_t combinations_skipped() const { return combinations_skipped_; }
+  static constexpr std::uint64_t kMaxCombinations = 4096;
+  /// The memory it holds, estimated from its containers' sizes.
+  std::size_t memory_bytes() const;
+
+ private:
+  // The conditions of resource `r` concurrent with thread condition t, found by the search from
+  // `start` (recorded in the indexes below).
+  void search(ConditionIndex t, std::uint64_t r, ConditionIndex start);
+  // Adds the extensions of the thread at `t` doing `op` with conditions concurrent with t;
+  // touch `fixed` (if any) only with `with`.
+  void extend(ConditionIndex t, const Operation& op, std::size_t fixed, ConditionIndex with,
+              std::vector<Unfolding::Extension>& out);
+  void emit(ConditionIndex t, const Operation& op, std::vector<ConditionIndex> preset,
+            std::vector<ConditionIndex> context, bool checked,
+            std::vector<Unfolding::Extension>& out);
+  bool finished(ConditionIndex c) const;
+  bool is_concurrent(ConditionIndex t, ConditionIndex c);
+
+  const Unfolding* unfolding_;
+  Unfolding::NextOperations next_;
+  std::unordered_map<ConditionIndex, std::vector<ConditionIndex>> held_;  // learn()'s, until used
+  std::vector<ConditionIndex> learned_ops_;                               // since the last update
+  std::vector<ConditionIndex> learned_finished_;                          // since the last update
+  // Thread conditions whose known next operation touches a resource, by resource.
+  std::unordered_map<std::uint64_t, std::vector<ConditionIndex>> waiting_;
+  // Found concurrent: the waiting thread conditions with each condition, and the conditions
+  // with each waiting thread condition.
+  std::unordered_map<ConditionIndex, std::vector<ConditionIndex>> threads_concurrent_with_;
+  std::unordered_map<ConditionIndex, std::vector<ConditionIndex>> conditions_concurrent_with_;
+  std::size_t conditions_seen_ = 0;
+  struct KeyHash {
+    std::size_t operator()(const std::vector<ConditionIndex>& k) const;
+  };
+  std::unordered_set<std::vector<ConditionIndex>, KeyHash> found_;  // preset, ~0, context
+  std::uint64_t co_checks_ = 0;
+  std::uint64_t combinations_skipped_ = 0;
+};
+
+}  // namespace weft::explorer

@@ -1,0 +1,20 @@
+// What an unfolding strategy built, for statistics and benchmarks (thesis ch. 8 reports the
+// same: events, and the time spent computing possible extensions).
+#pragma once
+
+#include <cstdint>
+
+namespace weft::explorer {
+
+struct UnfoldingStatistics {
+  std::uint64_t events = 0;
+  std::uint64_t conditions = 0;
+  std::uint64_t extensions = 0;            ///< possible extensions found (each a target once)
+  std::uint64_t co_checks = 0;             ///< candidates checked for concurrency
+  std::uint64_t targets_per_test_max = 0;  ///< the most targets one test aimed at
+  std::uint64_t infeasible = 0;            ///< targets whose thread was blocked there: no event
+  double extension_seconds = 0;            ///< computing possible extensions
+  std::uint64_t bytes = 0;                 ///< the unfolding's memory, estimated from its sizes
+};
+
+}  // namespace weft::explorer

@@ -1,0 +1,247 @@
+// Unfolding-based testing (thesis Fig. 3.11 and Fig. 5.5): every test aims at possible extensions
+// of the unfolding the tests so far have built, until there are none. Covering the unfolding
+// covers every reachable local state of every thread (thesis §5.8), with one test per target at
+// most and often far fewer tests than Mazurkiewicz traces (Example 9).
+//
+// A test aims at several targets at once where it can: after the first, every other target that
+// can fire together with the ones chosen (their conditions form a co-set and none takes a
+// condition another needs) joins the test. The thesis' tests run freely after their target and
+// so cover more by chance; choosing the extra targets makes that deliberate (Pairs needs two
+// tests for every n either way).
+#include <algorithm>
+#include <chrono>
+#include <unordered_set>
+
+#include "strategies.hpp"
+#include "weft/explore/possible_extensions.hpp"
+#include "weft/explore/unfolding.hpp"
+
+namespace weft::explorer {
+namespace {
+
+// How many pending targets a test tries to add to its first (each try is a co-check).
+constexpr std::size_t kMergeTries = 256;
+
+class UnfoldingSearch final : public Strategy {
+ public:
+  explicit UnfoldingSearch(const StrategyConfig& config) : initial_prefix_(config.initial_prefix) {}
+
+  std::optional<TestDirective> next() override {
+    TestDirective d;
+    d.read_policy = ReadPolicy::kReadsCommute;
+    d.track_inputs = false;
+    aimed_.clear();
+    if (!started_) {
+      started_ = true;
+      d.prefix = initial_prefix_;
+      return d;
+    }
+    std::vector<Unfolding::Extension> chosen;
+    while (!targets_.empty() && chosen.empty()) {
+      Unfolding::Extension x = std::move(targets_.back());
+      targets_.pop_back();
+      if (!covered(x)) chosen.push_back(std::move(x));
+    }
+    if (chosen.empty()) return std::nullopt;
+    add_compatible_targets(chosen);
+
+    std::vector<ConditionIndex> needed;
+    for (const auto& x : chosen) {
+      needed.insert(needed.end(), x.preset.begin(), x.preset.end());
+      needed.insert(needed.end(), x.context.begin(), x.context.end());
+    }
+    const std::vector<EventIndex> schedule = unfolding_.schedule_of(configuration_of(needed));
+    for (EventIndex e : schedule) d.prefix.push_back(unfolding_.event(e).thread);
+    stats_.targets_per_test_max =
+        std::max<std::uint64_t>(stats_.targets_per_test_max, chosen.size());
+    for (auto& x : chosen) {
+      aimed_.push_back({std::move(x), d.prefix.size()});
+      d.prefix.push_back(aimed_.back().target.thread);
+    }
+    return d;
+  }
+
+  void observe(const Trace& trace) override {
+    model(trace);
+    account_for_targets(trace);
+    const auto started = std::chrono::steady_clock::now();
+    std::vector<Unfolding::Extension> found = extensions_.update();
+    stats_.extension_seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    stats_.extensions += found.size();
+    for (auto& x : found) targets_.push_back(std::move(x));
+  }
+
+  const UnfoldingStatistics* unfolding_statistics() const override {
+    stats_.events = unfolding_.events();
+    stats_.conditions = unfolding_.conditions();
+    stats_.co_checks = extensions_.co_checks();
+    stats_.bytes = unfolding_.memory_bytes() + extensions_.memory_bytes();
+    return &stats_;
+  }
+
+  bool explores_inputs() const override { return false; }
+  const char* uncovered() const override { return "deadlocks and data races"; }
+  std::string gaps() const override {
+    std::string out;
+    if (missed_)
+      out = std::to_string(missed_) +
+            " events of the unfolding could not be reached by the schedule computed for them";
+    if (const std::uint64_t skipped = extensions_.combinations_skipped())
+      out += std::string(out.empty() ? "" : "; ") + std::to_string(skipped) +
+             " operations touch so many objects that their possible extensions were not all "
+             "computed";
+    if (nondeterministic_)
+      out += std::string(out.empty() ? "" : "; ") + std::to_string(nondeterministic_) +
+             " times a thread did something else from the same point of the unfolding (its "
+             "behaviour depends on state the events do not show)";
+    return out;
+  }
+
+ private:
+  struct Aim {
+    Unfolding::Extension target;
+    std::size_t step;  // where in the prefix it fires
+  };
+
+  bool covered(const Unfolding::Extension& x) const {
+    return unfolding_.find_event(x.preset, x.context) != kInitialCondition;
+  }
+
+  // The events that must fire before conditions `needed` hold: their producers' causes.
+  std::vector<EventIndex> configuration_of(const std::vector<ConditionIndex>& needed) const {
+    std::vector<EventIndex> events;
+    for (ConditionIndex c : needed)
+      if (const EventIndex p = unfolding_.condition(c).producer; p != kInitialCondition) {
+        const auto past = unfolding_.local_configuration(p);
+        events.insert(events.end(), past.begin(), past.end());
+      }
+    std::sort(events.begin(), events.end());
+    events.erase(std::unique(events.begin(), events.end()), events.end());
+    return events;
+  }
+
+  // Adds to `chosen` pending targets that can fire in the same test (see the file comment).
+  void add_compatible_targets(std::vector<Unfolding::Extension>& chosen) {
+    std::vector<ConditionIndex> all, consumed, observed;
+    const auto take = [&](const Unfolding::Extension& x) {
+      all.insert(all.end(), x.preset.begin(), x.preset.end());
+      all.insert(all.end(), x.context.begin(), x.context.end());
+      consumed.insert(consumed.end(), x.preset.begin(), x.preset.end());
+      observed.insert(observed.end(), x.context.begin(), x.context.end());
+    };
+    const auto meets = [](const std::vector<ConditionIndex>& a,
+                          const std::vector<ConditionIndex>& b) {
+      return std::any_of(a.begin(), a.end(), [&](ConditionIndex c) {
+        return std::find(b.begin(), b.end(), c) != b.end();
+      });
+    };
+    take(chosen.front());
+    std::size_t tries = 0;
+    for (std::size_t i = targets_.size(); i-- > 0 && tries < kMergeTries;) {
+      const Unfolding::Extension& x = targets_[i];
+      if (covered(x) || meets(x.preset, consumed) || meets(x.preset, observed) ||
+          meets(x.context, consumed))
+        continue;
+      ++tries;
+      std::vector<ConditionIndex> with = all;
+      with.insert(with.end(), x.preset.begin(), x.preset.end());
+      with.insert(with.end(), x.context.begin(), x.context.end());
+      std::sort(with.begin(), with.end());
+      with.erase(std::unique(with.begin(), with.end()), with.end());
+      if (!unfolding_.concurrent(with)) continue;
+      take(x);
+      chosen.push_back(std::move(targets_[i]));
+      targets_.erase(targets_.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+  }
+
+  // Fires the execution's events in the unfolding (thesis Fig. 5.5, lines 7-16) and learns what
+  // each thread does next from each of its conditions.
+  void model(const Trace& trace) {
+    Unfolding::Marking marking;
+    std::vector<ConditionIndex> at;  // each thread's condition, by ThreadId
+    std::vector<bool> done;
+    const auto learn = [&](ConditionIndex c, std::optional<Operation> op,
+                           const std::vector<ConditionIndex>& held) {
+      // A result the conditions decide (a semaphore's count, a trylock's) is not the thread's.
+      if (op) op->result = 0;
+      if (extensions_.learn(c, op, held) == PossibleExtensions::Learned::kDifferent)
+        ++nondeterministic_;
+    };
+    for (std::size_t i = 0; i < trace.events.size(); ++i) {
+      const Event& e = trace.events[i];
+      const EventIndex fired = unfolding_.fire(marking, e).event;
+      const UnfoldingEvent& ev = unfolding_.event(fired);
+      std::vector<ConditionIndex> held(ev.preset.begin() + 1, ev.preset.end());
+      held.insert(held.end(), ev.context.begin(), ev.context.end());
+      learn(ev.preset.front(), e.op, held);
+      if (e.thread >= at.size()) {
+        at.resize(e.thread + 1, kInitialCondition);
+        done.resize(e.thread + 1, false);
+      }
+      at[e.thread] = ev.postset.front();
+      if (i < trace.finished_thread.size() && trace.finished_thread[i]) done[e.thread] = true;
+      if (e.op.kind == OpKind::kThreadCreate) {
+        const auto child = static_cast<ThreadId>(e.op.object);
+        if (child >= at.size()) {
+          at.resize(child + 1, kInitialCondition);
+          done.resize(child + 1, false);
+        }
+        at[child] = ev.postset.back();
+      }
+    }
+    for (ThreadId t = 0; t < at.size(); ++t)
+      if (at[t] != kInitialCondition && done[t]) learn(at[t], std::nullopt, {});
+    for (const PendingThread& p : trace.pending) {
+      if (p.thread >= at.size() || at[p.thread] == kInitialCondition || done[p.thread]) continue;
+      std::vector<ConditionIndex> held;
+      for (const Operation& variant : operation_variants(p.op))
+        for (const Touch& touch : touches_of(variant))
+          held.push_back(unfolding_.marked(marking, touch.kind, touch.key));
+      learn(at[p.thread], p.op, held);
+    }
+  }
+
+  // Whether the last test reached what it aimed at; a target it could not fire because its
+  // thread was blocked there is no event of the program (the model offers, say, a condition
+  // variable wake with no signal to take) and is dropped.
+  void account_for_targets(const Trace& trace) {
+    const bool cut = trace.outcome == Outcome::kBoundReached ||
+                     trace.outcome == Outcome::kTimeout || !trace.failures.empty() ||
+                     is_bug(trace.outcome);
+    for (Aim& a : aimed_) {
+      if (covered(a.target)) continue;
+      if (trace.diverged_at && *trace.diverged_at == a.step) {  // blocked: not an event
+        ++stats_.infeasible;
+        continue;
+      }
+      if (trace.diverged_at && *trace.diverged_at < a.step &&
+          std::any_of(aimed_.begin(), aimed_.end(),
+                      [&](const Aim& b) { return b.step == *trace.diverged_at; })) {
+        targets_.push_back(std::move(a.target));  // an earlier target blocked: try again
+        continue;
+      }
+      if (!cut) ++missed_;
+    }
+    aimed_.clear();
+  }
+
+  std::vector<ThreadId> initial_prefix_;
+  bool started_ = false;
+  Unfolding unfolding_;
+  PossibleExtensions extensions_{unfolding_};
+  std::vector<Unfolding::Extension> targets_;
+  std::vector<Aim> aimed_;
+  std::uint64_t missed_ = 0;
+  std::uint64_t nondeterministic_ = 0;
+  mutable UnfoldingStatistics stats_;
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_contextual_unfolding(const StrategyConfig& config) {
+  return std::make_unique<UnfoldingSearch>(config);
+}
+
+}  // namespace weft::explorer
