@@ -154,6 +154,11 @@ void add_statistics(explorer::Statistics& total, const explorer::Statistics& rou
   total.modelled += round.modelled;
   total.inputs += round.inputs;
   total.seconds += round.seconds;
+  if (round.unfolding) {  // each round builds its unfolding afresh: the last one's, and all time
+    const double before = total.unfolding ? total.unfolding->extension_seconds : 0;
+    total.unfolding = round.unfolding;
+    total.unfolding->extension_seconds += before;
+  }
 }
 
 int exit_code_of(explorer::Verdict verdict) {

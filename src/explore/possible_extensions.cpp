@@ -38,8 +38,106 @@ PossibleExtensions::Learned PossibleExtensions::learn(ConditionIndex thread_cond
       resources.push_back(Unfolding::resource(t.kind, t.key));
   std::sort(resources.begin(), resources.end());
   resources.erase(std::unique(resources.begin(), resources.end()), resources.end());
-  for (std::uint64_t r : resources) waiting_[r].push_back(thread_condition);
+  const auto thread = static_cast<ThreadId>(unfolding_->condition(thread_condition).key);
+  for (std::uint64_t r : resources) {
+    waiting_[r].push_back(thread_condition);
+    auto& threads = waiting_threads_[r];
+    if (std::find(threads.begin(), threads.end(), thread) == threads.end())
+      threads.push_back(thread);
+  }
   return Learned::kNew;
+}
+
+void PossibleExtensions::produced(ConditionIndex c, const std::vector<ConditionIndex>& threads) {
+  threads_when_produced_[c] = threads;
+}
+
+bool PossibleExtensions::waits_for(ConditionIndex t, std::uint64_t r) const {
+  const auto it = next_.find(t);
+  if (it == next_.end() || !it->second) return false;
+  for (const Operation& op : operation_variants(*it->second))
+    for (const Touch& touch : touches_of(op))
+      if (Unfolding::resource(touch.kind, touch.key) == r) return true;
+  return false;
+}
+
+void PossibleExtensions::extend_with(ConditionIndex t, ConditionIndex c,
+                                     std::vector<Unfolding::Extension>& out) {
+  threads_concurrent_with_[c].push_back(t);
+  conditions_concurrent_with_[t].push_back(c);
+  const Condition& cond = unfolding_->condition(c);
+  for (const Operation& op : operation_variants(*next_.at(t))) {
+    const std::vector<Touch> touches = touches_of(op);
+    for (std::size_t i = 0; i < touches.size(); ++i)
+      if (touches[i].kind == cond.kind && touches[i].key == cond.key) extend(t, op, i, c, out);
+  }
+}
+
+void PossibleExtensions::extend_with_new(ConditionIndex c,
+                                         const std::unordered_set<ConditionIndex>& fresh,
+                                         std::vector<Unfolding::Extension>& out) {
+  const Unfolding& u = *unfolding_;
+  const std::uint64_t r = u.resource_of(c);
+  const auto waiting = waiting_threads_.find(r);
+  if (waiting == waiting_threads_.end()) return;
+  // The candidates from the condition before c (see the header), by thread.
+  std::vector<ConditionIndex> from_before;
+  if (const EventIndex p = u.condition(c).producer; p != kInitialCondition) {
+    for (ConditionIndex before : u.event(p).preset)
+      if (u.resource_of(before) == r)
+        if (auto it = threads_concurrent_with_.find(before); it != threads_concurrent_with_.end())
+          from_before.insert(from_before.end(), it->second.begin(), it->second.end());
+  } else {
+    from_before = waiting_[r];
+  }
+  const auto hints = threads_when_produced_.find(c);
+  // Whether each thread condition checked is concurrent with c; the waiting ones are extended.
+  std::unordered_map<ConditionIndex, bool> checked;
+  const auto check = [&](ConditionIndex t) {
+    auto [it, inserted] = checked.try_emplace(t, false);
+    if (!inserted) return it->second;
+    it->second = is_concurrent(t, c);
+    // (A fresh one was extended with every condition already.)
+    if (it->second && !fresh.count(t) && waits_for(t, r)) extend_with(t, c, out);
+    return it->second;
+  };
+  const std::vector<ThreadId> threads = waiting->second;
+  for (ThreadId thread : threads) {
+    ConditionIndex start = kInitialCondition;
+    if (hints != threads_when_produced_.end() && thread < hints->second.size())
+      start = hints->second[thread];
+    const bool searched = start != kInitialCondition;
+    const EventIndex searched_root = searched ? u.thread_root(start) : kInitialCondition;
+    if (searched) {
+      // The thread's conditions concurrent with c, through adjacent ones from `start`.
+      const std::uint32_t stamp = next_seen_stamp();
+      std::vector<ConditionIndex> todo{start};
+      seen_[start] = stamp;
+      while (!todo.empty()) {
+        const ConditionIndex x = todo.back();
+        todo.pop_back();
+        if (!check(x)) continue;
+        u.for_each_adjacent(x, [&](ConditionIndex next) {
+          if (seen_[next] != stamp) {
+            seen_[next] = stamp;
+            todo.push_back(next);
+          }
+        });
+      }
+    }
+    for (ConditionIndex t : from_before)
+      if (u.condition(t).key == thread && (!searched || u.thread_root(t) != searched_root))
+        check(t);
+  }
+}
+
+std::uint32_t PossibleExtensions::next_seen_stamp() {
+  if (seen_.size() < unfolding_->conditions()) seen_.resize(unfolding_->conditions(), 0);
+  if (++seen_stamp_ == 0) {  // wrapped: every old mark must read as unseen
+    std::fill(seen_.begin(), seen_.end(), 0);
+    seen_stamp_ = 1;
+  }
+  return seen_stamp_;
 }
 
 bool PossibleExtensions::finished(ConditionIndex c) const {
@@ -52,17 +150,22 @@ bool PossibleExtensions::is_concurrent(ConditionIndex t, ConditionIndex c) {
   return unfolding_->concurrent({t, c});
 }
 
-void PossibleExtensions::search(ConditionIndex t, std::uint64_t r, ConditionIndex start) {
+void PossibleExtensions::search(ConditionIndex t, ConditionIndex start) {
+  const std::uint32_t stamp = next_seen_stamp();
   std::vector<ConditionIndex> todo{start};
-  std::unordered_set<ConditionIndex> seen{start};
+  seen_[start] = stamp;
   while (!todo.empty()) {
     const ConditionIndex c = todo.back();
     todo.pop_back();
     if (!is_concurrent(t, c)) continue;  // the concurrent ones are connected: stop here
     threads_concurrent_with_[c].push_back(t);
     conditions_concurrent_with_[t].push_back(c);
-    for (ConditionIndex next : unfolding_->adjacent(c))
-      if (unfolding_->resource_of(next) == r && seen.insert(next).second) todo.push_back(next);
+    unfolding_->for_each_adjacent(c, [&](ConditionIndex next) {
+      if (seen_[next] != stamp) {
+        seen_[next] = stamp;
+        todo.push_back(next);
+      }
+    });
   }
 }
 
@@ -83,47 +186,30 @@ std::vector<Unfolding::Extension> PossibleExtensions::update() {
         searched.push_back(r);
         const auto start = std::find_if(held.begin(), held.end(),
                                         [&](ConditionIndex c) { return u.resource_of(c) == r; });
-        if (start != held.end()) search(t, r, *start);
+        if (start != held.end()) search(t, *start);
       }
     for (const Operation& variant : operation_variants(op)) extend(t, variant, kNoTouch, 0, out);
     held_.erase(t);
   }
   const std::unordered_set<ConditionIndex> fresh(learned_ops_.begin(), learned_ops_.end());
 
-  // New conditions: with the waiting threads concurrent with the condition before them in their
-  // resource (all the resource's waiting threads for a first condition).
-  const auto extend_with = [&](ConditionIndex t, ConditionIndex c) {
-    const Condition& cond = u.condition(c);
-    for (const Operation& op : operation_variants(*next_.at(t))) {
-      const std::vector<Touch> touches = touches_of(op);
-      for (std::size_t i = 0; i < touches.size(); ++i)
-        if (touches[i].kind == cond.kind && touches[i].key == cond.key) extend(t, op, i, c, out);
-    }
-  };
-  for (auto c = static_cast<ConditionIndex>(conditions_seen_); c < u.conditions(); ++c) {
-    const std::uint64_t r = u.resource_of(c);
-    const auto waiting = waiting_.find(r);
-    if (waiting == waiting_.end()) continue;
-    std::vector<ConditionIndex> candidates = waiting->second;
-    if (const EventIndex p = u.condition(c).producer; p != kInitialCondition) {
-      candidates.clear();
-      for (ConditionIndex before : u.event(p).preset)
-        if (u.resource_of(before) == r)
-          if (auto it = threads_concurrent_with_.find(before); it != threads_concurrent_with_.end())
-            candidates.insert(candidates.end(), it->second.begin(), it->second.end());
-    }
-    for (ConditionIndex t : candidates) {
-      if (fresh.count(t) || !is_concurrent(t, c)) continue;
-      threads_concurrent_with_[c].push_back(t);
-      conditions_concurrent_with_[t].push_back(c);
-      extend_with(t, c);
-    }
-  }
+  // New conditions: with the waiting threads that are concurrent with them.
+  for (auto c = static_cast<ConditionIndex>(conditions_seen_); c < u.conditions(); ++c)
+    extend_with_new(c, fresh, out);
+  threads_when_produced_.clear();
   // Threads that finished: the joins waiting for them.
   for (ConditionIndex c : learned_finished_)
     if (auto it = threads_concurrent_with_.find(c); it != threads_concurrent_with_.end()) {
       const std::vector<ConditionIndex> joiners = it->second;
-      for (ConditionIndex t : joiners) extend_with(t, c);
+      for (ConditionIndex t : joiners) {
+        const Condition& cond = u.condition(c);
+        for (const Operation& op : operation_variants(*next_.at(t))) {
+          const std::vector<Touch> touches = touches_of(op);
+          for (std::size_t i = 0; i < touches.size(); ++i)
+            if (touches[i].kind == cond.kind && touches[i].key == cond.key)
+              extend(t, op, i, c, out);
+        }
+      }
     }
 
   learned_ops_.clear();

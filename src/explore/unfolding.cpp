@@ -62,6 +62,7 @@ ConditionIndex Unfolding::add_condition(ConditionKind kind, ObjectKey key, Event
   const auto c = static_cast<ConditionIndex>(conditions_.size());
   conditions_.push_back({kind, key, producer});
   consumers_.emplace_back();
+  thread_root_.push_back(kInitialCondition);  // set by fire() once its producer is added
   by_slot_[slot(kind, key)].push_back(c);
   return c;
 }
@@ -81,14 +82,8 @@ ConditionIndex Unfolding::marked(const Marking& marking, ConditionKind kind, Obj
 }
 
 std::vector<ConditionIndex> Unfolding::adjacent(ConditionIndex c) const {
-  const std::uint64_t r = resource_of(c);
   std::vector<ConditionIndex> out;
-  if (const EventIndex p = conditions_[c].producer; p != kInitialCondition)
-    for (ConditionIndex before : events_[p].preset)
-      if (resource_of(before) == r) out.push_back(before);
-  for (EventIndex k : consumers_[c])
-    for (ConditionIndex after : events_[k].postset)
-      if (resource_of(after) == r) out.push_back(after);
+  for_each_adjacent(c, [&](ConditionIndex next) { out.push_back(next); });
   return out;
 }
 
@@ -213,6 +208,16 @@ Unfolding::Fired Unfolding::fire(Marking& marking, const Event& e) {
     ev.context = std::move(context);
     events_.push_back(std::move(ev));
     index_event(found);
+    // A thread's instance: that of the condition of the thread the event consumed, or, for a
+    // created thread's first condition, this creation.
+    for (ConditionIndex c : events_[found].postset) {
+      if (conditions_[c].kind != ConditionKind::kThread) continue;
+      thread_root_[c] = found;
+      for (ConditionIndex before : events_[found].preset)
+        if (conditions_[before].kind == ConditionKind::kThread &&
+            conditions_[before].key == conditions_[c].key)
+          thread_root_[c] = thread_root_[before];
+    }
     by_hash_.emplace(hash, found);
   }
   // The consumed tokens go (a mutex's free one is not replaced by a free one), the new ones come.

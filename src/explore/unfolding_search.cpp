@@ -171,7 +171,14 @@ class UnfoldingSearch final : public Strategy {
     };
     for (std::size_t i = 0; i < trace.events.size(); ++i) {
       const Event& e = trace.events[i];
-      const EventIndex fired = unfolding_.fire(marking, e).event;
+      // The end of the process comes last, when no other thread can run: nothing follows it,
+      // so it adds no local state, and as an event it would take (and put back) every condition.
+      if (e.op.kind == OpKind::kProcessExit) {
+        if (e.thread < at.size() && at[e.thread] != kInitialCondition)
+          learn(at[e.thread], e.op, {});
+        continue;
+      }
+      const auto [fired, added] = unfolding_.fire(marking, e);
       const UnfoldingEvent& ev = unfolding_.event(fired);
       std::vector<ConditionIndex> held(ev.preset.begin() + 1, ev.preset.end());
       held.insert(held.end(), ev.context.begin(), ev.context.end());
@@ -190,6 +197,11 @@ class UnfoldingSearch final : public Strategy {
         }
         at[child] = ev.postset.back();
       }
+      // Where the other threads were when the event's conditions appeared: the search for the
+      // threads that can use them starts there.
+      if (added)
+        for (ConditionIndex c : ev.postset)
+          if (unfolding_.condition(c).kind != ConditionKind::kThread) extensions_.produced(c, at);
     }
     for (ThreadId t = 0; t < at.size(); ++t)
       if (at[t] != kInitialCondition && done[t]) learn(at[t], std::nullopt, {});

@@ -8,9 +8,13 @@
 //   through adjacent conditions only: they are connected (Theorem 4 for shared variables,
 //   Theorem 5 for locks; the proof of Theorem 4 holds for every resource whose events consume
 //   one condition and produce the next, which here is every resource).
-// - A new condition c of a resource: a thread condition concurrent with c is concurrent with the
-//   condition c's producer consumed (the producer is newer than t), so only the threads found
-//   concurrent with that one are checked (§4.5, §5.6 step 1).
+// - A new condition c of a resource: for each thread waiting for the resource, its conditions
+//   concurrent with c are connected too (in each tree of the thread's conditions: Theorem 4's
+//   proof again, for the thread as the resource), so they are searched from where the thread was
+//   when c appeared. A thread with no condition there, another instance of it (a tree started by
+//   another creation), or a join waiting for a thread: a thread condition concurrent with c is
+//   concurrent with the condition c's producer consumed (the producer is newer than it), so the
+//   threads found concurrent with that one are checked (§4.5, §5.6 step 1).
 // Every candidate is checked for concurrency (a co-set, §5.6 "Checking For Concurrency").
 #pragma once
 
@@ -40,6 +44,10 @@ class PossibleExtensions {
   Learned learn(ConditionIndex thread_condition, const std::optional<Operation>& op,
                 const std::vector<ConditionIndex>& held = {});
   const Unfolding::NextOperations& next_operations() const { return next_; }
+  /// Records that object condition `c` appeared in a marking where each thread t was at
+  /// `threads[t]` (kInitialCondition: not started): where the search for the threads that can
+  /// use `c` starts. Without it, those are found from the condition before `c`.
+  void produced(ConditionIndex c, const std::vector<ConditionIndex>& threads);
 
   /// The extensions made possible by what was learned and by the conditions added since the
   /// last call: each returned once over all calls, none an event of the unfolding.
@@ -55,9 +63,9 @@ class PossibleExtensions {
   std::size_t memory_bytes() const;
 
  private:
-  // The conditions of resource `r` concurrent with thread condition t, found by the search from
-  // `start` (recorded in the indexes below).
-  void search(ConditionIndex t, std::uint64_t r, ConditionIndex start);
+  // The conditions of start's resource concurrent with thread condition t, found by the search
+  // from `start` (recorded in the indexes below).
+  void search(ConditionIndex t, ConditionIndex start);
   // Adds the extensions of the thread at `t` doing `op` with conditions concurrent with t;
   // touch `fixed` (if any) only with `with`.
   void extend(ConditionIndex t, const Operation& op, std::size_t fixed, ConditionIndex with,
@@ -75,6 +83,16 @@ class PossibleExtensions {
   std::vector<ConditionIndex> learned_finished_;                          // since the last update
   // Thread conditions whose known next operation touches a resource, by resource.
   std::unordered_map<std::uint64_t, std::vector<ConditionIndex>> waiting_;
+  // The threads that have such conditions, by resource.
+  std::unordered_map<std::uint64_t, std::vector<ThreadId>> waiting_threads_;
+  // produced()'s, until used.
+  std::unordered_map<ConditionIndex, std::vector<ConditionIndex>> threads_when_produced_;
+  // The extensions of the waiting threads with new condition c (update(), step 2).
+  void extend_with_new(ConditionIndex c, const std::unordered_set<ConditionIndex>& fresh,
+                       std::vector<Unfolding::Extension>& out);
+  // Whether t's next operation touches resource r.
+  bool waits_for(ConditionIndex t, std::uint64_t r) const;
+  void extend_with(ConditionIndex t, ConditionIndex c, std::vector<Unfolding::Extension>& out);
   // Found concurrent: the waiting thread conditions with each condition, and the conditions
   // with each waiting thread condition.
   std::unordered_map<ConditionIndex, std::vector<ConditionIndex>> threads_concurrent_with_;
@@ -86,6 +104,10 @@ class PossibleExtensions {
   std::unordered_set<std::vector<ConditionIndex>, KeyHash> found_;  // preset, ~0, context
   std::uint64_t co_checks_ = 0;
   std::uint64_t combinations_skipped_ = 0;
+  // The searches' visited marks, by condition, valid when equal to seen_stamp_.
+  std::vector<std::uint32_t> seen_;
+  std::uint32_t seen_stamp_ = 0;
+  std::uint32_t next_seen_stamp();
 };
 
 }  // namespace weft::explorer

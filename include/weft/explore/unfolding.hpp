@@ -128,9 +128,23 @@ class Unfolding {
   std::uint64_t resource_of(ConditionIndex c) const {
     return resource(conditions_[c].kind, conditions_[c].key);
   }
+  /// For a thread condition: the event that created this instance of the thread (its tree's
+  /// root), or kInitialCondition for a thread that existed from the start.
+  EventIndex thread_root(ConditionIndex c) const { return thread_root_[c]; }
   /// The conditions next to `c` in its resource's tree (thesis Def. 20, "adjacent"): the one its
   /// producer consumed, and the ones the consumers of `c` produce.
   std::vector<ConditionIndex> adjacent(ConditionIndex c) const;
+  /// Calls f on each of adjacent(c), without building the list.
+  template <typename F>
+  void for_each_adjacent(ConditionIndex c, F&& f) const {
+    const std::uint64_t r = resource_of(c);
+    if (const EventIndex p = conditions_[c].producer; p != kInitialCondition)
+      for (ConditionIndex before : events_[p].preset)
+        if (resource_of(before) == r) f(before);
+    for (EventIndex k : consumers_[c])
+      for (ConditionIndex after : events_[k].postset)
+        if (resource_of(after) == r) f(after);
+  }
 
   std::size_t events() const { return events_.size(); }
   std::size_t conditions() const { return conditions_.size(); }
@@ -212,6 +226,7 @@ class Unfolding {
   std::unordered_map<std::uint64_t, ConditionIndex> initial_;  // by slot
   std::unordered_map<std::uint64_t, std::vector<ConditionIndex>> by_slot_;
   std::vector<std::vector<EventIndex>> consumers_;  // by condition
+  std::vector<EventIndex> thread_root_;             // by condition (thread conditions)
   // Each thread's events form a tree (an event's parent: the one that produced the thread
   // condition it consumed). By event: its depth there, its parent, a jump pointer (Myers' skew
   // binary jumps, for ancestor queries in O(log depth)), and its causal clock: for each thread,
