@@ -196,6 +196,7 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
   explorer::StrategyConfig config;
   config.kind = settings.strategy;
   config.sleep_sets = settings.sleep_sets;
+  config.search_deadlocks = settings.deadlocks;
   config.random_executions = settings.random_executions;
   config.seed = settings.seed;
   std::unique_ptr<explorer::Strategy> strategy;

@@ -246,7 +246,9 @@ nlohmann::json statistics_json(const explorer::Statistics& s, std::uint64_t prog
                       {"most_targets_in_one_test", u->targets_per_test_max},
                       {"infeasible_targets", u->infeasible},
                       {"extension_seconds", u->extension_seconds},
-                      {"bytes", u->bytes}};
+                      {"bytes", u->bytes},
+                      {"deadlock_candidates", u->deadlock_candidates},
+                      {"deadlock_seconds", u->deadlock_seconds}};
   return j;
 }
 

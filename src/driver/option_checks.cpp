@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <string>
 
+#include "weft/explore/strategy.hpp"
+
 namespace weft::driver {
 namespace {
 
@@ -38,6 +40,11 @@ void check_options(const ProgramOptions& program, const ExploreSettings& setting
     bad("--thread-model",
         "needs --points=all: the model learns from the values that every shared access reads "
         "and writes");
+  if (settings.deadlocks && settings.strategy != explorer::StrategyKind::kContextualUnfolding)
+    bad("--deadlocks", std::string("searches an unfolding for deadlocks: use it with --strategy "
+                                   "contextual (") +
+                           explorer::strategy_name(settings.strategy) +
+                           " runs into every deadlock by itself)");
   if (program.memory_mb > kMaxMemoryMb)
     bad("--memory-limit", "must be at most " + std::to_string(kMaxMemoryMb) + " MiB (it is " +
                               std::to_string(program.memory_mb) + ")");

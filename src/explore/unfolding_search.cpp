@@ -10,9 +10,12 @@
 // tests for every n either way).
 #include <algorithm>
 #include <chrono>
+#include <set>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "strategies.hpp"
+#include "weft/explore/deadlock_search.hpp"
 #include "weft/explore/possible_extensions.hpp"
 #include "weft/explore/unfolding.hpp"
 
@@ -24,7 +27,8 @@ constexpr std::size_t kMergeTries = 256;
 
 class UnfoldingSearch final : public Strategy {
  public:
-  explicit UnfoldingSearch(const StrategyConfig& config) : initial_prefix_(config.initial_prefix) {}
+  explicit UnfoldingSearch(const StrategyConfig& config)
+      : initial_prefix_(config.initial_prefix), search_deadlocks_(config.search_deadlocks) {}
 
   std::optional<TestDirective> next() override {
     TestDirective d;
@@ -42,7 +46,13 @@ class UnfoldingSearch final : public Strategy {
       targets_.pop_back();
       if (!covered(x)) chosen.push_back(std::move(x));
     }
-    if (chosen.empty()) return std::nullopt;
+    if (chosen.empty()) {
+      if (search_deadlocks_ && unfolding_.events() != events_when_searched_) search_deadlocks();
+      if (deadlock_tests_.empty()) return std::nullopt;
+      d.prefix = std::move(deadlock_tests_.back());
+      deadlock_tests_.pop_back();
+      return d;
+    }
     add_compatible_targets(chosen);
 
     std::vector<ConditionIndex> needed;
@@ -81,7 +91,10 @@ class UnfoldingSearch final : public Strategy {
   }
 
   bool explores_inputs() const override { return false; }
-  const char* uncovered() const override { return "deadlocks and data races"; }
+  const char* uncovered() const override {
+    return search_deadlocks_ ? "data races, or deadlocks other than on mutexes"
+                             : "deadlocks and data races";
+  }
   std::string gaps() const override {
     std::string out;
     if (missed_)
@@ -99,6 +112,42 @@ class UnfoldingSearch final : public Strategy {
   }
 
  private:
+  // Searches the unfolding for deadlocks and queues a test into each new one (thesis §6.3).
+  void search_deadlocks() {
+    const auto started = std::chrono::steady_clock::now();
+    events_when_searched_ = unfolding_.events();
+    const DeadlockCandidates found =
+        find_deadlocks(unfolding_, {&held_, &extensions_.next_operations()});
+    for (const auto& set : found.sets) {
+      // One a test ran into already: its threads' conditions are among a deadlock's last ones.
+      const bool seen =
+          std::any_of(deadlocks_seen_.begin(), deadlocks_seen_.end(), [&](const auto& last) {
+            return std::includes(last.begin(), last.end(), set.begin(), set.end());
+          });
+      if (seen || !deadlocks_tried_.insert(set).second) continue;
+      ++stats_.deadlock_candidates;
+      std::vector<ThreadId> prefix;
+      for (EventIndex e : unfolding_.schedule_of(configuration_of(set)))
+        prefix.push_back(unfolding_.event(e).thread);
+      deadlock_tests_.push_back(std::move(prefix));
+    }
+    stats_.deadlock_seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  }
+
+  // The mutexes the thread holds at each thread condition of an event it fired.
+  void note_held(const UnfoldingEvent& ev) {
+    const ConditionIndex after = ev.postset.front();
+    if (held_.count(after)) return;
+    std::vector<ObjectKey> held;
+    if (const auto it = held_.find(ev.preset.front()); it != held_.end()) held = it->second;
+    if (acquires_mutex(ev.op)) held.push_back(mutex_of(ev.op));
+    if (releases_mutex(ev.op))
+      if (auto it = std::find(held.begin(), held.end(), mutex_of(ev.op)); it != held.end())
+        held.erase(it);
+    if (!held.empty()) held_.emplace(after, std::move(held));
+  }
+
   struct Aim {
     Unfolding::Extension target;
     std::size_t step;  // where in the prefix it fires
@@ -180,6 +229,7 @@ class UnfoldingSearch final : public Strategy {
       }
       const auto [fired, added] = unfolding_.fire(marking, e);
       const UnfoldingEvent& ev = unfolding_.event(fired);
+      if (search_deadlocks_) note_held(ev);
       std::vector<ConditionIndex> held(ev.preset.begin() + 1, ev.preset.end());
       held.insert(held.end(), ev.context.begin(), ev.context.end());
       learn(ev.preset.front(), e.op, held);
@@ -205,6 +255,13 @@ class UnfoldingSearch final : public Strategy {
     }
     for (ThreadId t = 0; t < at.size(); ++t)
       if (at[t] != kInitialCondition && done[t]) learn(at[t], std::nullopt, {});
+    if (search_deadlocks_ && trace.outcome == Outcome::kDeadlock) {
+      std::vector<ConditionIndex> last;
+      for (ConditionIndex c : at)
+        if (c != kInitialCondition) last.push_back(c);
+      std::sort(last.begin(), last.end());
+      deadlocks_seen_.push_back(std::move(last));
+    }
     for (const PendingThread& p : trace.pending) {
       if (p.thread >= at.size() || at[p.thread] == kInitialCondition || done[p.thread]) continue;
       std::vector<ConditionIndex> held;
@@ -248,6 +305,12 @@ class UnfoldingSearch final : public Strategy {
   std::uint64_t missed_ = 0;
   std::uint64_t nondeterministic_ = 0;
   mutable UnfoldingStatistics stats_;
+  bool search_deadlocks_ = false;
+  std::unordered_map<ConditionIndex, std::vector<ObjectKey>> held_;  // omitted: none
+  std::size_t events_when_searched_ = 0;
+  std::set<std::vector<ConditionIndex>> deadlocks_tried_;
+  std::vector<std::vector<ConditionIndex>> deadlocks_seen_;  // each sorted
+  std::vector<std::vector<ThreadId>> deadlock_tests_;
 };
 
 }  // namespace

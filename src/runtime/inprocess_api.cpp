@@ -163,6 +163,7 @@ Result explore(const Options& options, const std::function<void()>& test) {
   explorer::StrategyConfig config;
   config.kind = options.strategy;
   config.sleep_sets = options.sleep_sets;
+  config.search_deadlocks = options.search_deadlocks;
   config.random_executions = options.random_executions;
   config.seed = options.seed;
   if (!options.start_from.empty()) {

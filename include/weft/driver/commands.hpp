@@ -21,8 +21,9 @@ enum ExitCode : int {
 struct ExploreSettings {
   explorer::StrategyKind strategy = explorer::StrategyKind::kOptimalDpor;
   bool sleep_sets = true;
-  bool all_bugs = false;  ///< keep exploring after the first bug
-  std::string stop_on;    ///< with all_bugs: stop at a bug whose kind or message has this
+  bool deadlocks = false;  ///< --deadlocks: search the unfolding for deadlocks
+  bool all_bugs = false;   ///< keep exploring after the first bug
+  std::string stop_on;     ///< with all_bugs: stop at a bug whose kind or message has this
   /// With points "sync" and all_bugs or stop_on: a race's instructions become scheduling points
   /// and the exploration starts over (race-directed points); false keeps one round.
   bool race_points = true;

@@ -60,6 +60,9 @@ struct StrategyConfig {
   /// Random: how many executions, and the seed of the first.
   std::uint64_t random_executions = 1000;
   std::uint64_t seed = 1;
+  /// Unfolding strategies: once the unfolding is complete, search it for deadlocks (thesis
+  /// §6.3) and run a test into each one found.
+  bool search_deadlocks = false;
   /// A schedule prefix the first execution follows (e.g. to start from a given interleaving).
   std::vector<ThreadId> initial_prefix;
 };

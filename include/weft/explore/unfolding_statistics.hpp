@@ -15,6 +15,8 @@ struct UnfoldingStatistics {
   std::uint64_t infeasible = 0;            ///< targets whose thread was blocked there: no event
   double extension_seconds = 0;            ///< computing possible extensions
   std::uint64_t bytes = 0;                 ///< the unfolding's memory, estimated from its sizes
+  std::uint64_t deadlock_candidates = 0;   ///< sets the deadlock search found (a test into each)
+  double deadlock_seconds = 0;             ///< searching for deadlocks
 };
 
 }  // namespace weft::explorer

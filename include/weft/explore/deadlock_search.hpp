@@ -1,0 +1,36 @@
+// Deadlocks read from a contextual unfolding (thesis §6.3, Fig. 6.4), including ones no test
+// reached: sets of thread conditions that can hold together (a co-set) in which each thread
+// waits for a mutex another of them holds (a cycle), or one thread waits for a mutex held by a
+// thread that ended. Each set is a marking from which the waiting threads never proceed; a test
+// that reaches it (the schedule of its configuration, then the other threads run on) shows the
+// deadlock as an execution, which is how it is reported and replayed.
+//
+// Only mutexes are searched (the thesis' programs block on nothing else): a thread blocked for
+// good on a condition variable, a semaphore or a join is found only if a test reaches it.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "weft/explore/unfolding.hpp"
+
+namespace weft::explorer {
+
+struct DeadlockCandidates {
+  /// Each a co-set of thread conditions that can never all proceed.
+  std::vector<std::vector<ConditionIndex>> sets;
+  std::uint64_t co_checks = 0;
+};
+
+/// What the search needs to know of each thread condition: the mutexes its thread holds there
+/// (`held`), and what it does next (`next`: nullopt if it ended there).
+struct ThreadConditionFacts {
+  const std::unordered_map<ConditionIndex, std::vector<ObjectKey>>* held;
+  const Unfolding::NextOperations* next;
+};
+
+/// Every deadlock of the kinds above among the thread conditions of `unfolding` (each set once).
+DeadlockCandidates find_deadlocks(const Unfolding& unfolding, const ThreadConditionFacts& facts);
+
+}  // namespace weft::explorer

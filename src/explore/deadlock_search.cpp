@@ -1,0 +1,100 @@
+#include "weft/explore/deadlock_search.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace weft::explorer {
+
+namespace {
+
+class Search {
+ public:
+  Search(const Unfolding& u, const ThreadConditionFacts& facts) : u_(u), facts_(facts) {
+    for (const auto& [c, next] : *facts.next) {
+      if (next && next->kind == OpKind::kMutexLock) wanting_[mutex_of(*next)].push_back(c);
+      if (!next && !held(c).empty()) ended_holding_.push_back(c);
+    }
+    for (auto& [mutex, list] : wanting_) std::sort(list.begin(), list.end());
+    std::sort(ended_holding_.begin(), ended_holding_.end());
+  }
+
+  DeadlockCandidates run() {
+    // A thread waiting for a mutex that a thread which ended holds (Fig. 6.4's first case).
+    for (ConditionIndex ended : ended_holding_)
+      for (ObjectKey m : held(ended))
+        for (ConditionIndex waiting : wanting(m))
+          if (thread_of(waiting) != thread_of(ended)) found({waiting, ended});
+    // Cycles of waiting threads, each holding what the next one wants (Fig. 6.4's SEARCH); each
+    // cycle is searched from its smallest thread condition only.
+    for (const auto& [mutex, list] : wanting_)
+      for (ConditionIndex start : list)
+        if (!held(start).empty()) {
+          std::vector<ConditionIndex> set{start};
+          extend(set, start);
+        }
+    return std::move(out_);
+  }
+
+ private:
+  const std::vector<ObjectKey>& held(ConditionIndex c) const {
+    static const std::vector<ObjectKey> kNone;
+    const auto it = facts_.held->find(c);
+    return it == facts_.held->end() ? kNone : it->second;
+  }
+  const std::vector<ConditionIndex>& wanting(ObjectKey m) const {
+    static const std::vector<ConditionIndex> kNone;
+    const auto it = wanting_.find(m);
+    return it == wanting_.end() ? kNone : it->second;
+  }
+  ObjectKey wants(ConditionIndex c) const { return mutex_of(*facts_.next->at(c)); }
+  std::uint64_t thread_of(ConditionIndex c) const { return u_.condition(c).key; }
+
+  bool co_set(const std::vector<ConditionIndex>& set) {
+    ++co_checks_;
+    return u_.concurrent(set);
+  }
+
+  void found(std::vector<ConditionIndex> set) {
+    std::sort(set.begin(), set.end());
+    if (seen_.insert(set).second && co_set(set)) out_.sets.push_back(std::move(set));
+  }
+
+  // Adds to `set` (a co-set whose last member is `last`) a thread that wants a mutex `last`
+  // holds, until the cycle closes on the first member.
+  void extend(std::vector<ConditionIndex>& set, ConditionIndex last) {
+    const ConditionIndex first = set.front();
+    for (ObjectKey m : held(last))
+      for (ConditionIndex next : wanting(m)) {
+        if (next <= first || held(next).empty()) continue;  // the smallest member starts
+        if (std::any_of(set.begin(), set.end(),
+                        [&](ConditionIndex c) { return thread_of(c) == thread_of(next); }))
+          continue;
+        set.push_back(next);
+        ++co_checks_;
+        if (u_.concurrent(set)) {
+          const auto& next_holds = held(next);
+          if (std::find(next_holds.begin(), next_holds.end(), wants(first)) != next_holds.end())
+            found(set);
+          else
+            extend(set, next);
+        }
+        set.pop_back();
+      }
+  }
+
+  const Unfolding& u_;
+  ThreadConditionFacts facts_;
+  std::unordered_map<ObjectKey, std::vector<ConditionIndex>> wanting_;
+  std::vector<ConditionIndex> ended_holding_;
+  std::set<std::vector<ConditionIndex>> seen_;
+  DeadlockCandidates out_;
+  std::uint64_t& co_checks_ = out_.co_checks;
+};
+
+}  // namespace
+
+DeadlockCandidates find_deadlocks(const Unfolding& unfolding, const ThreadConditionFacts& facts) {
+  return Search(unfolding, facts).run();
+}
+
+}  // namespace weft::explorer
