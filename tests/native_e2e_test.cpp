@@ -291,6 +291,49 @@ TEST(NativeThreadModel, AnUnknownOrInapplicableModeIsAnError) {
   EXPECT_EQ(check("locked_counter.c", "--thread-model=off").exit_code, 0);
 }
 
+// ---- unfolding (--strategy contextual) ------------------------------------------------------
+
+// Thesis Example 10: two tests, the second fails; the unfolding drawn by --dump-unfolding has the
+// figure's events at their source lines, and the read arcs dashed.
+TEST(NativeUnfolding, ThesisExample10IsFoundInTwoTestsAndDrawn) {
+  const std::string dot = (std::filesystem::temp_directory_path() / "weft-e2e-example10.dot");
+  const CliRun r = check("thesis_example10.c",
+                         "--points=all --all-bugs --strategy contextual --dump-unfolding " + dot);
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(stat(r, "executions"), 2u);
+  EXPECT_EQ(r.result["incomplete_code"], "local-states-only");
+  EXPECT_GE(r.result["statistics"]["unfolding"]["events"].get<int>(), 4);
+  std::FILE* f = std::fopen(dot.c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  const std::string text = slurp(f);
+  std::fclose(f);
+  std::filesystem::remove(dot);
+  EXPECT_TRUE(text.starts_with("digraph unfolding {")) << text;
+  // Thread 0.0 reads x twice (the initial x, then the written one), thread 0.1 once, and writes.
+  const auto count = [&](const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("(x) thesis_example10.c:11"), 2u) << text;  // thread 0.0's two reads
+  EXPECT_EQ(count("(x) thesis_example10.c:17"), 2u) << text;  // thread 0.1's read and write
+  EXPECT_NE(text.find("style=dashed, arrowhead=none"), std::string::npos);
+}
+
+// The deadlock search finds the ABBA deadlock and reports it as a deadlock the runtime saw; the
+// options that need an unfolding are refused with another strategy.
+TEST(NativeUnfolding, DeadlocksAndTheOptionsThatNeedAnUnfolding) {
+  const CliRun r = check("abba_deadlock.c", "--strategy contextual --deadlocks");
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(first_bug_kind(r), "deadlock");
+  const CliRun wrong = check("abba_deadlock.c", "--strategy optimal --deadlocks");
+  EXPECT_EQ(wrong.exit_code, 2);
+  EXPECT_NE(wrong.err.find("--deadlocks searches an unfolding"), std::string::npos) << wrong.err;
+  const CliRun no_dot = check("abba_deadlock.c", "--strategy dpor --dump-unfolding /tmp/x.dot");
+  EXPECT_EQ(no_dot.exit_code, 2);
+  EXPECT_NE(no_dot.err.find("--dump-unfolding"), std::string::npos) << no_dot.err;
+}
+
 // ---- inputs ---------------------------------------------------------------------------------
 
 // A bug that needs a 32-bit magic value and one interleaving is found, reported with its input

@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -159,6 +161,25 @@ void add_statistics(explorer::Statistics& total, const explorer::Statistics& rou
     total.unfolding = round.unfolding;
     total.unfolding->extension_seconds += before;
   }
+}
+
+// --dump-unfolding: the unfolding in dot, its events at their source lines.
+void write_unfolding(const explorer::Strategy& strategy, const ThreadRegistry& threads,
+                     Symbolizer& symbols, const ExploreSettings& settings) {
+  explorer::UnfoldingNames names;
+  names.thread = [&](ThreadId t) { return threads.name(t); };
+  names.site = [&](std::uint64_t site) {
+    const SourceLocation where = symbols.code(site);
+    return where.file.empty() ? std::string() : where.short_text();
+  };
+  names.object = [&](ObjectKey address) { return symbols.data(address); };
+  const std::string dot = strategy.unfolding_dot(names);
+  std::FILE* f = std::fopen(settings.dump_unfolding.c_str(), "w");
+  bool written = f && std::fwrite(dot.data(), 1, dot.size(), f) == dot.size();
+  if (f) written = std::fclose(f) == 0 && written;
+  if (!written)
+    throw DriverError("cannot write the unfolding to " + settings.dump_unfolding + ": " +
+                      std::strerror(errno) + "; give --dump-unfolding a writable path");
 }
 
 int exit_code_of(explorer::Verdict verdict) {
@@ -335,6 +356,7 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
   const int code = exit_code_of(decision.verdict);
 
   if (!symbols) symbols.emplace(program.path, server->load_base());
+  if (!settings.dump_unfolding.empty()) write_unfolding(*strategy, threads, *symbols, settings);
   const std::string replay_path =
       settings.replay_file.empty() ? default_replay_file(program.path) : settings.replay_file;
   nlohmann::json bugs = nlohmann::json::array();

@@ -45,6 +45,11 @@ void check_options(const ProgramOptions& program, const ExploreSettings& setting
                                    "contextual (") +
                            explorer::strategy_name(settings.strategy) +
                            " runs into every deadlock by itself)");
+  if (!settings.dump_unfolding.empty() &&
+      settings.strategy != explorer::StrategyKind::kContextualUnfolding)
+    bad("--dump-unfolding", std::string("draws the unfolding a strategy builds: use it with "
+                                        "--strategy contextual (") +
+                                explorer::strategy_name(settings.strategy) + " builds none)");
   if (program.memory_mb > kMaxMemoryMb)
     bad("--memory-limit", "must be at most " + std::to_string(kMaxMemoryMb) + " MiB (it is " +
                               std::to_string(program.memory_mb) + ")");

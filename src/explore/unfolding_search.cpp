@@ -82,6 +82,10 @@ class UnfoldingSearch final : public Strategy {
     for (auto& x : found) targets_.push_back(std::move(x));
   }
 
+  std::string unfolding_dot(const UnfoldingNames& names) const override {
+    return explorer::unfolding_dot(unfolding_, sites_, names);
+  }
+
   const UnfoldingStatistics* unfolding_statistics() const override {
     stats_.events = unfolding_.events();
     stats_.conditions = unfolding_.conditions();
@@ -230,6 +234,7 @@ class UnfoldingSearch final : public Strategy {
       const auto [fired, added] = unfolding_.fire(marking, e);
       const UnfoldingEvent& ev = unfolding_.event(fired);
       if (search_deadlocks_) note_held(ev);
+      if (added) sites_.push_back(i < trace.sites.size() ? trace.sites[i] : 0);
       std::vector<ConditionIndex> held(ev.preset.begin() + 1, ev.preset.end());
       held.insert(held.end(), ev.context.begin(), ev.context.end());
       learn(ev.preset.front(), e.op, held);
@@ -311,6 +316,7 @@ class UnfoldingSearch final : public Strategy {
   std::set<std::vector<ConditionIndex>> deadlocks_tried_;
   std::vector<std::vector<ConditionIndex>> deadlocks_seen_;  // each sorted
   std::vector<std::vector<ThreadId>> deadlock_tests_;
+  std::vector<std::uint64_t> sites_;  // by event: the code address that first performed it
 };
 
 }  // namespace

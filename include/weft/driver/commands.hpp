@@ -22,6 +22,7 @@ struct ExploreSettings {
   explorer::StrategyKind strategy = explorer::StrategyKind::kOptimalDpor;
   bool sleep_sets = true;
   bool deadlocks = false;  ///< --deadlocks: search the unfolding for deadlocks
+  std::string dump_unfolding;  ///< --dump-unfolding: write the unfolding here (dot)
   bool all_bugs = false;   ///< keep exploring after the first bug
   std::string stop_on;     ///< with all_bugs: stop at a bug whose kind or message has this
   /// With points "sync" and all_bugs or stop_on: a race's instructions become scheduling points

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "weft/explore/input_statistics.hpp"
+#include "weft/explore/unfolding_dot.hpp"
 #include "weft/explore/unfolding_statistics.hpp"
 #include "weft/trace/directive.hpp"
 #include "weft/trace/trace.hpp"
@@ -41,6 +42,12 @@ class Strategy {
   virtual const char* uncovered() const { return nullptr; }
   /// Why it did not cover all it set out to (one line), or "".
   virtual std::string gaps() const { return {}; }
+  /// The unfolding it built, in Graphviz's dot language (unfolding_dot.hpp), or "" for a
+  /// strategy that builds none.
+  virtual std::string unfolding_dot(const UnfoldingNames& names) const {
+    (void)names;
+    return {};
+  }
 };
 
 enum class StrategyKind {
