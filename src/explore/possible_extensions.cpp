@@ -61,10 +61,13 @@ bool PossibleExtensions::waits_for(ConditionIndex t, std::uint64_t r) const {
   return false;
 }
 
-void PossibleExtensions::extend_with(ConditionIndex t, ConditionIndex c,
-                                     std::vector<Unfolding::Extension>& out) {
+void PossibleExtensions::record_concurrent(ConditionIndex t, ConditionIndex c) {
   threads_concurrent_with_[c].push_back(t);
   conditions_concurrent_with_[t].push_back(c);
+}
+
+void PossibleExtensions::extend_with(ConditionIndex t, ConditionIndex c,
+                                     std::vector<Unfolding::Extension>& out) {
   const Condition& cond = unfolding_->condition(c);
   for (const Operation& op : operation_variants(*next_.at(t))) {
     const std::vector<Touch> touches = touches_of(op);
@@ -98,7 +101,10 @@ void PossibleExtensions::extend_with_new(ConditionIndex c,
     if (!inserted) return it->second;
     it->second = is_concurrent(t, c);
     // (A fresh one was extended with every condition already.)
-    if (it->second && !fresh.count(t) && waits_for(t, r)) extend_with(t, c, out);
+    if (it->second && !fresh.count(t) && waits_for(t, r)) {
+      record_concurrent(t, c);
+      extend_with(t, c, out);
+    }
     return it->second;
   };
   const std::vector<ThreadId> threads = waiting->second;
@@ -108,23 +114,7 @@ void PossibleExtensions::extend_with_new(ConditionIndex c,
       start = hints->second[thread];
     const bool searched = start != kInitialCondition;
     const EventIndex searched_root = searched ? u.thread_root(start) : kInitialCondition;
-    if (searched) {
-      // The thread's conditions concurrent with c, through adjacent ones from `start`.
-      const std::uint32_t stamp = next_seen_stamp();
-      std::vector<ConditionIndex> todo{start};
-      seen_[start] = stamp;
-      while (!todo.empty()) {
-        const ConditionIndex x = todo.back();
-        todo.pop_back();
-        if (!check(x)) continue;
-        u.for_each_adjacent(x, [&](ConditionIndex next) {
-          if (seen_[next] != stamp) {
-            seen_[next] = stamp;
-            todo.push_back(next);
-          }
-        });
-      }
-    }
+    if (searched) walk_concurrent(start, check);  // the thread's conditions concurrent with c
     for (ConditionIndex t : from_before)
       if (u.condition(t).key == thread && (!searched || u.thread_root(t) != searched_root))
         check(t);
@@ -150,16 +140,15 @@ bool PossibleExtensions::is_concurrent(ConditionIndex t, ConditionIndex c) {
   return unfolding_->concurrent({t, c});
 }
 
-void PossibleExtensions::search(ConditionIndex t, ConditionIndex start) {
+template <typename Concurrent>
+void PossibleExtensions::walk_concurrent(ConditionIndex start, Concurrent&& concurrent) {
   const std::uint32_t stamp = next_seen_stamp();
   std::vector<ConditionIndex> todo{start};
   seen_[start] = stamp;
   while (!todo.empty()) {
     const ConditionIndex c = todo.back();
     todo.pop_back();
-    if (!is_concurrent(t, c)) continue;  // the concurrent ones are connected: stop here
-    threads_concurrent_with_[c].push_back(t);
-    conditions_concurrent_with_[t].push_back(c);
+    if (!concurrent(c)) continue;  // the concurrent ones are connected: stop here
     unfolding_->for_each_adjacent(c, [&](ConditionIndex next) {
       if (seen_[next] != stamp) {
         seen_[next] = stamp;
@@ -167,6 +156,14 @@ void PossibleExtensions::search(ConditionIndex t, ConditionIndex start) {
       }
     });
   }
+}
+
+void PossibleExtensions::search(ConditionIndex t, ConditionIndex start) {
+  walk_concurrent(start, [&](ConditionIndex c) {
+    if (!is_concurrent(t, c)) return false;
+    record_concurrent(t, c);
+    return true;
+  });
 }
 
 std::vector<Unfolding::Extension> PossibleExtensions::update() {
@@ -201,15 +198,7 @@ std::vector<Unfolding::Extension> PossibleExtensions::update() {
   for (ConditionIndex c : learned_finished_)
     if (auto it = threads_concurrent_with_.find(c); it != threads_concurrent_with_.end()) {
       const std::vector<ConditionIndex> joiners = it->second;
-      for (ConditionIndex t : joiners) {
-        const Condition& cond = u.condition(c);
-        for (const Operation& op : operation_variants(*next_.at(t))) {
-          const std::vector<Touch> touches = touches_of(op);
-          for (std::size_t i = 0; i < touches.size(); ++i)
-            if (touches[i].kind == cond.kind && touches[i].key == cond.key)
-              extend(t, op, i, c, out);
-        }
-      }
+      for (ConditionIndex t : joiners) extend_with(t, c, out);
     }
 
   learned_ops_.clear();

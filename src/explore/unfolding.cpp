@@ -81,12 +81,6 @@ ConditionIndex Unfolding::marked(const Marking& marking, ConditionKind kind, Obj
   return current(marking, kind, key);
 }
 
-std::vector<ConditionIndex> Unfolding::adjacent(ConditionIndex c) const {
-  std::vector<ConditionIndex> out;
-  for_each_adjacent(c, [&](ConditionIndex next) { out.push_back(next); });
-  return out;
-}
-
 std::size_t Unfolding::memory_bytes() const {
   std::size_t bytes = conditions_.capacity() * sizeof(Condition) +
                       events_.capacity() * sizeof(UnfoldingEvent) +

@@ -92,7 +92,13 @@ class PossibleExtensions {
                        std::vector<Unfolding::Extension>& out);
   // Whether t's next operation touches resource r.
   bool waits_for(ConditionIndex t, std::uint64_t r) const;
+  // The extensions of t's next operation with c at the touches c's object is.
   void extend_with(ConditionIndex t, ConditionIndex c, std::vector<Unfolding::Extension>& out);
+  void record_concurrent(ConditionIndex t, ConditionIndex c);
+  // Visits the conditions of start's resource connected to it through ones for which
+  // `concurrent` holds (it is asked once per condition reached).
+  template <typename Concurrent>
+  void walk_concurrent(ConditionIndex start, Concurrent&& concurrent);
   // Found concurrent: the waiting thread conditions with each condition, and the conditions
   // with each waiting thread condition.
   std::unordered_map<ConditionIndex, std::vector<ConditionIndex>> threads_concurrent_with_;

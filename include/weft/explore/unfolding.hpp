@@ -131,10 +131,8 @@ class Unfolding {
   /// For a thread condition: the event that created this instance of the thread (its tree's
   /// root), or kInitialCondition for a thread that existed from the start.
   EventIndex thread_root(ConditionIndex c) const { return thread_root_[c]; }
-  /// The conditions next to `c` in its resource's tree (thesis Def. 20, "adjacent"): the one its
-  /// producer consumed, and the ones the consumers of `c` produce.
-  std::vector<ConditionIndex> adjacent(ConditionIndex c) const;
-  /// Calls f on each of adjacent(c), without building the list.
+  /// Calls f on each condition next to `c` in its resource's tree (thesis Def. 20, "adjacent"):
+  /// the one its producer consumed, and the ones the consumers of `c` produce.
   template <typename F>
   void for_each_adjacent(ConditionIndex c, F&& f) const {
     const std::uint64_t r = resource_of(c);
