@@ -334,6 +334,15 @@ TEST(NativeUnfolding, DeadlocksAndTheOptionsThatNeedAnUnfolding) {
   EXPECT_NE(no_dot.err.find("--dump-unfolding"), std::string::npos) << no_dot.err;
 }
 
+// Inputs are not explored by contextual yet: the verdict says so, and not that --nondet fixed them.
+TEST(NativeUnfolding, InputsAreReportedAsNotExploredYet) {
+  const CliRun r = check("input_branches_in_two_threads.c", "--strategy contextual");
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_EQ(r.result["incomplete_code"], "fixed-inputs");
+  const std::string why = r.result["incomplete_because"].get<std::string>();
+  EXPECT_NE(why.find("contextual strategy does not explore them yet"), std::string::npos) << why;
+}
+
 // ---- inputs ---------------------------------------------------------------------------------
 
 // A bug that needs a 32-bit magic value and one interleaving is found, reported with its input
