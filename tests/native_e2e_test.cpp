@@ -320,12 +320,34 @@ TEST(NativeUnfolding, ThesisExample10IsFoundInTwoTestsAndDrawn) {
   EXPECT_NE(text.find("style=dashed, arrowhead=none"), std::string::npos);
 }
 
+// The same with place replication (thesis ch. 3, where Example 10 comes from): two tests, the
+// second fails, and the drawing has each thread's copy of x.
+TEST(NativeUnfolding, ThesisExample10WithPlaceReplication) {
+  const std::string dot = (std::filesystem::temp_directory_path() / "weft-e2e-example10u.dot");
+  const CliRun r = check("thesis_example10.c",
+                         "--points=all --all-bugs --strategy unfolding --dump-unfolding " + dot);
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(stat(r, "executions"), 2u);
+  EXPECT_EQ(r.result["incomplete_code"], "local-states-only");
+  EXPECT_EQ(r.result["statistics"]["unfolding"]["restarts"].get<int>(), 0);
+  std::FILE* f = std::fopen(dot.c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  const std::string text = slurp(f);
+  std::fclose(f);
+  std::filesystem::remove(dot);
+  EXPECT_NE(text.find("copy x of 0.0"), std::string::npos) << text;
+  EXPECT_NE(text.find("copy x of 0.1"), std::string::npos) << text;
+}
+
 // The deadlock search finds the ABBA deadlock and reports it as a deadlock the runtime saw; the
 // options that need an unfolding are refused with another strategy.
 TEST(NativeUnfolding, DeadlocksAndTheOptionsThatNeedAnUnfolding) {
-  const CliRun r = check("abba_deadlock.c", "--strategy contextual --deadlocks");
-  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
-  EXPECT_EQ(first_bug_kind(r), "deadlock");
+  for (const char* strategy : {"contextual", "unfolding"}) {
+    const CliRun r =
+        check("abba_deadlock.c", std::string("--strategy ") + strategy + " --deadlocks");
+    ASSERT_EQ(r.exit_code, 1) << strategy << r.out << r.err;
+    EXPECT_EQ(first_bug_kind(r), "deadlock") << strategy;
+  }
   const CliRun wrong = check("abba_deadlock.c", "--strategy optimal --deadlocks");
   EXPECT_EQ(wrong.exit_code, 2);
   EXPECT_NE(wrong.err.find("--deadlocks searches an unfolding"), std::string::npos) << wrong.err;

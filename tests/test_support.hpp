@@ -20,6 +20,15 @@ inline Options contextual() {
   return with(StrategyKind::kContextualUnfolding);
 }
 
+/// The place-replication unfolding strategy (thesis ch. 3), exploring on after bugs.
+inline Options place_unfolding() {
+  return with(StrategyKind::kUnfolding);
+}
+
+/// Both unfolding strategies.
+inline constexpr StrategyKind kUnfoldings[] = {StrategyKind::kUnfolding,
+                                               StrategyKind::kContextualUnfolding};
+
 inline constexpr StrategyKind kExhaustive[] = {StrategyKind::kDfs, StrategyKind::kDpor,
                                                StrategyKind::kDporCommutingReads,
                                                StrategyKind::kOptimalDpor};

@@ -1,7 +1,8 @@
-// Differential test of the contextual unfolding strategy: on seeded random programs (plain and
-// lock-heavy, the shapes of differential_test.cpp) it reaches every local state of every thread
-// that exhaustive DFS reaches, the same final states and assertion failures, with no more
-// complete tests than Mazurkiewicz traces (thesis §5.8's guarantee, checked).
+// Differential test of the unfolding strategies (place replication, ch. 3, and contextual,
+// ch. 5): on seeded random programs (plain and lock-heavy, the shapes of differential_test.cpp)
+// each reaches every local state of every thread that exhaustive DFS reaches, the same final
+// states and assertion failures, with no more complete tests than Mazurkiewicz traces (the
+// guarantees of thesis §3.8 and §5.8, checked).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -19,8 +20,8 @@ int seed_setting(const char* name, int fallback) {
   return v && *v ? std::atoi(v) : fallback;
 }
 
-// The differential test: every local state DFS reaches, contextual reaches, and the same
-// assertion failures; deadlocks are outside what it covers (its verdict says so).
+// The differential test: every local state DFS reaches, each unfolding reaches, and the same
+// assertion failures; deadlocks are outside what they cover (the verdict says so).
 constexpr double kMaxInterleavings = 20000;
 const int kPrograms = seed_setting("WEFT_UNFOLDING_PROGRAMS", 2000);
 
@@ -37,20 +38,23 @@ TEST_P(UnfoldingDifferential, ReachesTheLocalStatesAndFailuresDfsReaches) {
     return out;
   };
 
-  Observed oracle, unfolded;
+  Observed oracle;
   Options dfs;
   dfs.strategy = StrategyKind::kDfs;
   dfs.stop_on_first_bug = false;
   const Result by_dfs = explore(dfs, [&] { run_program(p, oracle); });
-  const Result by_unfolding = explore(contextual(), [&] { run_program(p, unfolded); });
-
-  EXPECT_EQ(unfolded.local_states, oracle.local_states) << where();
-  EXPECT_EQ(unfolded.final_states, oracle.final_states) << where();
-  EXPECT_EQ(assertion_failures(by_unfolding), assertion_failures(by_dfs)) << where();
-  EXPECT_LE(by_unfolding.stats.complete, by_dfs.stats.traces) << where();
-  EXPECT_EQ(by_unfolding.stats.diverged, 0u) << where();
-  EXPECT_EQ(by_unfolding.incomplete_code, Incompleteness::kLocalStatesOnly)
-      << by_unfolding.summary() << where();
+  for (StrategyKind kind : kUnfoldings) {
+    Observed unfolded;
+    const Result by_unfolding = explore(with(kind), [&] { run_program(p, unfolded); });
+    const std::string which = std::string(explorer::strategy_name(kind)) + ", ";
+    EXPECT_EQ(unfolded.local_states, oracle.local_states) << which << where();
+    EXPECT_EQ(unfolded.final_states, oracle.final_states) << which << where();
+    EXPECT_EQ(assertion_failures(by_unfolding), assertion_failures(by_dfs)) << which << where();
+    EXPECT_LE(by_unfolding.stats.complete, by_dfs.stats.traces) << which << where();
+    EXPECT_EQ(by_unfolding.stats.diverged, 0u) << which << where();
+    EXPECT_EQ(by_unfolding.incomplete_code, Incompleteness::kLocalStatesOnly)
+        << which << by_unfolding.summary() << where();
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, UnfoldingDifferential, ::testing::Range(0, kPrograms));
@@ -66,29 +70,33 @@ TEST_P(UnfoldingLockDifferential, ReachesTheLocalStatesFailuresAndDeadlocksOptim
   int checked = 0, with_deadlock = 0;
   for (int seed = GetParam() * 75; seed < (GetParam() + 1) * 75; ++seed) {
     const Program p = generate_lock_program(static_cast<std::uint64_t>(seed));
-    Observed oracle, unfolded;
+    Observed oracle;
     Options optimal;
     optimal.stop_on_first_bug = false;
     optimal.max_executions = 3000;
     const Result by_optimal = explore(optimal, [&] { run_program(p, oracle); });
     if (by_optimal.stats.executions >= 3000) continue;  // too large for CI
     ++checked;
-    Options with_deadlocks = contextual();
-    with_deadlocks.search_deadlocks = true;
-    const Result by_unfolding = explore(with_deadlocks, [&] { run_program(p, unfolded); });
-    const std::string where = "seed " + std::to_string(seed) + ", program:\n" + p.describe();
-    EXPECT_EQ(unfolded.local_states, oracle.local_states) << where;
-    EXPECT_EQ(unfolded.final_states, oracle.final_states) << where;
-    EXPECT_LE(by_unfolding.stats.complete, by_optimal.stats.complete) << where;
     const auto deadlocks = [](const Result& r) {
       return std::count_if(r.bugs.begin(), r.bugs.end(),
                            [](const Bug& b) { return b.kind == Outcome::kDeadlock; });
     };
-    // (The search covers deadlocks on mutexes, the only thing these programs block on.)
-    EXPECT_EQ(deadlocks(by_unfolding) > 0, deadlocks(by_optimal) > 0) << where;
     with_deadlock += deadlocks(by_optimal) > 0;
-    EXPECT_EQ(by_unfolding.incomplete_code, Incompleteness::kLocalStatesOnly) << where;
-    if (::testing::Test::HasFailure()) return;
+    for (StrategyKind kind : kUnfoldings) {
+      Observed unfolded;
+      Options with_deadlocks = with(kind);
+      with_deadlocks.search_deadlocks = true;
+      const Result by_unfolding = explore(with_deadlocks, [&] { run_program(p, unfolded); });
+      const std::string where = std::string(explorer::strategy_name(kind)) + ", seed " +
+                                std::to_string(seed) + ", program:\n" + p.describe();
+      EXPECT_EQ(unfolded.local_states, oracle.local_states) << where;
+      EXPECT_EQ(unfolded.final_states, oracle.final_states) << where;
+      EXPECT_LE(by_unfolding.stats.complete, by_optimal.stats.complete) << where;
+      // (The search covers deadlocks on mutexes, the only thing these programs block on.)
+      EXPECT_EQ(deadlocks(by_unfolding) > 0, deadlocks(by_optimal) > 0) << where;
+      EXPECT_EQ(by_unfolding.incomplete_code, Incompleteness::kLocalStatesOnly) << where;
+      if (::testing::Test::HasFailure()) return;
+    }
   }
   EXPECT_GE(checked, 45);
   EXPECT_GE(with_deadlock, 5);  // not vacuous

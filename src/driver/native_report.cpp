@@ -248,7 +248,8 @@ nlohmann::json statistics_json(const explorer::Statistics& s, std::uint64_t prog
                       {"extension_seconds", u->extension_seconds},
                       {"bytes", u->bytes},
                       {"deadlock_candidates", u->deadlock_candidates},
-                      {"deadlock_seconds", u->deadlock_seconds}};
+                      {"deadlock_seconds", u->deadlock_seconds},
+                      {"restarts", u->restarts}};
   return j;
 }
 

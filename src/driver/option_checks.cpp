@@ -40,15 +40,14 @@ void check_options(const ProgramOptions& program, const ExploreSettings& setting
     bad("--thread-model",
         "needs --points=all: the model learns from the values that every shared access reads "
         "and writes");
-  if (settings.deadlocks && settings.strategy != explorer::StrategyKind::kContextualUnfolding)
+  if (settings.deadlocks && !explorer::builds_unfolding(settings.strategy))
     bad("--deadlocks", std::string("searches an unfolding for deadlocks: use it with --strategy "
-                                   "contextual (") +
+                                   "contextual or unfolding (") +
                            explorer::strategy_name(settings.strategy) +
                            " runs into every deadlock by itself)");
-  if (!settings.dump_unfolding.empty() &&
-      settings.strategy != explorer::StrategyKind::kContextualUnfolding)
+  if (!settings.dump_unfolding.empty() && !explorer::builds_unfolding(settings.strategy))
     bad("--dump-unfolding", std::string("draws the unfolding a strategy builds: use it with "
-                                        "--strategy contextual (") +
+                                        "--strategy contextual or unfolding (") +
                                 explorer::strategy_name(settings.strategy) + " builds none)");
   if (program.memory_mb > kMaxMemoryMb)
     bad("--memory-limit", "must be at most " + std::to_string(kMaxMemoryMb) + " MiB (it is " +

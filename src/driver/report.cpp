@@ -155,6 +155,9 @@ std::string format_statistics(const explorer::Statistics& s) {
                   static_cast<unsigned long long>(u->extensions), u->extension_seconds,
                   static_cast<double>(u->bytes) / (1 << 20));
     line += buf;
+    if (u->restarts)
+      line += "; started over " + std::to_string(u->restarts) +
+              " times for threads the copies did not include";
   }
   const explorer::InputStatistics& in = s.inputs;
   if (in.executions_with_inputs == 0) return line;

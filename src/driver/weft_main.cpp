@@ -77,11 +77,13 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
          "instead of the values weft explores (then the verdict cannot cover every input)")
       ->type_name("INT");
   cmd.add_option("--dump-unfolding", s.dump_unfolding,
-                 "With --strategy contextual: write the unfolding the tests built to this file, "
+                 "With --strategy contextual or unfolding: write the unfolding the tests built to "
+                 "this file, "
                  "in Graphviz's dot language (dot -Tsvg FILE -o FILE.svg draws it)")
       ->type_name("FILE.dot");
   cmd.add_flag("--deadlocks", s.deadlocks,
-               "With --strategy contextual: search the unfolding for deadlocks on mutexes, also "
+               "With --strategy contextual or unfolding: search the unfolding for deadlocks on "
+               "mutexes, also "
                "ones no test ran into, and run a test into each (thesis §6.3)");
   cmd.add_flag(
       "--no-sleep-sets", [&s](std::int64_t) { s.sleep_sets = false; },

@@ -32,10 +32,16 @@ PossibleExtensions::Learned PossibleExtensions::learn(ConditionIndex thread_cond
   }
   learned_ops_.push_back(thread_condition);
   held_[thread_condition] = held;
+  auto& variants = variants_[thread_condition];
   std::vector<std::uint64_t> resources;
-  for (const Operation& variant : operation_variants(*op))
-    for (const Touch& t : touches_of(variant))
+  for (const Operation& variant : operation_variants(*op)) {
+    variants.push_back(
+        {variant,
+         unfolding_->touches(static_cast<ThreadId>(unfolding_->condition(thread_condition).key),
+                             variant)});
+    for (const Touch& t : variants.back().touches)
       resources.push_back(Unfolding::resource(t.kind, t.key));
+  }
   std::sort(resources.begin(), resources.end());
   resources.erase(std::unique(resources.begin(), resources.end()), resources.end());
   const auto thread = static_cast<ThreadId>(unfolding_->condition(thread_condition).key);
@@ -52,12 +58,21 @@ void PossibleExtensions::produced(ConditionIndex c, const std::vector<ConditionI
   threads_when_produced_[c] = threads;
 }
 
-bool PossibleExtensions::waits_for(ConditionIndex t, std::uint64_t r) const {
-  const auto it = next_.find(t);
-  if (it == next_.end() || !it->second) return false;
-  for (const Operation& op : operation_variants(*it->second))
-    for (const Touch& touch : touches_of(op))
-      if (Unfolding::resource(touch.kind, touch.key) == r) return true;
+bool PossibleExtensions::takes(const Touch& touch, ConditionIndex c) const {
+  const Condition& cond = unfolding_->condition(c);
+  if (touch.copies)  // the generation, or one of its copies
+    return cond.kind == ConditionKind::kMemoryCopy
+               ? granule_of_copy(cond.key) == touch.key
+               : cond.kind == touch.kind && cond.key == touch.key;
+  return Unfolding::resource(touch.kind, touch.key) == unfolding_->resource_of(c);
+}
+
+bool PossibleExtensions::waits_for(ConditionIndex t, ConditionIndex c) const {
+  const auto it = variants_.find(t);
+  if (it == variants_.end()) return false;
+  for (const Variant& v : it->second)
+    for (const Touch& touch : v.touches)
+      if (takes(touch, c)) return true;
   return false;
 }
 
@@ -69,11 +84,11 @@ void PossibleExtensions::record_concurrent(ConditionIndex t, ConditionIndex c) {
 void PossibleExtensions::extend_with(ConditionIndex t, ConditionIndex c,
                                      std::vector<Unfolding::Extension>& out) {
   const Condition& cond = unfolding_->condition(c);
-  for (const Operation& op : operation_variants(*next_.at(t))) {
-    const std::vector<Touch> touches = touches_of(op);
-    for (std::size_t i = 0; i < touches.size(); ++i)
-      if (touches[i].kind == cond.kind && touches[i].key == cond.key) extend(t, op, i, c, out);
-  }
+  for (const Variant& v : variants_.at(t))
+    for (std::size_t i = 0; i < v.touches.size(); ++i)
+      if ((v.touches[i].kind == cond.kind && v.touches[i].key == cond.key) ||
+          (v.touches[i].copies && takes(v.touches[i], c)))
+        extend(t, v, i, c, out);
 }
 
 void PossibleExtensions::extend_with_new(ConditionIndex c,
@@ -81,8 +96,27 @@ void PossibleExtensions::extend_with_new(ConditionIndex c,
                                          std::vector<Unfolding::Extension>& out) {
   const Unfolding& u = *unfolding_;
   const std::uint64_t r = u.resource_of(c);
-  const auto waiting = waiting_threads_.find(r);
-  if (waiting == waiting_threads_.end()) return;
+  // The threads waiting for c's resource; for a copy a read of its holder made, also those
+  // taking every copy of the granule (a copy made with a generation comes with it).
+  std::vector<ThreadId> threads;
+  const auto add_waiting = [&](std::uint64_t resource) {
+    if (auto it = waiting_threads_.find(resource); it != waiting_threads_.end())
+      for (ThreadId thread : it->second)
+        if (std::find(threads.begin(), threads.end(), thread) == threads.end())
+          threads.push_back(thread);
+  };
+  add_waiting(r);
+  if (const Condition& cond = u.condition(c); cond.kind == ConditionKind::kMemoryCopy) {
+    const ObjectKey granule = granule_of_copy(cond.key);
+    const auto with_generation = [&](const UnfoldingEvent& p) {
+      return std::any_of(p.preset.begin(), p.preset.end(), [&](auto x) {
+        return u.condition(x).kind == ConditionKind::kMemory && u.condition(x).key == granule;
+      });
+    };
+    if (cond.producer != kInitialCondition && !with_generation(u.event(cond.producer)))
+      add_waiting(Unfolding::resource(ConditionKind::kMemory, granule));
+  }
+  if (threads.empty()) return;
   // The candidates from the condition before c (see the header), by thread.
   std::vector<ConditionIndex> from_before;
   if (const EventIndex p = u.condition(c).producer; p != kInitialCondition) {
@@ -101,13 +135,12 @@ void PossibleExtensions::extend_with_new(ConditionIndex c,
     if (!inserted) return it->second;
     it->second = is_concurrent(t, c);
     // (A fresh one was extended with every condition already.)
-    if (it->second && !fresh.count(t) && waits_for(t, r)) {
+    if (it->second && !fresh.count(t) && waits_for(t, c)) {
       record_concurrent(t, c);
       extend_with(t, c, out);
     }
     return it->second;
   };
-  const std::vector<ThreadId> threads = waiting->second;
   for (ThreadId thread : threads) {
     ConditionIndex start = kInitialCondition;
     if (hints != threads_when_produced_.end() && thread < hints->second.size())
@@ -173,11 +206,10 @@ std::vector<Unfolding::Extension> PossibleExtensions::update() {
 
   // Threads whose next operation is new: search what it touches, then extend.
   for (ConditionIndex t : learned_ops_) {
-    const Operation op = *next_.at(t);
     const std::vector<ConditionIndex>& held = held_[t];
     std::vector<std::uint64_t> searched;
-    for (const Operation& variant : operation_variants(op))
-      for (const Touch& touch : touches_of(variant)) {
+    for (const Variant& variant : variants_.at(t))
+      for (const Touch& touch : variant.touches) {
         const std::uint64_t r = Unfolding::resource(touch.kind, touch.key);
         if (std::find(searched.begin(), searched.end(), r) != searched.end()) continue;
         searched.push_back(r);
@@ -185,7 +217,7 @@ std::vector<Unfolding::Extension> PossibleExtensions::update() {
                                         [&](ConditionIndex c) { return u.resource_of(c) == r; });
         if (start != held.end()) search(t, *start);
       }
-    for (const Operation& variant : operation_variants(op)) extend(t, variant, kNoTouch, 0, out);
+    for (const Variant& variant : variants_.at(t)) extend(t, variant, kNoTouch, 0, out);
     held_.erase(t);
   }
   const std::unordered_set<ConditionIndex> fresh(learned_ops_.begin(), learned_ops_.end());
@@ -207,17 +239,22 @@ std::vector<Unfolding::Extension> PossibleExtensions::update() {
   return out;
 }
 
-void PossibleExtensions::extend(ConditionIndex t, const Operation& op, std::size_t fixed,
+void PossibleExtensions::extend(ConditionIndex t, const Variant& variant, std::size_t fixed,
                                 ConditionIndex with, std::vector<Unfolding::Extension>& out) {
+  const Operation& op = variant.op;
   if (touches_everything(op)) return;  // not an extension the unfolding can place (see header)
   const Unfolding& u = *unfolding_;
-  const std::vector<Touch> touches = touches_of(op);
+  const std::vector<Touch>& touches = variant.touches;
   const std::vector<ConditionIndex>& concurrent = conditions_concurrent_with_[t];
+  const bool with_copy = fixed < touches.size() && touches[fixed].copies &&
+                         u.condition(with).kind == ConditionKind::kMemoryCopy;
   std::vector<std::vector<ConditionIndex>> options(touches.size());
   std::uint64_t combinations = 1;
+  bool copies = false;
   for (std::size_t i = 0; i < touches.size(); ++i) {
+    copies = copies || touches[i].copies;
     if (i == fixed) {
-      options[i] = {with};
+      options[i] = {with_copy ? u.generation_of(with) : with};
     } else {
       for (ConditionIndex c : concurrent)
         if (u.condition(c).kind == touches[i].kind && u.condition(c).key == touches[i].key)
@@ -230,25 +267,43 @@ void PossibleExtensions::extend(ConditionIndex t, const Operation& op, std::size
       return;
     }
   }
-  std::vector<std::size_t> choice(touches.size(), 0);
-  while (true) {
+  for_each_combination(options, [&](const std::vector<ConditionIndex>& choice) {
     std::vector<ConditionIndex> preset{t}, context;
-    bool possible = true;
+    std::vector<std::vector<ConditionIndex>> copy_options;
     for (std::size_t i = 0; i < touches.size(); ++i) {
-      const ConditionIndex c = options[i][choice[i]];
-      (touches[i].read ? context : preset).push_back(c);
+      (touches[i].read ? context : preset).push_back(choice[i]);
       // A join waits for the joined thread to finish: only its last condition will do.
-      if (touches[i].kind == ConditionKind::kThread && !finished(c)) possible = false;
+      if (touches[i].kind == ConditionKind::kThread && !finished(choice[i])) return true;
+      if (touches[i].copies)  // one copy per holder, each concurrent with t
+        for (auto& [holder, tree] : u.copies_of_generation(choice[i])) {
+          std::vector<ConditionIndex>& these = copy_options.emplace_back();
+          if (i == fixed && with_copy && holder == holder_of_copy(u.condition(with).key)) {
+            these.push_back(with);
+            continue;
+          }
+          for (ConditionIndex c : tree)
+            if (is_concurrent(t, c)) {
+              these.push_back(c);
+              if (recorded_.insert((std::uint64_t{t} << 32) | c).second) record_concurrent(t, c);
+            }
+          if (these.empty()) return true;
+        }
     }
-    // One touch: {t, c} was checked already; more: the whole set must be a co-set.
-    if (possible) emit(t, op, std::move(preset), std::move(context), touches.size() <= 1, out);
-    std::size_t i = 0;  // the next choice, as an odometer
-    for (; i < touches.size(); ++i) {
-      if (++choice[i] < options[i].size()) break;
-      choice[i] = 0;
+    std::uint64_t more = 1;
+    for (const auto& these : copy_options) more *= these.size();
+    if (combinations * more > kMaxCombinations) {
+      ++combinations_skipped_;
+      return true;
     }
-    if (i == touches.size()) break;
-  }
+    for_each_combination(copy_options, [&](const std::vector<ConditionIndex>& copy_choice) {
+      std::vector<ConditionIndex> pre = preset;
+      pre.insert(pre.end(), copy_choice.begin(), copy_choice.end());
+      // One touch: {t, c} was checked already; more: the whole set must be a co-set.
+      emit(t, op, std::move(pre), context, touches.size() <= 1 && !copies, out);
+      return true;
+    });
+    return true;
+  });
 }
 
 void PossibleExtensions::emit(ConditionIndex t, const Operation& op,

@@ -13,5 +13,6 @@ std::unique_ptr<Strategy> make_dpor(const StrategyConfig& config, ReadPolicy pol
 std::unique_ptr<Strategy> make_optimal_dpor(const StrategyConfig& config);
 std::unique_ptr<Strategy> make_random(const StrategyConfig& config);
 std::unique_ptr<Strategy> make_contextual_unfolding(const StrategyConfig& config);
+std::unique_ptr<Strategy> make_unfolding(const StrategyConfig& config);
 
 }  // namespace weft::explorer

@@ -9,7 +9,7 @@ namespace weft::explorer {
 namespace {
 
 // The one table of strategies (the default first).
-const std::array<StrategyInfo, 6> kStrategies = {{
+const std::array<StrategyInfo, 7> kStrategies = {{
     {StrategyKind::kOptimalDpor, "optimal",
      "optimal DPOR: source sets and wakeup trees, one execution per Mazurkiewicz trace",
      ReadPolicy::kReadsCommute, make_optimal_dpor},
@@ -21,6 +21,10 @@ const std::array<StrategyInfo, 6> kStrategies = {{
      [](const StrategyConfig& c) { return make_dpor(c, ReadPolicy::kReadsConflict); }},
     {StrategyKind::kDfs, "dfs", "every interleaving (the oracle)", ReadPolicy::kReadsCommute,
      make_dfs},
+    {StrategyKind::kUnfolding, "unfolding",
+     "unfolding testing with a copy of each variable per thread (thesis ch. 3): every reachable "
+     "local state of every thread; not deadlocks or races",
+     ReadPolicy::kReadsCommute, make_unfolding},
     {StrategyKind::kContextualUnfolding, "contextual",
      "contextual unfolding testing: every reachable local state of every thread, often in far "
      "fewer tests than traces; not deadlocks or races",

@@ -52,6 +52,20 @@ std::uint64_t Unfolding::slot(ConditionKind kind, ObjectKey key) {
 }
 
 ConditionIndex Unfolding::initial(ConditionKind kind, ObjectKey key) {
+  if (kind == ConditionKind::kMemoryCopy ||
+      (kind == ConditionKind::kMemory && model_ == UnfoldingModel::kPlaceReplication)) {
+    // A granule's generation and every copy of it come together.
+    const ObjectKey granule = kind == ConditionKind::kMemory ? key : granule_of_copy(key);
+    if (!initial_.count(slot(ConditionKind::kMemory, granule))) {
+      initial_.emplace(slot(ConditionKind::kMemory, granule),
+                       add_condition(ConditionKind::kMemory, granule, kInitialCondition));
+      for (ThreadId t : holders_)
+        initial_.emplace(
+            slot(ConditionKind::kMemoryCopy, copy_key(granule, t)),
+            add_condition(ConditionKind::kMemoryCopy, copy_key(granule, t), kInitialCondition));
+    }
+    return initial_.at(slot(kind, key));  // (a copy of a thread with none: a caller's bug)
+  }
   auto [it, inserted] =
       initial_.try_emplace(slot(kind, key), static_cast<ConditionIndex>(conditions_.size()));
   if (inserted) add_condition(kind, key, kInitialCondition);
@@ -151,9 +165,114 @@ EventIndex Unfolding::find_event(const std::vector<ConditionIndex>& preset,
   return kInitialCondition;
 }
 
+std::vector<Touch> Unfolding::touches(ThreadId thread, const Operation& op) const {
+  std::vector<Touch> touches = touches_of(op);
+  if (model_ != UnfoldingModel::kPlaceReplication) return touches;
+  for (Touch& t : touches) {
+    if (t.kind != ConditionKind::kMemory) continue;
+    if (t.read) {  // the reader's own copy
+      t.kind = t.becomes = ConditionKind::kMemoryCopy;
+      t.key = copy_key(t.key, thread);
+      t.read = false;
+    } else {  // every copy
+      t.copies = true;
+    }
+  }
+  return touches;
+}
+
+void Unfolding::set_copy_holders(std::vector<ThreadId> threads) {
+  holders_ = std::move(threads);
+  std::sort(holders_.begin(), holders_.end());
+}
+
+EventIndex Unfolding::own_event_before(ConditionIndex c) const {
+  const auto thread = conditions_[c].key;
+  EventIndex before = conditions_[c].producer;
+  while (before != kInitialCondition && events_[before].thread != thread) {
+    const auto& pre = events_[before].preset;
+    const auto own = std::find_if(pre.begin(), pre.end(), [&](ConditionIndex x) {
+      return conditions_[x].kind == ConditionKind::kThread && conditions_[x].key == thread;
+    });
+    before = own == pre.end() ? kInitialCondition : conditions_[*own].producer;
+  }
+  return before;
+}
+
+std::vector<ConditionIndex> Unfolding::copies_made_with(ConditionIndex generation) const {
+  std::vector<ConditionIndex> out;
+  const EventIndex p = conditions_[generation].producer;
+  const ObjectKey granule = conditions_[generation].key;
+  if (p == kInitialCondition) {  // the initial copies, added with the generation (initial())
+    for (ThreadId t : holders_)
+      out.push_back(initial_.at(slot(ConditionKind::kMemoryCopy, copy_key(granule, t))));
+    return out;
+  }
+  for (ConditionIndex c : events_[p].postset)
+    if (conditions_[c].kind == ConditionKind::kMemoryCopy &&
+        granule_of_copy(conditions_[c].key) == granule)
+      out.push_back(c);
+  return out;
+}
+
+ConditionIndex Unfolding::generation_of(ConditionIndex copy) const {
+  const ObjectKey key = conditions_[copy].key, granule = granule_of_copy(key);
+  for (ConditionIndex c = copy;;) {
+    if (conditions_[c].producer == kInitialCondition)
+      return initial_.at(slot(ConditionKind::kMemory, granule));
+    const UnfoldingEvent& p = events_[conditions_[c].producer];
+    ConditionIndex before = kInitialCondition;
+    for (std::size_t i = 0; i < p.preset.size(); ++i) {
+      const Condition& x = conditions_[p.preset[i]];
+      if (x.kind == ConditionKind::kMemory && x.key == granule) return p.postset[i];
+      if (x.kind == ConditionKind::kMemoryCopy && x.key == key) before = p.preset[i];
+    }
+    c = before;  // a read of the holder's own copy
+  }
+}
+
+std::vector<std::pair<ThreadId, std::vector<ConditionIndex>>> Unfolding::copies_of_generation(
+    ConditionIndex generation) const {
+  std::vector<std::pair<ThreadId, std::vector<ConditionIndex>>> out;
+  const ObjectKey granule = conditions_[generation].key;
+  for (ConditionIndex root : copies_made_with(generation)) {
+    std::vector<ConditionIndex> tree, todo{root};
+    while (!todo.empty()) {
+      const ConditionIndex c = todo.back();
+      todo.pop_back();
+      tree.push_back(c);
+      for (EventIndex k : consumers_[c]) {
+        const UnfoldingEvent& ev = events_[k];
+        const bool takes_all = std::any_of(ev.preset.begin(), ev.preset.end(), [&](auto x) {
+          return conditions_[x].kind == ConditionKind::kMemory && conditions_[x].key == granule;
+        });
+        if (takes_all) continue;  // the next generation
+        for (std::size_t i = 0; i < ev.preset.size(); ++i)
+          if (ev.preset[i] == c) todo.push_back(ev.postset[i]);
+      }
+    }
+    out.emplace_back(holder_of_copy(conditions_[root].key), std::move(tree));
+  }
+  return out;
+}
+
+std::vector<ConditionIndex> Unfolding::marked_for(const Marking& marking, ThreadId t,
+                                                  const Operation& op) {
+  std::vector<ConditionIndex> out;
+  for (const Operation& variant : operation_variants(op))
+    for (const Touch& touch : touches(t, variant)) {
+      const ConditionIndex c = marked(marking, touch.kind, touch.key);
+      out.push_back(c);
+      if (touch.copies)
+        for (ConditionIndex copy : copies_made_with(c))
+          out.push_back(current(marking, ConditionKind::kMemoryCopy, conditions_[copy].key));
+    }
+  return out;
+}
+
 Unfolding::Fired Unfolding::fire(Marking& marking, const Event& e) {
   const Operation& op = e.op;
-  const std::vector<Touch> touches = touches_of(op);
+  const std::vector<Touch> touches = this->touches(e.thread, op);
 
   std::vector<ConditionIndex> preset{current(marking, ConditionKind::kThread, e.thread)};
   std::vector<ConditionIndex> context;
@@ -163,6 +282,9 @@ Unfolding::Fired Unfolding::fire(Marking& marking, const Event& e) {
     const ConditionIndex c = current(marking, t.kind, t.key);
     (t.read ? context : preset).push_back(c);
     if (!t.read) becomes[c] = t.becomes;
+    if (t.copies)
+      for (ThreadId h : holders_)
+        preset.push_back(current(marking, ConditionKind::kMemoryCopy, copy_key(t.key, h)));
   }
   if (touches_everything(op)) {
     // Ordered after everything before it, and everything after it after it: it takes every
@@ -226,14 +348,7 @@ void Unfolding::index_event(EventIndex e) {
   const UnfoldingEvent& ev = events_[e];
   // The thread's previous event; an event that consumed every condition (touches_everything)
   // may have produced the thread condition in between.
-  EventIndex before = conditions_[ev.preset.front()].producer;
-  while (before != kInitialCondition && events_[before].thread != ev.thread) {
-    const auto& pre = events_[before].preset;
-    const auto own = std::find_if(pre.begin(), pre.end(), [&](ConditionIndex c) {
-      return conditions_[c].kind == ConditionKind::kThread && conditions_[c].key == ev.thread;
-    });
-    before = own == pre.end() ? kInitialCondition : conditions_[*own].producer;
-  }
+  const EventIndex before = own_event_before(ev.preset.front());
   const bool same_thread = before != kInitialCondition;
   const EventIndex parent = same_thread ? before : kInitialCondition;
   parent_.push_back(parent);
@@ -455,39 +570,38 @@ std::vector<Unfolding::Extension> Unfolding::naive_possible_extensions(
   std::vector<Extension> out;
   for (const auto& [thread_condition, known] : next) {
     if (!known || touches_everything(*known)) continue;  // not modelled here (see the header)
+    const auto thread = static_cast<ThreadId>(conditions_[thread_condition].key);
     for (const Operation& op : operation_variants(*known)) {
-      const std::vector<Touch> touches = touches_of(op);
-      std::vector<const std::vector<ConditionIndex>*> options;
-      bool none = false;
-      for (const Touch& t : touches) {
-        options.push_back(&conditions_of(t.kind, t.key));
-        none = none || options.back()->empty();
-      }
-      if (none) continue;
-      // Every choice of one condition per object touched.
-      std::vector<std::size_t> choice(touches.size(), 0);
-      while (true) {
-        std::vector<ConditionIndex> preset{thread_condition}, context, all{thread_condition};
+      const std::vector<Touch> touches = this->touches(thread, op);
+      std::vector<std::vector<ConditionIndex>> options;
+      for (const Touch& t : touches) options.push_back(conditions_of(t.kind, t.key));
+      // Every choice of one condition per object touched (and, for a touch of every copy, of
+      // one copy per holder of the generation chosen).
+      for_each_combination(options, [&](const std::vector<ConditionIndex>& choice) {
+        std::vector<ConditionIndex> preset{thread_condition}, context;
+        std::vector<std::vector<ConditionIndex>> copies;
         bool joinable = true;
         for (std::size_t i = 0; i < touches.size(); ++i) {
-          const ConditionIndex c = (*options[i])[choice[i]];
-          (touches[i].read ? context : preset).push_back(c);
-          all.push_back(c);
-          if (touches[i].kind == ConditionKind::kThread && !finished(c)) joinable = false;
+          (touches[i].read ? context : preset).push_back(choice[i]);
+          if (touches[i].kind == ConditionKind::kThread && !finished(choice[i])) joinable = false;
+          if (touches[i].copies)
+            for (auto& [holder, tree] : copies_of_generation(choice[i]))
+              copies.push_back(std::move(tree));
         }
-        std::sort(preset.begin() + 1, preset.end());
-        std::sort(context.begin(), context.end());
-        if (joinable && find_event(preset, context) == kInitialCondition && concurrent(all))
-          out.push_back(
-              {static_cast<ThreadId>(conditions_[thread_condition].key), op, preset, context});
-        // The next choice, as an odometer.
-        std::size_t i = 0;
-        for (; i < touches.size(); ++i) {
-          if (++choice[i] < options[i]->size()) break;
-          choice[i] = 0;
-        }
-        if (i == touches.size()) break;
-      }
+        if (!joinable) return true;
+        for_each_combination(copies, [&](const std::vector<ConditionIndex>& copy_choice) {
+          std::vector<ConditionIndex> pre = preset;
+          pre.insert(pre.end(), copy_choice.begin(), copy_choice.end());
+          std::sort(pre.begin() + 1, pre.end());
+          std::sort(context.begin(), context.end());
+          std::vector<ConditionIndex> all = pre;
+          all.insert(all.end(), context.begin(), context.end());
+          if (find_event(pre, context) == kInitialCondition && concurrent(all))
+            out.push_back({thread, op, std::move(pre), context});
+          return true;
+        });
+        return true;
+      });
     }
   }
   return out;

@@ -33,6 +33,8 @@ const char* kind_text(ConditionKind kind) {
       return "sem";
     case ConditionKind::kFutex:
       return "futex";
+    case ConditionKind::kMemoryCopy:
+      return "copy";
   }
   return "?";
 }
@@ -68,11 +70,14 @@ std::string unfolding_dot(const Unfolding& u, const std::vector<std::uint64_t>& 
       label = names.thread(static_cast<ThreadId>(cond.key));
     } else {
       ObjectKey address = cond.key;
-      if (cond.kind == ConditionKind::kMemory) {  // keyed by granule
-        const auto it = accessed.find(cond.key);
-        address = it != accessed.end() ? it->second : cond.key * kMemoryGranule;
+      const bool copy = cond.kind == ConditionKind::kMemoryCopy;
+      if (cond.kind == ConditionKind::kMemory || copy) {  // keyed by granule
+        const ObjectKey granule = copy ? granule_of_copy(cond.key) : cond.key;
+        const auto it = accessed.find(granule);
+        address = it != accessed.end() ? it->second : granule * kMemoryGranule;
       }
       label = std::string(kind_text(cond.kind)) + " " + name_of(address);
+      if (copy) label += " of " + names.thread(holder_of_copy(cond.key));
     }
     out += "  c" + std::to_string(c) +
            (cond.kind == ConditionKind::kThread ? " [shape=circle, label="

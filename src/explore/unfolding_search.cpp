@@ -27,8 +27,10 @@ constexpr std::size_t kMergeTries = 256;
 
 class UnfoldingSearch final : public Strategy {
  public:
-  explicit UnfoldingSearch(const StrategyConfig& config)
-      : initial_prefix_(config.initial_prefix), search_deadlocks_(config.search_deadlocks) {}
+  UnfoldingSearch(const StrategyConfig& config, UnfoldingModel model)
+      : initial_prefix_(config.initial_prefix),
+        unfolding_(model),
+        search_deadlocks_(config.search_deadlocks) {}
 
   std::optional<TestDirective> next() override {
     TestDirective d;
@@ -209,9 +211,44 @@ class UnfoldingSearch final : public Strategy {
     }
   }
 
+  // Place replication gives each thread a copy of every variable (thesis §3.2), so the threads
+  // must be known before the first event (§3.7). A test that shows one more makes the
+  // exploration start over with copies for it too; the tests so far are not needed again (the
+  // one that showed the thread is modelled afresh), and in most programs the first test shows
+  // every thread there is.
+  void include_threads_of(const Trace& trace) {
+    if (unfolding_.model() != UnfoldingModel::kPlaceReplication) return;
+    std::vector<ThreadId> threads = unfolding_.copy_holders();
+    const std::size_t known = threads.size();
+    const auto add = [&](ThreadId t) {
+      if (std::find(threads.begin(), threads.end(), t) == threads.end()) threads.push_back(t);
+    };
+    for (const Event& e : trace.events) {
+      add(e.thread);
+      if (e.op.kind == OpKind::kThreadCreate) add(static_cast<ThreadId>(e.op.object));
+    }
+    if (threads.size() == known) return;
+    if (unfolding_.events() > 0) {
+      ++stats_.restarts;
+      unfolding_ = Unfolding(UnfoldingModel::kPlaceReplication);
+      extensions_ = PossibleExtensions(unfolding_);
+      targets_.clear();
+      aimed_.clear();
+      missed_ = 0;
+      held_.clear();
+      events_when_searched_ = 0;
+      deadlocks_tried_.clear();
+      deadlocks_seen_.clear();
+      deadlock_tests_.clear();
+      sites_.clear();
+    }
+    unfolding_.set_copy_holders(std::move(threads));
+  }
+
   // Fires the execution's events in the unfolding (thesis Fig. 5.5, lines 7-16) and learns what
   // each thread does next from each of its conditions.
   void model(const Trace& trace) {
+    include_threads_of(trace);
     Unfolding::Marking marking;
     std::vector<ConditionIndex> at;  // each thread's condition, by ThreadId
     std::vector<bool> done;
@@ -269,11 +306,7 @@ class UnfoldingSearch final : public Strategy {
     }
     for (const PendingThread& p : trace.pending) {
       if (p.thread >= at.size() || at[p.thread] == kInitialCondition || done[p.thread]) continue;
-      std::vector<ConditionIndex> held;
-      for (const Operation& variant : operation_variants(p.op))
-        for (const Touch& touch : touches_of(variant))
-          held.push_back(unfolding_.marked(marking, touch.kind, touch.key));
-      learn(at[p.thread], p.op, held);
+      learn(at[p.thread], p.op, unfolding_.marked_for(marking, p.thread, p.op));
     }
   }
 
@@ -322,7 +355,11 @@ class UnfoldingSearch final : public Strategy {
 }  // namespace
 
 std::unique_ptr<Strategy> make_contextual_unfolding(const StrategyConfig& config) {
-  return std::make_unique<UnfoldingSearch>(config);
+  return std::make_unique<UnfoldingSearch>(config, UnfoldingModel::kContextual);
+}
+
+std::unique_ptr<Strategy> make_unfolding(const StrategyConfig& config) {
+  return std::make_unique<UnfoldingSearch>(config, UnfoldingModel::kPlaceReplication);
 }
 
 }  // namespace weft::explorer

@@ -15,6 +15,10 @@
 //   another creation), or a join waiting for a thread: a thread condition concurrent with c is
 //   concurrent with the condition c's producer consumed (the producer is newer than it), so the
 //   threads found concurrent with that one are checked (§4.5, §5.6 step 1).
+// With place replication (ch. 3-4), a write takes a generation condition of its granule and one
+// copy per thread: the generations are searched as above, and the copies are then chosen among
+// each generation's, each checked for concurrency with the thread's condition. A copy a read
+// made also extends the writes waiting for its granule.
 // Every candidate is checked for concurrency (a co-set, §5.6 "Checking For Concurrency").
 #pragma once
 
@@ -66,10 +70,22 @@ class PossibleExtensions {
   // The conditions of start's resource concurrent with thread condition t, found by the search
   // from `start` (recorded in the indexes below).
   void search(ConditionIndex t, ConditionIndex start);
-  // Adds the extensions of the thread at `t` doing `op` with conditions concurrent with t;
-  // touch `fixed` (if any) only with `with`.
-  void extend(ConditionIndex t, const Operation& op, std::size_t fixed, ConditionIndex with,
+  // What a thread condition's next operation may be (operation_variants) and what each touches
+  // in the unfolding's model (Unfolding::touches), by thread condition.
+  struct Variant {
+    Operation op;
+    std::vector<Touch> touches;
+  };
+  std::unordered_map<ConditionIndex, std::vector<Variant>> variants_;
+  // Adds the extensions of the thread at `t` doing `variant` with conditions concurrent with t;
+  // touch `fixed` (if any) only with `with` (for a touch of every copy: `with`'s generation,
+  // and `with` as its holder's copy if it is one).
+  void extend(ConditionIndex t, const Variant& variant, std::size_t fixed, ConditionIndex with,
               std::vector<Unfolding::Extension>& out);
+  // Whether `touch` may take condition c.
+  bool takes(const Touch& touch, ConditionIndex c) const;
+  // The (thread condition, copy) pairs recorded concurrent by extend().
+  std::unordered_set<std::uint64_t> recorded_;
   void emit(ConditionIndex t, const Operation& op, std::vector<ConditionIndex> preset,
             std::vector<ConditionIndex> context, bool checked,
             std::vector<Unfolding::Extension>& out);
@@ -90,8 +106,8 @@ class PossibleExtensions {
   // The extensions of the waiting threads with new condition c (update(), step 2).
   void extend_with_new(ConditionIndex c, const std::unordered_set<ConditionIndex>& fresh,
                        std::vector<Unfolding::Extension>& out);
-  // Whether t's next operation touches resource r.
-  bool waits_for(ConditionIndex t, std::uint64_t r) const;
+  // Whether t's next operation may take condition c.
+  bool waits_for(ConditionIndex t, ConditionIndex c) const;
   // The extensions of t's next operation with c at the touches c's object is.
   void extend_with(ConditionIndex t, ConditionIndex c, std::vector<Unfolding::Extension>& out);
   void record_concurrent(ConditionIndex t, ConditionIndex c);

@@ -56,9 +56,17 @@ enum class StrategyKind {
   kDporCommutingReads,  ///< DPOR where reads commute (Saarikivi et al. §II-D)
   kOptimalDpor,  ///< source sets + wakeup trees (Abdulla et al. 2014): one execution per trace
   kRandom,       ///< seeded random scheduling, a baseline
+  /// Unfolding testing with place replication (thesis ch. 3-4): every reachable local state
+  /// of every thread.
+  kUnfolding,
   /// Contextual unfolding testing (thesis ch. 5): every reachable local state of every thread.
   kContextualUnfolding,
 };
+
+/// Whether the strategy builds an unfolding (so --deadlocks and --dump-unfolding apply).
+inline bool builds_unfolding(StrategyKind kind) {
+  return kind == StrategyKind::kUnfolding || kind == StrategyKind::kContextualUnfolding;
+}
 
 struct StrategyConfig {
   StrategyKind kind = StrategyKind::kOptimalDpor;

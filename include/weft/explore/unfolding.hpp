@@ -21,6 +21,15 @@
 // marking. Memory is modelled per 8-byte granule, not per byte: two threads writing neighbouring
 // bytes of one granule are ordered here although the exploration treats them as independent, which
 // adds events but never loses one.
+//
+// The place-replication model of ch. 3 (§3.2, Fig. 3.4, Fig. 3.8) differs in memory only: each
+// thread has its own copy of each granule, a read consumes and reproduces the reader's copy only
+// (reads by different threads stay concurrent, and a write after a read is a different event
+// from the same write before it), and a write consumes every copy. The copies are of a fixed
+// set of threads (the thesis fixes them, §3.7), given before the first event: the strategy
+// starts over when a test shows a thread it did not know. A granule also has a "generation"
+// condition, consumed by every write: it names the copies a write takes (those produced with
+// it, and by reads from them).
 #pragma once
 
 #include <cstdint>
@@ -40,14 +49,33 @@ inline constexpr EventIndex kInitialCondition = ~EventIndex{0};
 
 /// What a condition is a piece of.
 enum class ConditionKind : std::uint8_t {
-  kThread,     ///< a thread's local state (key: the thread)
-  kMemory,     ///< a memory granule's contents (key: the granule)
-  kMutex,      ///< a free mutex (key: its object)
-  kMutexHeld,  ///< a held mutex
-  kCond,       ///< a condition variable
-  kSemaphore,  ///< a semaphore
-  kFutex,      ///< a futex word
+  kThread,      ///< a thread's local state (key: the thread)
+  kMemory,      ///< a memory granule's contents (key: the granule)
+  kMutex,       ///< a free mutex (key: its object)
+  kMutexHeld,   ///< a held mutex
+  kCond,        ///< a condition variable
+  kSemaphore,   ///< a semaphore
+  kFutex,       ///< a futex word
+  kMemoryCopy,  ///< a thread's copy of a memory granule (place replication; key: copy_key)
 };
+
+/// Which unfolding of the program is built (see the file comment).
+enum class UnfoldingModel : std::uint8_t {
+  kContextual,        ///< reads as read arcs (ch. 5)
+  kPlaceReplication,  ///< a copy of each granule per thread (ch. 3)
+};
+
+/// The key of thread t's copy of granule g: the thread above bit 44 (granules are addresses / 8
+/// of a 47-bit user space).
+inline ObjectKey copy_key(ObjectKey granule, ThreadId t) {
+  return granule | (ObjectKey{t} << 44);
+}
+inline ObjectKey granule_of_copy(ObjectKey key) {
+  return key & ((ObjectKey{1} << 44) - 1);
+}
+inline ThreadId holder_of_copy(ObjectKey key) {
+  return static_cast<ThreadId>(key >> 44);
+}
 
 struct Condition {
   ConditionKind kind = ConditionKind::kThread;
@@ -57,12 +85,15 @@ struct Condition {
 
 /// What an operation touches besides its thread's condition: the condition of `kind` and `key`,
 /// only observed (`read`: a read arc) or consumed and replaced by one of kind `becomes` (a mutex
-/// goes from free to held and back).
+/// goes from free to held and back). With `copies` (place replication: a write, or a thread's
+/// first access), it is of a granule's generation condition (kind kMemory, key the granule) and
+/// every copy of the granule that holds with it, and the thread gets a copy if it had none.
 struct Touch {
   ConditionKind kind;
   ObjectKey key;
   bool read;
   ConditionKind becomes;
+  bool copies = false;
 };
 
 /// What `op` touches, in the unfolding's model (see above). Empty for an operation that touches
@@ -78,13 +109,37 @@ struct UnfoldingEvent {
   /// Consumed: the thread's own condition first, then ascending.
   std::vector<ConditionIndex> preset;
   std::vector<ConditionIndex> context;  ///< observed (read arcs), ascending
-  /// Produced: postset[i] replaces preset[i] (same kind and key); after them, for a thread
+  /// Produced: postset[i] replaces preset[i] (same kind and key); after them the copies of
+  /// granules the thread accesses for the first time (place replication), then, for a thread
   /// creation, the new thread's first condition.
   std::vector<ConditionIndex> postset;
 };
 
+/// Calls f(choice) for each way to pick one element of each list (an odometer), while f
+/// returns true; nothing if a list is empty.
+template <typename F>
+void for_each_combination(const std::vector<std::vector<ConditionIndex>>& lists, F&& f) {
+  for (const auto& list : lists)
+    if (list.empty()) return;
+  std::vector<ConditionIndex> choice(lists.size());
+  std::vector<std::size_t> at(lists.size(), 0);
+  while (true) {
+    for (std::size_t i = 0; i < lists.size(); ++i) choice[i] = lists[i][at[i]];
+    if (!f(choice)) return;
+    std::size_t i = 0;
+    for (; i < lists.size(); ++i) {
+      if (++at[i] < lists[i].size()) break;
+      at[i] = 0;
+    }
+    if (i == lists.size()) return;
+  }
+}
+
 class Unfolding {
  public:
+  explicit Unfolding(UnfoldingModel model = UnfoldingModel::kContextual) : model_(model) {}
+  UnfoldingModel model() const { return model_; }
+
   /// Where an execution being modelled is: the condition holding each thread's and each
   /// object's token. The initial marking is a default-constructed one.
   class Marking {
@@ -119,6 +174,24 @@ class Unfolding {
   /// The condition of `kind` and `key` that holds in `marking` (for a mutex, the free or the held
   /// one, whichever holds), added as an initial condition if nothing touched the object yet.
   ConditionIndex marked(const Marking& marking, ConditionKind kind, ObjectKey key);
+  /// The conditions of `marking` that thread t doing `op` would take or observe, besides its own.
+  std::vector<ConditionIndex> marked_for(const Marking& marking, ThreadId t, const Operation& op);
+
+  /// What thread t's `op` touches in this unfolding's model: touches_of(op) for the contextual
+  /// one; with place replication, a read touches the thread's copy, and every other memory
+  /// access becomes a touch of all copies.
+  std::vector<Touch> touches(ThreadId t, const Operation& op) const;
+  /// Place replication: the threads that have copies, set while the unfolding has no event
+  /// (each at most once; a thread not among them may not access memory).
+  void set_copy_holders(std::vector<ThreadId> threads);
+  const std::vector<ThreadId>& copy_holders() const { return holders_; }
+  /// Place replication: the generation condition a copy belongs to (the one produced with the
+  /// copy's tree root).
+  ConditionIndex generation_of(ConditionIndex copy) const;
+  /// Place replication: the copies of each holder in a generation's tree, by holder: those its
+  /// producer made and the ones reads by their holders made from them.
+  std::vector<std::pair<ThreadId, std::vector<ConditionIndex>>> copies_of_generation(
+      ConditionIndex generation) const;
 
   /// A resource is what one chain of conditions describes: a thread, a memory granule, a mutex
   /// (its free and held conditions together), ... Every event that consumes a condition of a
@@ -208,6 +281,12 @@ class Unfolding {
   static std::uint64_t slot(ConditionKind kind, ObjectKey key);
 
  private:
+  // Place replication: the threads holding a copy in generation condition g's generation, with
+  // the copy each got from g's producer.
+  std::vector<ConditionIndex> copies_made_with(ConditionIndex generation) const;
+  // The thread's event that produced its condition `c` (through events of other threads that
+  // took and put back every condition), or kInitialCondition.
+  EventIndex own_event_before(ConditionIndex c) const;
   ConditionIndex initial(ConditionKind kind, ObjectKey key);
   ConditionIndex current(const Marking& marking, ConditionKind kind, ObjectKey key);
   void set_current(Marking& marking, ConditionIndex c) const;
@@ -219,6 +298,8 @@ class Unfolding {
                   const std::vector<ConditionIndex>& preset,
                   const std::vector<ConditionIndex>& context) const;
 
+  UnfoldingModel model_;
+  std::vector<ThreadId> holders_;  // place replication: whose copies
   std::vector<Condition> conditions_;
   std::vector<UnfoldingEvent> events_;
   std::unordered_map<std::uint64_t, ConditionIndex> initial_;  // by slot
