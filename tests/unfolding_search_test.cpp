@@ -114,6 +114,39 @@ TEST(UnfoldingSearch, LockOrdersAreCoveredOnce) {
   EXPECT_EQ(r.incomplete_code, Incompleteness::kLocalStatesOnly);
 }
 
+// A thread only some tests create. Place replication gives the threads the first test shows a
+// copy of each variable (thesis §3.7 fixes the threads); the first test runs main until it
+// blocks, so it reads x before the writer runs and creates no second thread. The test that
+// creates it makes the exploration start over, once, with copies for it too; every local state
+// is still reached (the values main and the second thread read, as DFS finds them).
+TEST(UnfoldingSearch, PlaceReplicationStartsOverForAThreadTheFirstTestDidNotShow) {
+  const auto program = [](std::set<std::pair<int, int>>& seen) {
+    return [&seen] {
+      shared<int> x(0), y(0);
+      thread writer([&] { x = 1; });
+      const int saw = x;
+      int second_saw = -1;
+      if (saw == 1) {
+        thread second([&] {
+          y = 2;
+          second_saw = x;
+        });
+        second.join();
+      }
+      writer.join();
+      seen.insert({saw, second_saw});
+    };
+  };
+  std::set<std::pair<int, int>> by_unfolding, by_dfs;
+  const Result r = explore(place_unfolding(), program(by_unfolding));
+  explore(with(StrategyKind::kDfs), program(by_dfs));
+  EXPECT_EQ(by_unfolding, by_dfs);
+  EXPECT_EQ(by_dfs, (std::set<std::pair<int, int>>{{0, -1}, {1, 1}}));
+  ASSERT_TRUE(r.stats.unfolding.has_value());
+  EXPECT_EQ(r.stats.unfolding->restarts, 1u) << r.summary();
+  EXPECT_EQ(r.incomplete_code, Incompleteness::kLocalStatesOnly) << r.summary();
+}
+
 // Dining philosophers as the thesis' Dining benchmark has them (§8.2; bench/thesis/dining.c):
 // each eats twice, taking its left fork, then its right. Every local state is covered before
 // any test runs into the deadlock (the tests that would are not needed for a new local state);

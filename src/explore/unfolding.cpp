@@ -57,12 +57,15 @@ ConditionIndex Unfolding::initial(ConditionKind kind, ObjectKey key) {
     // A granule's generation and every copy of it come together.
     const ObjectKey granule = kind == ConditionKind::kMemory ? key : granule_of_copy(key);
     if (!initial_.count(slot(ConditionKind::kMemory, granule))) {
-      initial_.emplace(slot(ConditionKind::kMemory, granule),
-                       add_condition(ConditionKind::kMemory, granule, kInitialCondition));
-      for (ThreadId t : holders_)
-        initial_.emplace(
-            slot(ConditionKind::kMemoryCopy, copy_key(granule, t)),
-            add_condition(ConditionKind::kMemoryCopy, copy_key(granule, t), kInitialCondition));
+      const ConditionIndex generation =
+          add_condition(ConditionKind::kMemory, granule, kInitialCondition);
+      initial_.emplace(slot(ConditionKind::kMemory, granule), generation);
+      for (ThreadId t : holders_) {
+        const ConditionIndex copy =
+            add_condition(ConditionKind::kMemoryCopy, copy_key(granule, t), kInitialCondition);
+        initial_.emplace(slot(ConditionKind::kMemoryCopy, copy_key(granule, t)), copy);
+        add_copy(copy, generation);
+      }
     }
     return initial_.at(slot(kind, key));  // (a copy of a thread with none: a caller's bug)
   }
@@ -76,6 +79,7 @@ ConditionIndex Unfolding::add_condition(ConditionKind kind, ObjectKey key, Event
   const auto c = static_cast<ConditionIndex>(conditions_.size());
   conditions_.push_back({kind, key, producer});
   consumers_.emplace_back();
+  generation_.push_back(kInitialCondition);   // set by add_copy for a copy
   thread_root_.push_back(kInitialCondition);  // set by fire() once its producer is added
   by_slot_[slot(kind, key)].push_back(c);
   return c;
@@ -199,61 +203,20 @@ EventIndex Unfolding::own_event_before(ConditionIndex c) const {
   return before;
 }
 
-std::vector<ConditionIndex> Unfolding::copies_made_with(ConditionIndex generation) const {
-  std::vector<ConditionIndex> out;
-  const EventIndex p = conditions_[generation].producer;
-  const ObjectKey granule = conditions_[generation].key;
-  if (p == kInitialCondition) {  // the initial copies, added with the generation (initial())
-    for (ThreadId t : holders_)
-      out.push_back(initial_.at(slot(ConditionKind::kMemoryCopy, copy_key(granule, t))));
-    return out;
-  }
-  for (ConditionIndex c : events_[p].postset)
-    if (conditions_[c].kind == ConditionKind::kMemoryCopy &&
-        granule_of_copy(conditions_[c].key) == granule)
-      out.push_back(c);
-  return out;
+void Unfolding::add_copy(ConditionIndex copy, ConditionIndex generation) {
+  generation_[copy] = generation;
+  const ThreadId holder = holder_of_copy(conditions_[copy].key);
+  CopiesByHolder& by_holder = copies_by_generation_[generation];
+  auto it = std::find_if(by_holder.begin(), by_holder.end(),
+                         [&](const auto& entry) { return entry.first == holder; });
+  if (it == by_holder.end()) it = by_holder.insert(by_holder.end(), {holder, {}});
+  it->second.push_back(copy);
 }
 
-ConditionIndex Unfolding::generation_of(ConditionIndex copy) const {
-  const ObjectKey key = conditions_[copy].key, granule = granule_of_copy(key);
-  for (ConditionIndex c = copy;;) {
-    if (conditions_[c].producer == kInitialCondition)
-      return initial_.at(slot(ConditionKind::kMemory, granule));
-    const UnfoldingEvent& p = events_[conditions_[c].producer];
-    ConditionIndex before = kInitialCondition;
-    for (std::size_t i = 0; i < p.preset.size(); ++i) {
-      const Condition& x = conditions_[p.preset[i]];
-      if (x.kind == ConditionKind::kMemory && x.key == granule) return p.postset[i];
-      if (x.kind == ConditionKind::kMemoryCopy && x.key == key) before = p.preset[i];
-    }
-    c = before;  // a read of the holder's own copy
-  }
-}
-
-std::vector<std::pair<ThreadId, std::vector<ConditionIndex>>> Unfolding::copies_of_generation(
-    ConditionIndex generation) const {
-  std::vector<std::pair<ThreadId, std::vector<ConditionIndex>>> out;
-  const ObjectKey granule = conditions_[generation].key;
-  for (ConditionIndex root : copies_made_with(generation)) {
-    std::vector<ConditionIndex> tree, todo{root};
-    while (!todo.empty()) {
-      const ConditionIndex c = todo.back();
-      todo.pop_back();
-      tree.push_back(c);
-      for (EventIndex k : consumers_[c]) {
-        const UnfoldingEvent& ev = events_[k];
-        const bool takes_all = std::any_of(ev.preset.begin(), ev.preset.end(), [&](auto x) {
-          return conditions_[x].kind == ConditionKind::kMemory && conditions_[x].key == granule;
-        });
-        if (takes_all) continue;  // the next generation
-        for (std::size_t i = 0; i < ev.preset.size(); ++i)
-          if (ev.preset[i] == c) todo.push_back(ev.postset[i]);
-      }
-    }
-    out.emplace_back(holder_of_copy(conditions_[root].key), std::move(tree));
-  }
-  return out;
+const Unfolding::CopiesByHolder& Unfolding::copies_of_generation(ConditionIndex generation) const {
+  static const CopiesByHolder kNone;
+  const auto it = copies_by_generation_.find(generation);
+  return it == copies_by_generation_.end() ? kNone : it->second;
 }
 
 std::vector<ConditionIndex> Unfolding::marked_for(const Marking& marking, ThreadId t,
@@ -264,8 +227,8 @@ std::vector<ConditionIndex> Unfolding::marked_for(const Marking& marking, Thread
       const ConditionIndex c = marked(marking, touch.kind, touch.key);
       out.push_back(c);
       if (touch.copies)
-        for (ConditionIndex copy : copies_made_with(c))
-          out.push_back(current(marking, ConditionKind::kMemoryCopy, conditions_[copy].key));
+        for (ThreadId h : holders_)
+          out.push_back(current(marking, ConditionKind::kMemoryCopy, copy_key(touch.key, h)));
     }
   return out;
 }
@@ -335,6 +298,7 @@ Unfolding::Fired Unfolding::fire(Marking& marking, const Event& e) {
           thread_root_[c] = thread_root_[before];
     }
     by_hash_.emplace(hash, found);
+    index_copies(found);
   }
   // The consumed tokens go (a mutex's free one is not replaced by a free one), the new ones come.
   for (ConditionIndex c : events_[found].preset)
@@ -342,6 +306,22 @@ Unfolding::Fired Unfolding::fire(Marking& marking, const Event& e) {
       marking.objects_.erase(slot(conditions_[c].kind, conditions_[c].key));
   for (ConditionIndex c : events_[found].postset) set_current(marking, c);
   return {found, added};
+}
+
+void Unfolding::index_copies(EventIndex e) {
+  const UnfoldingEvent& ev = events_[e];
+  for (std::size_t i = 0; i < ev.postset.size() && i < ev.preset.size(); ++i) {
+    const Condition& c = conditions_[ev.postset[i]];
+    if (c.kind != ConditionKind::kMemoryCopy) continue;
+    // A write (or an event that takes everything) starts a generation: the copy's is the one
+    // it produced; a read's copy stays in the generation of the copy it replaced.
+    ConditionIndex generation = generation_[ev.preset[i]];
+    for (std::size_t j = 0; j < ev.preset.size(); ++j)
+      if (conditions_[ev.preset[j]].kind == ConditionKind::kMemory &&
+          conditions_[ev.preset[j]].key == granule_of_copy(c.key))
+        generation = ev.postset[j];
+    add_copy(ev.postset[i], generation);
+  }
 }
 
 void Unfolding::index_event(EventIndex e) {

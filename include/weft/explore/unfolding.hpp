@@ -32,6 +32,7 @@
 // it, and by reads from them).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <unordered_map>
@@ -187,11 +188,11 @@ class Unfolding {
   const std::vector<ThreadId>& copy_holders() const { return holders_; }
   /// Place replication: the generation condition a copy belongs to (the one produced with the
   /// copy's tree root).
-  ConditionIndex generation_of(ConditionIndex copy) const;
+  ConditionIndex generation_of(ConditionIndex copy) const { return generation_[copy]; }
   /// Place replication: the copies of each holder in a generation's tree, by holder: those its
   /// producer made and the ones reads by their holders made from them.
-  std::vector<std::pair<ThreadId, std::vector<ConditionIndex>>> copies_of_generation(
-      ConditionIndex generation) const;
+  using CopiesByHolder = std::vector<std::pair<ThreadId, std::vector<ConditionIndex>>>;
+  const CopiesByHolder& copies_of_generation(ConditionIndex generation) const;
 
   /// A resource is what one chain of conditions describes: a thread, a memory granule, a mutex
   /// (its free and held conditions together), ... Every event that consumes a condition of a
@@ -208,13 +209,17 @@ class Unfolding {
   /// the one its producer consumed, and the ones the consumers of `c` produce.
   template <typename F>
   void for_each_adjacent(ConditionIndex c, F&& f) const {
-    const std::uint64_t r = resource_of(c);
-    if (const EventIndex p = conditions_[c].producer; p != kInitialCondition)
-      for (ConditionIndex before : events_[p].preset)
-        if (resource_of(before) == r) f(before);
-    for (EventIndex k : consumers_[c])
-      for (ConditionIndex after : events_[k].postset)
-        if (resource_of(after) == r) f(after);
+    // An event's postset[i] replaces its preset[i] (the same resource); what it produces past
+    // its preset's size starts a tree (a created thread).
+    if (const EventIndex p = conditions_[c].producer; p != kInitialCondition) {
+      const UnfoldingEvent& ev = events_[p];
+      const auto at = std::find(ev.postset.begin(), ev.postset.end(), c) - ev.postset.begin();
+      if (static_cast<std::size_t>(at) < ev.preset.size()) f(ev.preset[at]);
+    }
+    for (EventIndex k : consumers_[c]) {
+      const UnfoldingEvent& ev = events_[k];
+      f(ev.postset[std::find(ev.preset.begin(), ev.preset.end(), c) - ev.preset.begin()]);
+    }
   }
 
   std::size_t events() const { return events_.size(); }
@@ -281,9 +286,6 @@ class Unfolding {
   static std::uint64_t slot(ConditionKind kind, ObjectKey key);
 
  private:
-  // Place replication: the threads holding a copy in generation condition g's generation, with
-  // the copy each got from g's producer.
-  std::vector<ConditionIndex> copies_made_with(ConditionIndex generation) const;
   // The thread's event that produced its condition `c` (through events of other threads that
   // took and put back every condition), or kInitialCondition.
   EventIndex own_event_before(ConditionIndex c) const;
@@ -299,7 +301,10 @@ class Unfolding {
                   const std::vector<ConditionIndex>& context) const;
 
   UnfoldingModel model_;
-  std::vector<ThreadId> holders_;  // place replication: whose copies
+  std::vector<ThreadId> holders_;           // place replication: whose copies
+  std::vector<ConditionIndex> generation_;  // by condition: a copy's generation
+  std::unordered_map<ConditionIndex, CopiesByHolder> copies_by_generation_;
+  void add_copy(ConditionIndex copy, ConditionIndex generation);
   std::vector<Condition> conditions_;
   std::vector<UnfoldingEvent> events_;
   std::unordered_map<std::uint64_t, ConditionIndex> initial_;  // by slot
@@ -314,6 +319,7 @@ class Unfolding {
   std::vector<EventIndex> parent_, jump_;
   std::vector<std::vector<EventIndex>> clock_;
   void index_event(EventIndex e);
+  void index_copies(EventIndex e);  // place replication: generation_, copies_by_generation_
   // Whether `a` is `b` or an ancestor of it (events of one thread).
   bool ancestor_or_self(EventIndex a, EventIndex b) const;
   // The event of thread t deepest among e's causes (e included), or kInitialCondition.
