@@ -113,6 +113,25 @@ TEST_P(InputsDifferential, SymbolicInputsAgreeWithEveryInputVector) {
     }
   }
 
+  // The unfolding strategies (thesis §3.5: branches on inputs are events, their other sides
+  // targets) cover every local state, not every global one: the same assertion failures, only
+  // final states the oracle has, and no more complete tests than its (path, trace) pairs.
+  for (StrategyKind kind : {StrategyKind::kUnfolding, StrategyKind::kContextualUnfolding}) {
+    const char* name = explorer::strategy_name(kind);
+    Collected unfolded;
+    collect(p, std::nullopt, kind, true, unfolded);
+    ASSERT_TRUE(unfolded.result.exhausted) << name << ", " << where();
+    const explorer::InputStatistics& in = unfolded.result.stats.inputs;
+    EXPECT_TRUE(in.complete()) << name << ": " << in.solver_unknown << " unknown, "
+                               << in.divergences << " divergent, " << where();
+    EXPECT_TRUE(unfolded.result.strategy_gaps.empty())
+        << name << ": " << unfolded.result.strategy_gaps << ", " << where();
+    EXPECT_EQ(unfolded.bugs, oracle.bugs) << name << ", " << where();
+    for (const auto& s : unfolded.final_states)
+      EXPECT_TRUE(oracle.final_states.contains(s)) << name << ": " << s << ", " << where();
+    EXPECT_LE(unfolded.complete, oracle.pairs.size()) << name << ", " << where();
+  }
+
   // Random search finds only real behaviours.
   Collected random;
   collect(p, std::nullopt, StrategyKind::kRandom, true, random);

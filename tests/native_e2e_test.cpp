@@ -356,13 +356,21 @@ TEST(NativeUnfolding, DeadlocksAndTheOptionsThatNeedAnUnfolding) {
   EXPECT_NE(no_dot.err.find("--dump-unfolding"), std::string::npos) << no_dot.err;
 }
 
-// Inputs are not explored by contextual yet: the verdict says so, and not that --nondet fixed them.
-TEST(NativeUnfolding, InputsAreReportedAsNotExploredYet) {
-  const CliRun r = check("input_branches_in_two_threads.c", "--strategy contextual");
-  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
-  EXPECT_EQ(r.result["incomplete_code"], "fixed-inputs");
-  const std::string why = r.result["incomplete_because"].get<std::string>();
-  EXPECT_NE(why.find("contextual strategy does not explore them yet"), std::string::npos) << why;
+// Inputs with the unfolding strategies (thesis §3.5): a branch on inputs is an event of its
+// thread, its other side a target, solved for with the path constraint of its configuration.
+// The magic key is found; the correct program's paths are all covered (two branches in each of
+// two threads: four other sides), and its verdict is about local states only.
+TEST(NativeUnfolding, InputsAreExploredThroughBranchEvents) {
+  for (const char* strategy : {"contextual", "unfolding"}) {
+    const CliRun ok =
+        check("input_branches_in_two_threads.c", std::string("--strategy ") + strategy);
+    EXPECT_EQ(ok.exit_code, 3) << strategy << ok.out << ok.err;
+    EXPECT_EQ(ok.result["incomplete_code"], "local-states-only") << strategy;
+    EXPECT_GE(ok.result["statistics"]["inputs"]["branch_sides_flipped"].get<std::uint64_t>(), 4u)
+        << strategy;
+    const CliRun magic = check("input_magic.c", std::string("--points=all --strategy ") + strategy);
+    EXPECT_EQ(magic.exit_code, 1) << strategy << magic.out << magic.err;
+  }
 }
 
 // ---- inputs ---------------------------------------------------------------------------------

@@ -42,6 +42,26 @@ TEST(Expression, BytesStoredAndLoadedBackAreTheValueAgain) {
 
 // Every operation computes what C computes on the same widths (the folding and the evaluator
 // share apply(), the solver must agree with both).
+// Expressions of several executions in one pool (the unfolding strategies' path constraints):
+// an imported expression computes the same with its inputs renumbered, and importing it again
+// gives the same node.
+TEST(Expression, ImportRenumbersInputsAndComputesTheSame) {
+  ExpressionPool from;
+  const ExprId sum = from.binary(ExprKind::kAdd, from.input(32, 0), from.input(32, 1));
+  const ExprId e = from.binary(ExprKind::kSlt, sum, from.constant(32, 7));
+  ExpressionPool into;
+  into.input(32, 5);  // something there already
+  const std::uint32_t numbers[] = {2, 0};
+  const ExprId imported = into.import(from, e, numbers);
+  EXPECT_EQ(into.import(from, e, numbers), imported);
+  for (std::uint64_t a : {0u, 3u, 9u})
+    for (std::uint64_t b : {1u, 4u}) {
+      const std::uint64_t original[] = {a, b}, renumbered[] = {b, 0, a};
+      EXPECT_EQ(into.evaluate(imported, renumbered), from.evaluate(e, original));
+    }
+  EXPECT_EQ(into.inputs_of(imported), (std::vector<std::uint32_t>{0, 2}));
+}
+
 TEST(Expression, ComputesWhatCComputes) {
   std::mt19937_64 random(7);
   ExpressionPool pool;

@@ -68,6 +68,35 @@ TEST(UnfoldingSearch, ThesisExample10_ReachesTheErrorInTwoTests) {
   EXPECT_EQ(r.bugs[0].message, "error()");
 }
 
+// Thesis Example 10 with its input (Fig. 3.12, §3.4): thread 2 writes an input to X if it read
+// 0; thread 1 fails if it reads X positive. Three tests, as in the example: the first runs
+// thread 1 first, the second thread 2 first (its write, read by thread 1 with the branch on the
+// input as an event of thread 1), the third takes that branch's other side, with the input the
+// solver gives for "input > 0" (§3.5), and reaches the error. Both unfoldings.
+TEST(UnfoldingSearch, ThesisExample10WithItsInputReachesTheErrorInThreeTests) {
+  for (StrategyKind kind : kUnfoldings) {
+    const Result r = explore(with(kind), [] {
+      shared<value<int>> x{0};
+      thread t1([&] {
+        value<int> a = x.load();
+        if (a > 0) detail::scheduler("test").fail(Outcome::kAssertionFailure, "error()");
+      });
+      thread t2([&] {
+        value<int> b = x.load();
+        if (b == 0) x = input<int>("input");
+      });
+      t1.join();
+      t2.join();
+    });
+    EXPECT_EQ(r.stats.executions, 3u) << explorer::strategy_name(kind) << ": " << r.summary();
+    ASSERT_EQ(r.bugs.size(), 1u) << explorer::strategy_name(kind);
+    EXPECT_EQ(r.bugs[0].message, "error()");
+    ASSERT_EQ(r.bugs[0].inputs.size(), 1u);
+    EXPECT_GT(static_cast<std::int32_t>(r.bugs[0].inputs[0].value), 0);
+    EXPECT_EQ(r.stats.inputs.flips, 1u);
+  }
+}
+
 // Thesis Fig. 5.1 (§5.1): threads 1 and 3 read X, thread 2 writes 5 to it. The place-replicated
 // unfolding needs four tests, one per set of reads before the write, as a test has one write
 // event ("The unfolding based testing algorithm needs four test executions"). Two tests can

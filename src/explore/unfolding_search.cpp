@@ -8,16 +8,27 @@
 // condition another needs) joins the test. The thesis' tests run freely after their target and
 // so cover more by chance; choosing the extra targets makes that deliberate (Pairs needs two
 // tests for every n either way).
+//
+// Inputs (thesis §3.5): each branch on an input-dependent condition is an event of its thread
+// that consumes only the thread's condition, the side taken its result; the other side, from the
+// same condition, is a target. A test's inputs make every branch event of its configuration go
+// the way it went (the path constraint of the configuration, solved), the target's branch the
+// other way; a target no input reaches is dropped. With branch events about, a test aims at one
+// target (its inputs are solved for it).
 #include <algorithm>
 #include <chrono>
+#include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "strategies.hpp"
 #include "weft/explore/deadlock_search.hpp"
+#include "weft/explore/input_statistics.hpp"
 #include "weft/explore/possible_extensions.hpp"
 #include "weft/explore/unfolding.hpp"
+#include "weft/symbolic/solver.hpp"
 
 namespace weft::explorer {
 namespace {
@@ -35,7 +46,7 @@ class UnfoldingSearch final : public Strategy {
   std::optional<TestDirective> next() override {
     TestDirective d;
     d.read_policy = ReadPolicy::kReadsCommute;
-    d.track_inputs = false;
+    d.track_inputs = true;
     aimed_.clear();
     if (!started_) {
       started_ = true;
@@ -43,10 +54,30 @@ class UnfoldingSearch final : public Strategy {
       return d;
     }
     std::vector<Unfolding::Extension> chosen;
+    std::vector<EventIndex> configuration;
     while (!targets_.empty() && chosen.empty()) {
       Unfolding::Extension x = std::move(targets_.back());
       targets_.pop_back();
-      if (!covered(x)) chosen.push_back(std::move(x));
+      if (covered(x)) continue;
+      chosen.push_back(std::move(x));
+      add_compatible_targets(chosen);
+      configuration = configuration_of(needed_by(chosen));
+      if (branch_constraints_.empty() && flips_chosen(chosen) == 0) continue;
+      // Inputs that take every branch of the configuration its way and the targets' other
+      // ways; if the extra targets ask for too much, the first alone.
+      std::optional<std::vector<InputValue>> inputs = inputs_for(configuration, chosen, false);
+      if (!inputs && chosen.size() > 1) {
+        for (std::size_t i = 1; i < chosen.size(); ++i) targets_.push_back(std::move(chosen[i]));
+        chosen.resize(1);
+        configuration = configuration_of(needed_by(chosen));
+        inputs = inputs_for(configuration, chosen, false);
+      }
+      if (!inputs) {
+        inputs_for(configuration, chosen, true);  // (counted)
+        chosen.clear();
+        continue;
+      }
+      d.inputs = std::move(*inputs);
     }
     if (chosen.empty()) {
       if (search_deadlocks_ && unfolding_.events() != events_when_searched_) search_deadlocks();
@@ -55,20 +86,15 @@ class UnfoldingSearch final : public Strategy {
       deadlock_tests_.pop_back();
       return d;
     }
-    add_compatible_targets(chosen);
-
-    std::vector<ConditionIndex> needed;
-    for (const auto& x : chosen) {
-      needed.insert(needed.end(), x.preset.begin(), x.preset.end());
-      needed.insert(needed.end(), x.context.begin(), x.context.end());
-    }
-    const std::vector<EventIndex> schedule = unfolding_.schedule_of(configuration_of(needed));
-    for (EventIndex e : schedule) d.prefix.push_back(unfolding_.event(e).thread);
+    const std::vector<EventIndex> schedule = unfolding_.schedule_of(configuration);
+    d.prefix = prefix_of(schedule);
     stats_.targets_per_test_max =
         std::max<std::uint64_t>(stats_.targets_per_test_max, chosen.size());
     for (auto& x : chosen) {
       aimed_.push_back({std::move(x), d.prefix.size()});
-      d.prefix.push_back(aimed_.back().target.thread);
+      // (A branch is no step: its thread takes it running on from its last event.)
+      if (aimed_.back().target.op.kind != OpKind::kSymbolicBranch)
+        d.prefix.push_back(aimed_.back().target.thread);
     }
     return d;
   }
@@ -80,8 +106,10 @@ class UnfoldingSearch final : public Strategy {
     std::vector<Unfolding::Extension> found = extensions_.update();
     stats_.extension_seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    stats_.extensions += found.size();
+    stats_.extensions += found.size() + flips_.size();
     for (auto& x : found) targets_.push_back(std::move(x));
+    for (auto& x : flips_) targets_.push_back(std::move(x));
+    flips_.clear();
   }
 
   std::string unfolding_dot(const UnfoldingNames& names) const override {
@@ -96,7 +124,14 @@ class UnfoldingSearch final : public Strategy {
     return &stats_;
   }
 
-  bool explores_inputs() const override { return false; }
+  const InputStatistics* input_statistics() const override {
+    const symbolic::SolverStatistics& s = solver_.statistics();
+    input_stats_.solver_queries = s.queries;
+    input_stats_.solver_calls = s.solver_calls;
+    input_stats_.cache_hits = s.cache_hits;
+    input_stats_.solver_seconds = std::chrono::duration<double>(s.time).count();
+    return &input_stats_;
+  }
   const char* uncovered() const override {
     return search_deadlocks_ ? "data races, or deadlocks other than on mutexes"
                              : "deadlocks and data races";
@@ -132,10 +167,7 @@ class UnfoldingSearch final : public Strategy {
           });
       if (seen || !deadlocks_tried_.insert(set).second) continue;
       ++stats_.deadlock_candidates;
-      std::vector<ThreadId> prefix;
-      for (EventIndex e : unfolding_.schedule_of(configuration_of(set)))
-        prefix.push_back(unfolding_.event(e).thread);
-      deadlock_tests_.push_back(std::move(prefix));
+      deadlock_tests_.push_back(prefix_of(unfolding_.schedule_of(configuration_of(set))));
     }
     stats_.deadlock_seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -160,7 +192,82 @@ class UnfoldingSearch final : public Strategy {
   };
 
   bool covered(const Unfolding::Extension& x) const {
-    return unfolding_.find_event(x.preset, x.context) != kInitialCondition;
+    return unfolding_.find_event(x.preset, x.context, x.op) != kInitialCondition;
+  }
+
+  // The scheduling steps of a schedule of events: a branch on inputs is none (its thread takes
+  // it as it runs on from its event before).
+  std::vector<ThreadId> prefix_of(const std::vector<EventIndex>& schedule) const {
+    std::vector<ThreadId> prefix;
+    for (EventIndex e : schedule)
+      if (unfolding_.event(e).op.kind != OpKind::kSymbolicBranch)
+        prefix.push_back(unfolding_.event(e).thread);
+    return prefix;
+  }
+
+  static std::size_t flips_chosen(const std::vector<Unfolding::Extension>& chosen) {
+    return static_cast<std::size_t>(std::count_if(
+        chosen.begin(), chosen.end(),
+        [](const Unfolding::Extension& x) { return x.op.kind == OpKind::kSymbolicBranch; }));
+  }
+
+  static std::vector<ConditionIndex> needed_by(const std::vector<Unfolding::Extension>& chosen) {
+    std::vector<ConditionIndex> needed;
+    for (const auto& x : chosen) {
+      needed.insert(needed.end(), x.preset.begin(), x.preset.end());
+      needed.insert(needed.end(), x.context.begin(), x.context.end());
+    }
+    return needed;
+  }
+
+  // Input values under which the configuration's branch events go their way and a target
+  // branch the other way (thesis §3.5), or nullopt if none do (or the solver cannot tell).
+  // (`count`: record an answer that is not satisfiable in the statistics.)
+  std::optional<std::vector<InputValue>> inputs_for(
+      const std::vector<EventIndex>& configuration,
+      const std::vector<Unfolding::Extension>& targets, bool count) {
+    std::vector<symbolic::Constraint> path;
+    for (EventIndex e : configuration)
+      if (const auto it = branch_constraints_.find(e); it != branch_constraints_.end())
+        path.push_back(it->second);
+    for (const Unfolding::Extension& x : targets)
+      if (x.op.kind == OpKind::kSymbolicBranch)
+        path.push_back({other_sides_.at(x.preset.front()).condition, x.op.result != 0});
+    if (path.empty()) return std::vector<InputValue>{};
+    // One conjunction: the solver leaves out the constraints that share no input with its target
+    // as holding already under the current values, and the branch events come from executions
+    // with different values.
+    symbolic::ExprId all = symbolic::kConcrete;
+    for (const symbolic::Constraint& c : path) {
+      symbolic::ExprId term = pool_.is_nonzero(c.condition);
+      if (!c.holds) term = pool_.unary(symbolic::ExprKind::kNot, term);
+      all = all == symbolic::kConcrete ? term : pool_.binary(symbolic::ExprKind::kAnd, all, term);
+    }
+    const symbolic::Solution s = solver_.solve(pool_, {}, {all, true}, input_variables_);
+    if (s.answer != symbolic::Answer::kSatisfiable) {
+      if (count)
+        ++(s.answer == symbolic::Answer::kUnknown ? input_stats_.solver_unknown
+                                                  : input_stats_.infeasible);
+      return std::nullopt;
+    }
+    if (!count) input_stats_.flips += flips_chosen(targets);
+    std::vector<InputValue> values;
+    for (std::size_t i = 0; i < input_keys_.size(); ++i)
+      values.push_back({input_keys_[i], s.values[i]});
+    std::sort(values.begin(), values.end(),
+              [](const InputValue& a, const InputValue& b) { return a.key < b.key; });
+    return values;
+  }
+
+  // The input's number in pool_ (the same in every execution).
+  std::uint32_t input_number(const InputRead& read) {
+    const auto [it, added] =
+        input_numbers_.try_emplace(read.key, static_cast<std::uint32_t>(input_keys_.size()));
+    if (added) {
+      input_keys_.push_back(read.key);
+      input_variables_.push_back({read.width, 0, read.key.packed()});
+    }
+    return it->second;
   }
 
   // The events that must fire before conditions `needed` hold: their producers' causes.
@@ -241,6 +348,9 @@ class UnfoldingSearch final : public Strategy {
       deadlocks_seen_.clear();
       deadlock_tests_.clear();
       sites_.clear();
+      branch_constraints_.clear();
+      other_sides_.clear();
+      flips_.clear();
     }
     unfolding_.set_copy_holders(std::move(threads));
   }
@@ -249,6 +359,12 @@ class UnfoldingSearch final : public Strategy {
   // each thread does next from each of its conditions.
   void model(const Trace& trace) {
     include_threads_of(trace);
+    const InputObservations& in = trace.symbolic;
+    if (!in.inputs.empty()) ++input_stats_.executions_with_inputs;
+    input_stats_.unconstrained_concretisations += in.unconstrained_concretisations;
+    std::vector<std::uint32_t> numbers;  // this execution's input numbers in pool_
+    for (const InputRead& read : in.inputs) numbers.push_back(input_number(read));
+    std::size_t next_branch = 0;
     Unfolding::Marking marking;
     std::vector<ConditionIndex> at;  // each thread's condition, by ThreadId
     std::vector<bool> done;
@@ -259,7 +375,40 @@ class UnfoldingSearch final : public Strategy {
       if (extensions_.learn(c, op, held) == PossibleExtensions::Learned::kDifferent)
         ++nondeterministic_;
     };
+    // The branches a thread took before event `step`, as events of its own (thesis §3.5).
+    const auto fire_branches_before = [&](std::size_t step) {
+      for (; next_branch < in.branches.size() && in.branches[next_branch].step <= step;
+           ++next_branch) {
+        const SymbolicBranch& b = in.branches[next_branch];
+        if (b.thread >= at.size() || at[b.thread] == kInitialCondition) {
+          at.resize(std::max<std::size_t>(at.size(), b.thread + 1), kInitialCondition);
+          done.resize(at.size(), false);
+        }
+        Event e;
+        e.thread = b.thread;
+        e.op.kind = OpKind::kSymbolicBranch;
+        e.op.object = b.site;
+        e.op.result = b.taken;
+        const auto [fired, added] = unfolding_.fire(marking, e);
+        const UnfoldingEvent& ev = unfolding_.event(fired);
+        if (added) {
+          sites_.push_back(b.site);
+          const symbolic::ExprId condition = pool_.import(in.expressions, b.condition, numbers);
+          branch_constraints_[fired] = {condition, b.taken};
+          if (b.kind == BranchKind::kConcretisation) ++input_stats_.concretisations;
+          if (b.kind == BranchKind::kBranch) {  // the other side, from the same condition
+            other_sides_[ev.preset.front()] = {condition, !b.taken};
+            Unfolding::Extension other{b.thread, e.op, {ev.preset.front()}, {}};
+            other.op.result = !b.taken;
+            flips_.push_back(std::move(other));
+          }
+        }
+        learn(ev.preset.front(), e.op, {});
+        at[b.thread] = ev.postset.front();
+      }
+    };
     for (std::size_t i = 0; i < trace.events.size(); ++i) {
+      fire_branches_before(i);
       const Event& e = trace.events[i];
       // The end of the process comes last, when no other thread can run: nothing follows it,
       // so it adds no local state, and as an event it would take (and put back) every condition.
@@ -295,6 +444,7 @@ class UnfoldingSearch final : public Strategy {
         for (ConditionIndex c : ev.postset)
           if (unfolding_.condition(c).kind != ConditionKind::kThread) extensions_.produced(c, at);
     }
+    fire_branches_before(trace.events.size());
     for (ThreadId t = 0; t < at.size(); ++t)
       if (at[t] != kInitialCondition && done[t]) learn(at[t], std::nullopt, {});
     if (search_deadlocks_ && trace.outcome == Outcome::kDeadlock) {
@@ -329,7 +479,8 @@ class UnfoldingSearch final : public Strategy {
         targets_.push_back(std::move(a.target));  // an earlier target blocked: try again
         continue;
       }
-      if (!cut) ++missed_;
+      if (!cut)
+        ++(a.target.op.kind == OpKind::kSymbolicBranch ? input_stats_.divergences : missed_);
     }
     aimed_.clear();
   }
@@ -350,6 +501,17 @@ class UnfoldingSearch final : public Strategy {
   std::vector<std::vector<ConditionIndex>> deadlocks_seen_;  // each sorted
   std::vector<std::vector<ThreadId>> deadlock_tests_;
   std::vector<std::uint64_t> sites_;  // by event: the code address that first performed it
+  // Inputs (thesis §3.5): every execution's expressions in one pool, each input one number.
+  symbolic::ExpressionPool pool_;
+  std::map<InputKey, std::uint32_t> input_numbers_;
+  std::vector<InputKey> input_keys_;                                         // by number
+  std::vector<symbolic::InputVariable> input_variables_;                     // by number
+  std::unordered_map<EventIndex, symbolic::Constraint> branch_constraints_;  // branch events
+  // By thread condition: the side of its branch no test took yet, as a constraint.
+  std::unordered_map<ConditionIndex, symbolic::Constraint> other_sides_;
+  std::vector<Unfolding::Extension> flips_;  // found by the last model()
+  symbolic::Solver solver_;
+  mutable InputStatistics input_stats_;
 };
 
 }  // namespace

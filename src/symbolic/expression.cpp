@@ -296,6 +296,30 @@ ExprId ExpressionPool::constant(unsigned width, std::uint64_t value) {
                          kConcrete, kConcrete, truncate(value, width)});
 }
 
+ExprId ExpressionPool::import(const ExpressionPool& other, ExprId id,
+                              std::span<const std::uint32_t> input_numbers) {
+  if (id == kConcrete) return kConcrete;
+  // Operands are earlier nodes: rebuild id's nodes in index order, each once.
+  std::unordered_map<ExprId, ExprId> built;
+  std::vector<ExprId> todo{id}, order;
+  while (!todo.empty()) {
+    const ExprId x = todo.back();
+    todo.pop_back();
+    if (x == kConcrete || !built.emplace(x, kConcrete).second) continue;
+    order.push_back(x);
+    for (ExprId operand : {other[x].a, other[x].b, other[x].c}) todo.push_back(operand);
+  }
+  std::sort(order.begin(), order.end());
+  for (ExprId x : order) {
+    ExprNode node = other[x];
+    if (node.kind == ExprKind::kInput) node.value = input_numbers[node.value];
+    for (ExprId* operand : {&node.a, &node.b, &node.c})
+      if (*operand != kConcrete) *operand = built.at(*operand);
+    built[x] = intern(node);
+  }
+  return built.at(id);
+}
+
 ExprId ExpressionPool::input(unsigned width, std::uint32_t number) {
   return intern(ExprNode{ExprKind::kInput, static_cast<std::uint8_t>(width), kConcrete, kConcrete,
                          kConcrete, number});

@@ -167,6 +167,10 @@ class Unfolding {
   /// count a semaphore wait found.)
   EventIndex find_event(const std::vector<ConditionIndex>& preset,
                         const std::vector<ConditionIndex>& context) const;
+  /// The same for an event doing `op`: a branch on inputs (kSymbolicBranch, its side taken as
+  /// the result) must also have taken the same side, as the input values decide it.
+  EventIndex find_event(const std::vector<ConditionIndex>& preset,
+                        const std::vector<ConditionIndex>& context, const Operation& op) const;
   /// Every condition of this kind and key, in the order they were added.
   const std::vector<ConditionIndex>& conditions_of(ConditionKind kind, ObjectKey key) const;
   /// The events that consume `c`.

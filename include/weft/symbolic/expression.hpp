@@ -111,6 +111,11 @@ class ExpressionPool {
   /// before). False, changing nothing, if `count` is below size() or beyond `other`'s nodes.
   bool append_prefix_of(const ExpressionPool& other, std::size_t count);
 
+  /// `other`'s expression `id` built in this pool, its input i renumbered input_numbers[i]: to
+  /// keep expressions of several executions in one pool with each input's one number.
+  ExprId import(const ExpressionPool& other, ExprId id,
+                std::span<const std::uint32_t> input_numbers);
+
   /// The value of `id` when input i has value inputs[i] (missing inputs are 0).
   std::uint64_t evaluate(ExprId id, std::span<const std::uint64_t> inputs) const;
   /// The inputs `id` depends on, ascending.
