@@ -221,5 +221,40 @@ TEST(UnfoldingSearch, ThesisSection6_3_FindsTheDeadlockNoTestRanInto) {
   }
 }
 
+// A deadlock only an input leads to (§3.5 with §6.3): thread 1 takes m2 inside m1 only for an
+// input above 5, thread 2 takes m1 inside m2. The deadlock's configuration holds the branch
+// event, so the test the search runs into it solves for the input.
+TEST(UnfoldingSearch, ADeadlockThatNeedsAnInputIsRunIntoWithIt) {
+  for (StrategyKind kind : kUnfoldings) {
+    Options o = with(kind);
+    o.search_deadlocks = true;
+    const Result r = explore(o, [] {
+      mutex m1, m2;
+      thread t1([&] {
+        value<int> v = input<int>("v");
+        m1.lock();
+        if (v > 5) {
+          m2.lock();
+          m2.unlock();
+        }
+        m1.unlock();
+      });
+      thread t2([&] {
+        m2.lock();
+        m1.lock();
+        m1.unlock();
+        m2.unlock();
+      });
+      t1.join();
+      t2.join();
+    });
+    const auto found = std::find_if(r.bugs.begin(), r.bugs.end(),
+                                    [](const Bug& b) { return b.kind == Outcome::kDeadlock; });
+    ASSERT_NE(found, r.bugs.end()) << explorer::strategy_name(kind) << ": " << r.summary();
+    ASSERT_EQ(found->inputs.size(), 1u);
+    EXPECT_GT(static_cast<std::int32_t>(found->inputs[0].value), 5);
+  }
+}
+
 }  // namespace
 }  // namespace weft::testing

@@ -82,7 +82,8 @@ class UnfoldingSearch final : public Strategy {
     if (chosen.empty()) {
       if (search_deadlocks_ && unfolding_.events() != events_when_searched_) search_deadlocks();
       if (deadlock_tests_.empty()) return std::nullopt;
-      d.prefix = std::move(deadlock_tests_.back());
+      d.prefix = std::move(deadlock_tests_.back().prefix);
+      d.inputs = std::move(deadlock_tests_.back().inputs);
       deadlock_tests_.pop_back();
       return d;
     }
@@ -167,7 +168,12 @@ class UnfoldingSearch final : public Strategy {
           });
       if (seen || !deadlocks_tried_.insert(set).second) continue;
       ++stats_.deadlock_candidates;
-      deadlock_tests_.push_back(prefix_of(unfolding_.schedule_of(configuration_of(set))));
+      const std::vector<EventIndex> configuration = configuration_of(set);
+      // With branch events in it, only inputs that take them their ways reach it.
+      std::optional<std::vector<InputValue>> inputs = inputs_for(configuration, {}, true);
+      if (!inputs) continue;
+      deadlock_tests_.push_back(
+          {prefix_of(unfolding_.schedule_of(configuration)), std::move(*inputs)});
     }
     stats_.deadlock_seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -391,6 +397,7 @@ class UnfoldingSearch final : public Strategy {
         e.op.result = b.taken;
         const auto [fired, added] = unfolding_.fire(marking, e);
         const UnfoldingEvent& ev = unfolding_.event(fired);
+        if (search_deadlocks_) note_held(ev);
         if (added) {
           sites_.push_back(b.site);
           const symbolic::ExprId condition = pool_.import(in.expressions, b.condition, numbers);
@@ -499,7 +506,11 @@ class UnfoldingSearch final : public Strategy {
   std::size_t events_when_searched_ = 0;
   std::set<std::vector<ConditionIndex>> deadlocks_tried_;
   std::vector<std::vector<ConditionIndex>> deadlocks_seen_;  // each sorted
-  std::vector<std::vector<ThreadId>> deadlock_tests_;
+  struct DeadlockTest {
+    std::vector<ThreadId> prefix;
+    std::vector<InputValue> inputs;
+  };
+  std::vector<DeadlockTest> deadlock_tests_;
   std::vector<std::uint64_t> sites_;  // by event: the code address that first performed it
   // Inputs (thesis §3.5): every execution's expressions in one pool, each input one number.
   symbolic::ExpressionPool pool_;
