@@ -444,16 +444,11 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
             " executions were cut short; the first: " + symbols->render(result.first_bound_message);
       break;
     case explorer::Incompleteness::kFixedInputs:
-      if (!program.options.explore_inputs)
-        why = std::string(strategy->explores_inputs() ? "every interleaving was explored, but "
-                                                      : "") +
-              "the program reads inputs, which were fixed to " +
-              std::to_string(program.options.nondet_value) + " (--nondet) rather than explored";
-      else  // the strategy left them at the directive's default
-        why = "the program reads inputs, and the " +
-              std::string(explorer::strategy_name(settings.strategy)) +
-              " strategy does not explore them yet: each input was 0 (--strategy optimal "
-              "explores them)";
+      why = std::string(explorer::builds_unfolding(settings.strategy)
+                            ? "every local state of every thread was covered"
+                            : "every interleaving was explored") +
+            ", but the program reads inputs, which were fixed to " +
+            std::to_string(program.options.nondet_value) + " (--nondet) rather than explored";
       break;
     case explorer::Incompleteness::kInputGaps:
       why = "every interleaving of every input path weft could follow was explored, but " +

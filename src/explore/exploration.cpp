@@ -66,8 +66,7 @@ ExplorationResult run_exploration_in_place(
     }
     const Trace& trace = run_test(*directive);
     ++s.executions;
-    if (trace.read_fixed_inputs || (!trace.symbolic.empty() && !strategy.explores_inputs()))
-      result.fixed_inputs = true;
+    if (trace.read_fixed_inputs) result.fixed_inputs = true;
     result.unrestored_state.insert(trace.unrestored_state.begin(), trace.unrestored_state.end());
     s.events += trace.events.size();
     if (trace.diverged_at) ++s.diverged;

@@ -34,9 +34,6 @@ class Strategy {
   virtual const InputStatistics* input_statistics() const { return nullptr; }
   /// What it built, for an unfolding strategy; else nullptr.
   virtual const UnfoldingStatistics* unfolding_statistics() const { return nullptr; }
-  /// Whether it explores the program's inputs (else the values read are fixed: the verdict says
-  /// so when the program reads any).
-  virtual bool explores_inputs() const { return true; }
   /// What exhausting it does not cover ("deadlocks and data races" for a strategy that covers
   /// every local state, not every global one), or nullptr.
   virtual const char* uncovered() const { return nullptr; }
