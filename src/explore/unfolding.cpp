@@ -79,6 +79,8 @@ ConditionIndex Unfolding::add_condition(ConditionKind kind, ObjectKey key, Event
   const auto c = static_cast<ConditionIndex>(conditions_.size());
   conditions_.push_back({kind, key, producer});
   consumers_.emplace_back();
+  replaced_.push_back(kInitialCondition);
+  replacements_.emplace_back();
   generation_.push_back(kInitialCondition);   // set by add_copy for a copy
   thread_root_.push_back(kInitialCondition);  // set by fire() once its producer is added
   by_slot_[slot(kind, key)].push_back(c);
@@ -106,6 +108,10 @@ std::size_t Unfolding::memory_bytes() const {
   for (const UnfoldingEvent& e : events_)
     bytes += (e.preset.capacity() + e.context.capacity() + e.postset.capacity()) *
              sizeof(ConditionIndex);
+  bytes += replaced_.capacity() * sizeof(ConditionIndex);
+  for (std::size_t c = 0; c < conditions_.size(); ++c)
+    bytes += sizeof(std::vector<EventIndex>) * 2 +
+             (consumers_[c].capacity() + replacements_[c].capacity()) * sizeof(EventIndex);
   for (const auto& [slot_key, list] : by_slot_)
     bytes += sizeof(slot_key) + 16 + list.capacity() * sizeof(ConditionIndex);
   return bytes;
@@ -294,7 +300,11 @@ Unfolding::Fired Unfolding::fire(Marking& marking, const Event& e) {
     }
     if (op.kind == OpKind::kThreadCreate)
       ev.postset.push_back(add_condition(ConditionKind::kThread, op.object, found));
-    for (ConditionIndex c : preset) consumers_[c].push_back(found);
+    for (std::size_t i = 0; i < preset.size(); ++i) {
+      consumers_[preset[i]].push_back(found);
+      replacements_[preset[i]].push_back(ev.postset[i]);
+      replaced_[ev.postset[i]] = preset[i];
+    }
     ev.preset = std::move(preset);
     ev.context = std::move(context);
     events_.push_back(std::move(ev));

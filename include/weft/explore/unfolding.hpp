@@ -213,17 +213,8 @@ class Unfolding {
   /// the one its producer consumed, and the ones the consumers of `c` produce.
   template <typename F>
   void for_each_adjacent(ConditionIndex c, F&& f) const {
-    // An event's postset[i] replaces its preset[i] (the same resource); what it produces past
-    // its preset's size starts a tree (a created thread).
-    if (const EventIndex p = conditions_[c].producer; p != kInitialCondition) {
-      const UnfoldingEvent& ev = events_[p];
-      const auto at = std::find(ev.postset.begin(), ev.postset.end(), c) - ev.postset.begin();
-      if (static_cast<std::size_t>(at) < ev.preset.size()) f(ev.preset[at]);
-    }
-    for (EventIndex k : consumers_[c]) {
-      const UnfoldingEvent& ev = events_[k];
-      f(ev.postset[std::find(ev.preset.begin(), ev.preset.end(), c) - ev.preset.begin()]);
-    }
+    if (replaced_[c] != kInitialCondition) f(replaced_[c]);
+    for (ConditionIndex next : replacements_[c]) f(next);
   }
 
   std::size_t events() const { return events_.size(); }
@@ -314,7 +305,13 @@ class Unfolding {
   std::unordered_map<std::uint64_t, ConditionIndex> initial_;  // by slot
   std::unordered_map<std::uint64_t, std::vector<ConditionIndex>> by_slot_;
   std::vector<std::vector<EventIndex>> consumers_;  // by condition
-  std::vector<EventIndex> thread_root_;             // by condition (thread conditions)
+  // By condition, its resource's tree (for_each_adjacent, kept apart from the events for the
+  // searches' sake): the condition its producer consumed in its place (kInitialCondition: a
+  // root), and those its consumers produce in its place. An event's postset[i] replaces its
+  // preset[i]; what it produces past its preset's size starts a tree (a created thread).
+  std::vector<ConditionIndex> replaced_;
+  std::vector<std::vector<ConditionIndex>> replacements_;
+  std::vector<EventIndex> thread_root_;  // by condition (thread conditions)
   // Each thread's events form a tree (an event's parent: the one that produced the thread
   // condition it consumed). By event: its depth there, its parent, a jump pointer (Myers' skew
   // binary jumps, for ancestor queries in O(log depth)), and its causal clock: for each thread,
