@@ -243,12 +243,7 @@ EventIndex Unfolding::find_event(const std::vector<ConditionIndex>& preset,
                                  const std::vector<ConditionIndex>& context,
                                  const Operation& op) const {
   if (op.kind != OpKind::kSymbolicBranch) return find_event(preset, context);
-  for (auto [it, end] = by_hash_.equal_range(event_hash(preset, context)); it != end; ++it) {
-    const UnfoldingEvent& candidate = events_[it->second];
-    if (candidate.preset == preset && candidate.context == context && candidate.op == op)
-      return it->second;
-  }
-  return kInitialCondition;
+  return find(event_hash(preset, context), op, preset, context);
 }
 
 Unfolding::Fired Unfolding::fire(Marking& marking, const Event& e) {

@@ -62,22 +62,22 @@ class UnfoldingSearch final : public Strategy {
       chosen.push_back(std::move(x));
       add_compatible_targets(chosen);
       configuration = configuration_of(needed_by(chosen));
-      if (branch_constraints_.empty() && flips_chosen(chosen) == 0) continue;
       // Inputs that take every branch of the configuration its way and the targets' other
       // ways; if the extra targets ask for too much, the first alone.
-      std::optional<std::vector<InputValue>> inputs = inputs_for(configuration, chosen, false);
-      if (!inputs && chosen.size() > 1) {
+      Inputs inputs = inputs_for(configuration, chosen);
+      if (!inputs.solved() && chosen.size() > 1) {
         for (std::size_t i = 1; i < chosen.size(); ++i) targets_.push_back(std::move(chosen[i]));
         chosen.resize(1);
         configuration = configuration_of(needed_by(chosen));
-        inputs = inputs_for(configuration, chosen, false);
+        inputs = inputs_for(configuration, chosen);
       }
-      if (!inputs) {
-        inputs_for(configuration, chosen, true);  // (counted)
+      if (!inputs.solved()) {
+        count_unsolved(inputs.answer);
         chosen.clear();
         continue;
       }
-      d.inputs = std::move(*inputs);
+      input_stats_.flips += flips_chosen(chosen);
+      d.inputs = std::move(inputs.values);
     }
     if (chosen.empty()) {
       if (search_deadlocks_ && unfolding_.events() != events_when_searched_) search_deadlocks();
@@ -170,10 +170,13 @@ class UnfoldingSearch final : public Strategy {
       ++stats_.deadlock_candidates;
       const std::vector<EventIndex> configuration = configuration_of(set);
       // With branch events in it, only inputs that take them their ways reach it.
-      std::optional<std::vector<InputValue>> inputs = inputs_for(configuration, {}, true);
-      if (!inputs) continue;
+      Inputs inputs = inputs_for(configuration, {});
+      if (!inputs.solved()) {
+        count_unsolved(inputs.answer);
+        continue;
+      }
       deadlock_tests_.push_back(
-          {prefix_of(unfolding_.schedule_of(configuration)), std::move(*inputs)});
+          {prefix_of(unfolding_.schedule_of(configuration)), std::move(inputs.values)});
     }
     stats_.deadlock_seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -226,12 +229,15 @@ class UnfoldingSearch final : public Strategy {
     return needed;
   }
 
-  // Input values under which the configuration's branch events go their way and a target
-  // branch the other way (thesis §3.5), or nullopt if none do (or the solver cannot tell).
-  // (`count`: record an answer that is not satisfiable in the statistics.)
-  std::optional<std::vector<InputValue>> inputs_for(
-      const std::vector<EventIndex>& configuration,
-      const std::vector<Unfolding::Extension>& targets, bool count) {
+  // Input values under which the configuration's branch events go their way and each target
+  // branch the other way (thesis §3.5); the answer unless satisfiable.
+  struct Inputs {
+    symbolic::Answer answer = symbolic::Answer::kSatisfiable;
+    std::vector<InputValue> values;
+    bool solved() const { return answer == symbolic::Answer::kSatisfiable; }
+  };
+  Inputs inputs_for(const std::vector<EventIndex>& configuration,
+                    const std::vector<Unfolding::Extension>& targets) {
     std::vector<symbolic::Constraint> path;
     for (EventIndex e : configuration)
       if (const auto it = branch_constraints_.find(e); it != branch_constraints_.end())
@@ -239,7 +245,7 @@ class UnfoldingSearch final : public Strategy {
     for (const Unfolding::Extension& x : targets)
       if (x.op.kind == OpKind::kSymbolicBranch)
         path.push_back({other_sides_.at(x.preset.front()).condition, x.op.result != 0});
-    if (path.empty()) return std::vector<InputValue>{};
+    if (path.empty()) return {};
     // One conjunction: the solver leaves out the constraints that share no input with its target
     // as holding already under the current values, and the branch events come from executions
     // with different values.
@@ -250,19 +256,18 @@ class UnfoldingSearch final : public Strategy {
       all = all == symbolic::kConcrete ? term : pool_.binary(symbolic::ExprKind::kAnd, all, term);
     }
     const symbolic::Solution s = solver_.solve(pool_, {}, {all, true}, input_variables_);
-    if (s.answer != symbolic::Answer::kSatisfiable) {
-      if (count)
-        ++(s.answer == symbolic::Answer::kUnknown ? input_stats_.solver_unknown
-                                                  : input_stats_.infeasible);
-      return std::nullopt;
-    }
-    if (!count) input_stats_.flips += flips_chosen(targets);
-    std::vector<InputValue> values;
+    Inputs out{s.answer, {}};
+    if (!out.solved()) return out;
     for (std::size_t i = 0; i < input_keys_.size(); ++i)
-      values.push_back({input_keys_[i], s.values[i]});
-    std::sort(values.begin(), values.end(),
+      out.values.push_back({input_keys_[i], s.values[i]});
+    std::sort(out.values.begin(), out.values.end(),
               [](const InputValue& a, const InputValue& b) { return a.key < b.key; });
-    return values;
+    return out;
+  }
+
+  void count_unsolved(symbolic::Answer answer) {
+    ++(answer == symbolic::Answer::kUnknown ? input_stats_.solver_unknown
+                                            : input_stats_.infeasible);
   }
 
   // The input's number in pool_ (the same in every execution).

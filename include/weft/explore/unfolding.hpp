@@ -86,9 +86,9 @@ struct Condition {
 
 /// What an operation touches besides its thread's condition: the condition of `kind` and `key`,
 /// only observed (`read`: a read arc) or consumed and replaced by one of kind `becomes` (a mutex
-/// goes from free to held and back). With `copies` (place replication: a write, or a thread's
-/// first access), it is of a granule's generation condition (kind kMemory, key the granule) and
-/// every copy of the granule that holds with it, and the thread gets a copy if it had none.
+/// goes from free to held and back). With `copies` (place replication: a write), it is of a
+/// granule's generation condition (kind kMemory, key the granule) and of every thread's copy of
+/// the granule.
 struct Touch {
   ConditionKind kind;
   ObjectKey key;
@@ -110,8 +110,7 @@ struct UnfoldingEvent {
   /// Consumed: the thread's own condition first, then ascending.
   std::vector<ConditionIndex> preset;
   std::vector<ConditionIndex> context;  ///< observed (read arcs), ascending
-  /// Produced: postset[i] replaces preset[i] (same kind and key); after them the copies of
-  /// granules the thread accesses for the first time (place replication), then, for a thread
+  /// Produced: postset[i] replaces preset[i] (same kind and key); after them, for a thread
   /// creation, the new thread's first condition.
   std::vector<ConditionIndex> postset;
 };
