@@ -15,6 +15,7 @@
 #include <optional>
 #include <set>
 
+#include "weft/driver/global_check.hpp"
 #include "weft/driver/native_report.hpp"
 #include "weft/driver/one_line.hpp"
 #include "weft/driver/option_checks.hpp"
@@ -98,7 +99,8 @@ std::string keep_program_beside(const std::string& replay_path, const std::strin
 
 void write_replay_file(const std::string& path, const std::string& program_path,
                        const Program& program, const explorer::FoundBug& bug,
-                       const ThreadRegistry& threads, const std::string& message) {
+                       const ThreadRegistry& threads, const std::string& message,
+                       const std::string& check_global) {
   ReplayFile file;
   file.program = program_path;
   file.args = program.args;
@@ -107,6 +109,10 @@ void write_replay_file(const std::string& path, const std::string& program_path,
   file.track_inputs = bug.trace.symbolic.tracked;
   file.bug_kind = outcome_name(bug.outcome);
   file.bug_message = message;
+  if (bug.outcome == Outcome::kGlobalState) {
+    file.check_global = check_global;
+    file.global_steps = bug.step;
+  }
   std::ofstream out(path);
   out << replay_file_text(file);
   if (!out) throw DriverError("cannot write the replay file '" + path + "'");
@@ -213,8 +219,15 @@ const char* verdict_name(int code) {
 
 static int run_command_unguarded(const Program& program, const ExploreSettings& settings) {
   check_options(program.options, settings);
+  // The predicate is checked against the program's variables before anything runs.
+  std::optional<GlobalCheck> global;
+  if (!settings.check_global.empty()) {
+    Symbolizer types(program.path, 0);
+    global.emplace(settings.check_global, types);
+  }
   ThreadRegistry threads;
   explorer::StrategyConfig config;
+  config.record_written_values = global.has_value();
   config.kind = settings.strategy;
   config.sleep_sets = settings.sleep_sets;
   config.search_deadlocks = settings.deadlocks;
@@ -342,6 +355,32 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
   result.bugs.clear();
   for (const auto& b : found) result.bugs.push_back(b.bug);
 
+  // --check-global, once the unfolding is complete (thesis §6.2).
+  std::optional<GlobalCheckResult> global_result;
+  std::string global_note;
+  if (global) {
+    if (!symbols) symbols.emplace(program.path, server->load_base());
+    global->resolve(*symbols, threads);
+    if (result.exhausted && result.unsupported.empty()) {
+      global_result = check_global_state(
+          *strategy, *global, [&](const TestDirective& d) { return server->run(d); }, threads);
+      global_note = global_result->note;
+      if (global_result->bug) {
+        ++result.stats.executions;
+        global_result->bug->execution = result.stats.executions;
+        found.push_back({*global_result->bug, round_program.options.promoted_sites});
+        result.bugs.push_back(*global_result->bug);
+      } else if (global_result->answer == GlobalCheckResult::Answer::kUndecided) {
+        result.strategy_gaps += (result.strategy_gaps.empty() ? "" : "; ") + global_note;
+      }
+    } else {
+      global_note =
+          "--check-global was not asked: the exploration stopped before the unfolding "
+          "was complete" +
+          std::string(result.bugs.empty() ? "" : " (--all-bugs explores on past bugs)");
+    }
+  }
+
   // Every interleaving was explored, some executions up to the thread or step bound only: a
   // "true within bounds", never a proof. (An execution cut by the time limit is not within a
   // bound: what it would have done is unknown.)
@@ -380,7 +419,7 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
       Program replayed = program;
       replayed.options.promoted_sites = found[i].promoted;
       write_replay_file(replay_path, program_path, replayed, bug, threads,
-                        bug_message(bug, *symbols));
+                        bug_message(bug, *symbols), settings.check_global);
       // The replay file names the program; `weft check` builds it in a temporary directory, so
       // its replay command needs only the file.
       replay = "weft replay " +
@@ -503,6 +542,19 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
                         {"promoted_sites", promoted.size()},
                         {"rounds", rounds},
                         {"bugs", std::move(bugs)}};
+    if (global) {
+      const char* answer = "not asked";
+      if (global_result)
+        answer = global_result->answer == GlobalCheckResult::Answer::kReached       ? "reached"
+                 : global_result->answer == GlobalCheckResult::Answer::kUnreachable ? "unreachable"
+                                                                                    : "undecided";
+      j["check_global"] = {
+          {"predicate", settings.check_global}, {"answer", answer}, {"note", global_note}};
+      if (global_result)
+        j["check_global"]["search"] = {{"events", global_result->search.events},
+                                       {"formula_nodes", global_result->search.formula_nodes},
+                                       {"seconds", global_result->search.seconds}};
+    }
     if (!why.empty()) {
       j["incomplete_because"] = why;
       j["incomplete_code"] = explorer::incompleteness_code(decision.why);
@@ -512,6 +564,10 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
     return code;
   }
   std::printf("%s", text.c_str());
+  // A state reached is one of the bugs above; what else the check says gets its own line.
+  if (!global_note.empty() &&
+      !(global_result && global_result->answer == GlobalCheckResult::Answer::kReached))
+    std::printf("weft: %s\n", global_note.c_str());
   switch (code) {
     case kExitBug:
       std::printf("weft: %s bug%s found", grouped(result.bugs.size()).c_str(),
@@ -586,6 +642,11 @@ static int replay_command_unguarded(const std::string& replay_file, const std::s
   for (const auto& f : trace.failures)
     if (is_bug(f.outcome)) bugs.push_back(explorer::found_bug(trace, &f));
   if (is_whole_execution_bug(trace.outcome)) bugs.push_back(explorer::found_bug(trace, nullptr));
+  if (!file.check_global.empty()) {
+    GlobalCheck global(file.check_global, symbols);
+    global.resolve(symbols, threads);
+    if (auto b = global.bug_in(trace, file.global_steps, threads)) bugs.push_back(std::move(*b));
+  }
   std::optional<explorer::FoundBug> found;
   bool reproduced = false;
   for (const auto& b : bugs)

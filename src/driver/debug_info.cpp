@@ -252,6 +252,55 @@ std::optional<std::string> DebugInfo::global(std::uint64_t address) {
   return name;
 }
 
+std::optional<DebugInfo::Scalar> DebugInfo::scalar(const std::string& name, std::string* why) {
+  if (!impl_->globals_read) impl_->read_globals();
+  for (const Impl::Global& g : impl_->globals) {
+    if (qualified_name(g.die) != name) continue;
+    const DWARFDie type = strip(g.die.getAttributeValueAsReferencedDie(dw::DW_AT_type));
+    const auto tag = type ? type.getTag() : dw::Tag(0);
+    const std::uint64_t size = type_size(type);
+    bool is_signed = false;
+    if (tag == dw::DW_TAG_base_type) {
+      const auto encoding = dw::toUnsigned(type.find(dw::DW_AT_encoding)).getValueOr(0);
+      if (encoding == dw::DW_ATE_float) {
+        if (why) *why = "'" + name + "' is a floating-point variable";
+        return std::nullopt;
+      }
+      is_signed = encoding == dw::DW_ATE_signed || encoding == dw::DW_ATE_signed_char;
+    } else if (tag == dw::DW_TAG_enumeration_type) {
+      is_signed = true;
+    } else if (tag != dw::DW_TAG_pointer_type) {
+      if (why) *why = "'" + name + "' is not a scalar (an array, a structure...)";
+      return std::nullopt;
+    }
+    if (size != 1 && size != 2 && size != 4 && size != 8) {
+      if (why) *why = "'" + name + "' has a size of " + std::to_string(size) + " bytes";
+      return std::nullopt;
+    }
+    Scalar out{g.start, static_cast<std::uint32_t>(size), is_signed, 0};
+    // Its bytes in the file, unless its section has none there (.bss: zero).
+    for (const llvm::object::SectionRef& section : impl_->binary.getBinary()->sections()) {
+      if (g.start < section.getAddress() ||
+          g.start + size > section.getAddress() + section.getSize())
+        continue;
+      if (section.isBSS()) break;
+      auto contents = section.getContents();
+      if (!contents) {
+        llvm::consumeError(contents.takeError());
+        break;
+      }
+      const std::uint64_t at = g.start - section.getAddress();
+      if (at + size > contents->size()) break;
+      for (std::uint64_t b = 0; b < size; ++b)
+        out.initial |= std::uint64_t{static_cast<unsigned char>((*contents)[at + b])} << (8 * b);
+      break;
+    }
+    return out;
+  }
+  if (why) *why = "'" + name + "' is not a global variable of the program";
+  return std::nullopt;
+}
+
 std::optional<std::string> DebugInfo::local(std::uint64_t pc, std::uint64_t frame,
                                             std::uint64_t address, std::string* function) {
   if (!impl_->context) return std::nullopt;

@@ -49,6 +49,14 @@ void check_options(const ProgramOptions& program, const ExploreSettings& setting
     bad("--dump-unfolding", std::string("draws the unfolding a strategy builds: use it with "
                                         "--strategy contextual or unfolding (") +
                                 explorer::strategy_name(settings.strategy) + " builds none)");
+  if (!settings.check_global.empty() && !explorer::builds_unfolding(settings.strategy))
+    bad("--check-global", std::string("asks the unfolding a strategy builds: use it with "
+                                      "--strategy contextual or unfolding (") +
+                              explorer::strategy_name(settings.strategy) + " builds none)");
+  if (!settings.check_global.empty() && program.points != "all")
+    bad("--check-global",
+        "needs --points=all: a shared variable's values are known from the "
+        "accesses that are events");
   if (program.memory_mb > kMaxMemoryMb)
     bad("--memory-limit", "must be at most " + std::to_string(kMaxMemoryMb) + " MiB (it is " +
                               std::to_string(program.memory_mb) + ")");

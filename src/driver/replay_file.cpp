@@ -136,22 +136,26 @@ json parse_json(std::string_view text, const Checker& check) {
 }  // namespace
 
 std::string replay_file_text(const ReplayFile& file) {
-  const json j = {{"weft_replay", kFormatVersion},
-                  {"program", file.program},
-                  {"args", file.args},
-                  {"points", file.options.points},
-                  {"max_steps_per_thread", file.options.max_steps_per_thread},
-                  {"max_threads", file.options.max_threads},
-                  {"nondet", file.options.nondet_value},
-                  {"explore_inputs", file.options.explore_inputs},
-                  {"track_inputs", file.track_inputs},
-                  {"keep_spinning", file.options.keep_spinning},
-                  {"memory_checks", file.options.memory_checks},
-                  {"leaks", file.options.leaks},
-                  {"promoted_sites", file.options.promoted_sites},
-                  {"execution_timeout", file.options.execution_seconds},
-                  {"schedule", file.schedule},
-                  {"bug", {{"kind", file.bug_kind}, {"message", file.bug_message}}}};
+  json j = {{"weft_replay", kFormatVersion},
+            {"program", file.program},
+            {"args", file.args},
+            {"points", file.options.points},
+            {"max_steps_per_thread", file.options.max_steps_per_thread},
+            {"max_threads", file.options.max_threads},
+            {"nondet", file.options.nondet_value},
+            {"explore_inputs", file.options.explore_inputs},
+            {"track_inputs", file.track_inputs},
+            {"keep_spinning", file.options.keep_spinning},
+            {"memory_checks", file.options.memory_checks},
+            {"leaks", file.options.leaks},
+            {"promoted_sites", file.options.promoted_sites},
+            {"execution_timeout", file.options.execution_seconds},
+            {"schedule", file.schedule},
+            {"bug", {{"kind", file.bug_kind}, {"message", file.bug_message}}}};
+  if (!file.check_global.empty()) {
+    j["bug"]["check_global"] = file.check_global;
+    j["bug"]["global_steps"] = file.global_steps;
+  }
   // The program's messages may hold any bytes; replace invalid UTF-8 rather than fail to write.
   return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
@@ -245,6 +249,12 @@ ReplayFile parse_replay_file(std::string_view text, const std::string& file_name
       r.bug_kind = check.string(*kind, "bug.kind", kMaxReplayFileBytes);
     if (const auto message = it->find("message"); message != it->end())
       r.bug_message = check.string(*message, "bug.message", kMaxReplayFileBytes);
+    if (const auto global = it->find("check_global"); global != it->end()) {
+      r.check_global = check.string(*global, "bug.check_global", kMaxReplayFileBytes);
+      r.global_steps = static_cast<std::uint64_t>(
+          check.integer(check.require(*it, "global_steps"), "bug.global_steps", 0,
+                        static_cast<std::int64_t>(test.prefix.size())));
+    }
   }
   return r;
 }

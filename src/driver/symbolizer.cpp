@@ -175,6 +175,12 @@ std::string Symbolizer::data(std::uint64_t address) {
   return data_[address];
 }
 
+std::optional<DebugInfo::Scalar> Symbolizer::scalar(const std::string& name, std::string* why) {
+  auto found = debug_info().scalar(name, why);
+  if (found) found->address += base_;
+  return found;
+}
+
 std::string Symbolizer::render(const std::string& message) {
   std::vector<std::uint64_t> code_addresses, data_addresses;
   collect_addresses(message, code_addresses, data_addresses);

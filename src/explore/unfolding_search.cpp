@@ -41,7 +41,8 @@ class UnfoldingSearch final : public Strategy {
   UnfoldingSearch(const StrategyConfig& config, UnfoldingModel model)
       : initial_prefix_(config.initial_prefix),
         unfolding_(model),
-        search_deadlocks_(config.search_deadlocks) {}
+        search_deadlocks_(config.search_deadlocks),
+        record_written_values_(config.record_written_values) {}
 
   std::optional<TestDirective> next() override {
     TestDirective d;
@@ -115,6 +116,24 @@ class UnfoldingSearch final : public Strategy {
 
   std::string unfolding_dot(const UnfoldingNames& names) const override {
     return explorer::unfolding_dot(unfolding_, sites_, names);
+  }
+
+  GlobalStateSearch search_global_state(const GlobalStateQuery& query) const override {
+    GlobalStateSearch out;
+    if (!record_written_values_) {
+      out.problem = "the strategy was not asked to record written values";
+      return out;
+    }
+    UnfoldingRecord record;
+    record.unfolding = &unfolding_;
+    record.sites = &sites_;
+    record.written = &written_;
+    record.written_expressions = &written_expressions_;
+    record.pool = &pool_;
+    record.branch_constraints = &branch_constraints_;
+    record.inputs = input_variables_;
+    record.input_keys = input_keys_;
+    return explorer::search_global_state(record, query);
   }
 
   const UnfoldingStatistics* unfolding_statistics() const override {
@@ -359,6 +378,8 @@ class UnfoldingSearch final : public Strategy {
       deadlocks_seen_.clear();
       deadlock_tests_.clear();
       sites_.clear();
+      written_.clear();
+      written_expressions_.clear();
       branch_constraints_.clear();
       other_sides_.clear();
       flips_.clear();
@@ -432,7 +453,15 @@ class UnfoldingSearch final : public Strategy {
       const auto [fired, added] = unfolding_.fire(marking, e);
       const UnfoldingEvent& ev = unfolding_.event(fired);
       if (search_deadlocks_) note_held(ev);
-      if (added) sites_.push_back(i < trace.sites.size() ? trace.sites[i] : 0);
+      if (added) {
+        sites_.push_back(i < trace.sites.size() ? trace.sites[i] : 0);
+        if (record_written_values_ && writes_value(e.op.kind) && i < trace.values.size()) {
+          written_.emplace(fired, trace.values[i]);
+          if (const auto x = trace.values[i].written_expression;
+              x != 0 && (trace.values[i].known & AccessValues::kWrittenFromInputs))
+            written_expressions_.emplace(fired, pool_.import(in.expressions, x, numbers));
+        }
+      }
       std::vector<ConditionIndex> held(ev.preset.begin() + 1, ev.preset.end());
       held.insert(held.end(), ev.context.begin(), ev.context.end());
       learn(ev.preset.front(), e.op, held);
@@ -517,6 +546,9 @@ class UnfoldingSearch final : public Strategy {
   };
   std::vector<DeadlockTest> deadlock_tests_;
   std::vector<std::uint64_t> sites_;  // by event: the code address that first performed it
+  bool record_written_values_ = false;
+  std::unordered_map<EventIndex, AccessValues> written_;  // write events, as first run
+  std::unordered_map<EventIndex, symbolic::ExprId> written_expressions_;  // in pool_
   // Inputs (thesis §3.5): every execution's expressions in one pool, each input one number.
   symbolic::ExpressionPool pool_;
   std::map<InputKey, std::uint32_t> input_numbers_;

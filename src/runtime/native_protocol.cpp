@@ -475,6 +475,7 @@ void LogWriter::event(const Trace& t, std::size_t i, const ThreadRegistry& threa
   w.put(values.known);
   if (values.known & AccessValues::kRead) w.put(values.read);
   if (values.known & AccessValues::kWritten) w.put(values.written);
+  if (values.known & AccessValues::kWrittenFromInputs) w.put(values.written_expression);
   commit(Record::kEvent, w.ok(), w.size());
 }
 
@@ -645,6 +646,12 @@ LoggedExecution read_log_records(const void* log, std::size_t sent_threads, Thre
         if (values.known & AccessValues::kRead) values.read = r.get<std::uint64_t>("value read");
         if (values.known & AccessValues::kWritten)
           values.written = r.get<std::uint64_t>("value written");
+        if (values.known & AccessValues::kWrittenFromInputs) {
+          values.written_expression = r.get<std::uint32_t>("expression written");
+          // Its nodes come before the event (NativeRuntime logs inputs first).
+          if (values.written_expression > out.symbolic.expressions.size())
+            throw ProtocolError("a value written as an expression the log does not hold");
+        }
         events.values.push_back(values);
         break;
       }

@@ -6,7 +6,7 @@ bool is_bug(Outcome o) {
   return o == Outcome::kDeadlock || o == Outcome::kAssertionFailure ||
          o == Outcome::kUncaughtException || o == Outcome::kMisuse || o == Outcome::kDataRace ||
          o == Outcome::kCrash || o == Outcome::kLivelock || is_memory_error(o) ||
-         o == Outcome::kSanitizerReport;
+         o == Outcome::kSanitizerReport || o == Outcome::kGlobalState;
 }
 
 bool is_memory_error(Outcome o) {
@@ -68,6 +68,8 @@ const char* outcome_name(Outcome o) {
       return "memory leak";
     case Outcome::kSanitizerReport:
       return "sanitizer report";
+    case Outcome::kGlobalState:
+      return "global state";
   }
   return "unknown";
 }

@@ -21,10 +21,13 @@ enum ExitCode : int {
 struct ExploreSettings {
   explorer::StrategyKind strategy = explorer::StrategyKind::kOptimalDpor;
   bool sleep_sets = true;
-  bool deadlocks = false;  ///< --deadlocks: search the unfolding for deadlocks
+  bool deadlocks = false;      ///< --deadlocks: search the unfolding for deadlocks
   std::string dump_unfolding;  ///< --dump-unfolding: write the unfolding here (dot)
-  bool all_bugs = false;   ///< keep exploring after the first bug
-  std::string stop_on;     ///< with all_bugs: stop at a bug whose kind or message has this
+  /// --check-global: a predicate over global variables and threads' locations to search the
+  /// unfolding's global states for (thesis §6.2)
+  std::string check_global;
+  bool all_bugs = false;  ///< keep exploring after the first bug
+  std::string stop_on;    ///< with all_bugs: stop at a bug whose kind or message has this
   /// With points "sync" and all_bugs or stop_on: a race's instructions become scheduling points
   /// and the exploration starts over (race-directed points); false keeps one round.
   bool race_points = true;

@@ -31,6 +31,10 @@ struct ReplayFile {
   bool track_inputs = true;
   std::string bug_kind;
   std::string bug_message;  ///< as bug_message() renders it, to tell whether replay reproduced it
+  /// A global-state bug (--check-global): the predicate, and after how many events of the
+  /// execution it holds; the replay evaluates it there again.
+  std::string check_global;
+  std::uint64_t global_steps = 0;
 };
 
 /// The file's text (JSON).

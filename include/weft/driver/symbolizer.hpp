@@ -5,12 +5,13 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
-namespace weft::driver {
+#include "weft/driver/debug_info.hpp"
 
-class DebugInfo;
+namespace weft::driver {
 
 struct SourceLocation {
   std::string file;  ///< as recorded in the debug info; empty if unknown
@@ -33,6 +34,8 @@ class Symbolizer {
   /// The global variable at `address`, down to the element or field ("counter", "counts[3]",
   /// "q.head"), or "" if it is not one.
   std::string data(std::uint64_t address);
+  /// The global scalar variable of that name, at its run-time address (DebugInfo::scalar).
+  std::optional<DebugInfo::Scalar> scalar(const std::string& name, std::string* why = nullptr);
   /// Replaces {pc:HEX} by "file:line", {data:HEX} by "name (0xHEX)" or "0xHEX", and
   /// {stack:ADDRESS:THREAD:PC@FP;...} by the local variable one of those frames holds there.
   std::string render(const std::string& message);

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "weft/explore/global_state.hpp"
 #include "weft/explore/input_statistics.hpp"
 #include "weft/explore/unfolding_dot.hpp"
 #include "weft/explore/unfolding_statistics.hpp"
@@ -45,6 +46,15 @@ class Strategy {
     (void)names;
     return {};
   }
+  /// For an unfolding strategy (built with StrategyConfig::record_written_values): a test into
+  /// a global state of its unfolding where `query` may hold (thesis §6.2). Others say they
+  /// cannot (GlobalStateSearch::problem).
+  virtual GlobalStateSearch search_global_state(const GlobalStateQuery& query) const {
+    (void)query;
+    GlobalStateSearch none;
+    none.problem = "only the unfolding strategies (contextual, unfolding) check global states";
+    return none;
+  }
 };
 
 enum class StrategyKind {
@@ -75,6 +85,8 @@ struct StrategyConfig {
   /// Unfolding strategies: once the unfolding is complete, search it for deadlocks (thesis
   /// §6.3) and run a test into each one found.
   bool search_deadlocks = false;
+  /// Unfolding strategies: keep what each write event wrote, for search_global_state.
+  bool record_written_values = false;
   /// A schedule prefix the first execution follows (e.g. to start from a given interleaving).
   std::vector<ThreadId> initial_prefix;
 };

@@ -42,6 +42,10 @@ enum class Outcome : std::uint8_t {
   /// A sanitizer the program was built with (weft-cc -fsanitize=address or =undefined) reported
   /// an error: the message is its summary (docs/sanitizers.md).
   kSanitizerReport,
+  /// --check-global: the program reaches a global state where the predicate holds. Found from
+  /// the unfolding and confirmed by an execution that passes through the state; the driver
+  /// reports it, no execution ends in it.
+  kGlobalState,
 };
 
 /// One of the memory-error outcomes (kUseAfterFree to kMemoryLeak).
@@ -76,8 +80,12 @@ struct Failure {
 struct AccessValues {
   static constexpr std::uint8_t kRead = 1;     ///< `read` is known
   static constexpr std::uint8_t kWritten = 2;  ///< `written` is known
+  /// What it wrote was computed from inputs: `written` is this execution's value only, and
+  /// `written_expression` (if not 0) the expression of it, in Trace::symbolic's pool.
+  static constexpr std::uint8_t kWrittenFromInputs = 4;
   std::uint64_t read = 0;
   std::uint64_t written = 0;
+  std::uint32_t written_expression = 0;
   std::uint8_t known = 0;
   friend bool operator==(const AccessValues&, const AccessValues&) = default;
 };

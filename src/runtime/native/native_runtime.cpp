@@ -173,10 +173,15 @@ Trace NativeRuntime::run(const TestDirective& directive, int argc, char** argv, 
   __weft_sym_arguments_for = nullptr;
   __weft_sym_return_for = nullptr;
   const auto log_until = [&](const Trace& t, std::size_t end) {
-    // Inputs and branches first: those of a step come before its next event.
-    if (log_ && !t.symbolic.inputs.empty()) log_->symbolic(t.symbolic, symbolic_logged_, registry_);
-    for (; log_ && logged_ < end; ++logged_)
-      log_->event(t, logged_, registry_, values_of(t, logged_, false));
+    if (!log_) return;
+    // The values first: one computed from inputs adds its expression to the pool, whose nodes
+    // the inputs' record carries. Then inputs and branches: those of a step come before its
+    // next event.
+    logged_values_.clear();
+    for (std::size_t i = logged_; i < end; ++i) logged_values_.push_back(values_of(t, i, false));
+    if (!t.symbolic.inputs.empty()) log_->symbolic(t.symbolic, symbolic_logged_, registry_);
+    for (std::size_t k = 0; logged_ < end; ++logged_, ++k)
+      log_->event(t, logged_, registry_, logged_values_[k]);
   };
   scheduler_.set_event_observer([&](const Trace& t) {
     current_trace_ = &t;
@@ -293,6 +298,24 @@ AccessValues NativeRuntime::values_of(const Trace& t, std::size_t index, bool dy
     probe_site_ = 0;
     v.written = value;
     v.known |= AccessValues::kWritten;
+    // Input-dependent bytes have shadow expressions (symbolic_hooks.cpp): the value is this
+    // execution's only; its expression, byte by byte, little-endian.
+    for (std::uint32_t i = 0; i < e.op.size && !shadow_.empty(); ++i)
+      if (shadow_.count(e.op.object + i)) {
+        v.known |= AccessValues::kWrittenFromInputs;
+        break;
+      }
+    if (v.known & AccessValues::kWrittenFromInputs) {
+      symbolic::ExpressionPool& pool = scheduler_.expressions();
+      symbolic::ExprId expression = symbolic::kConcrete;
+      for (std::uint32_t i = e.op.size; i-- > 0;) {
+        const auto it = shadow_.find(e.op.object + i);
+        const symbolic::ExprId byte =
+            it != shadow_.end() ? it->second : pool.constant(8, value >> (8 * i) & 0xff);
+        expression = expression == symbolic::kConcrete ? byte : pool.concat(expression, byte);
+      }
+      v.written_expression = expression;
+    }
   }
   return v;
 }

@@ -239,6 +239,7 @@ class NativeRuntime {
   const Trace* current_trace_ = nullptr;  // the scheduler's trace while run() runs
   std::size_t logged_ = 0;                // events of it already in the log
   std::vector<weft::AccessValues> values_;
+  std::vector<weft::AccessValues> logged_values_;  // scratch of run()'s logging
   weft::native::LogWriter::SymbolicLogged symbolic_logged_;
   ShadowMemory shadow_;
   bool runtime_state_read_ = false;         // by event, while run() runs (--points=all)
