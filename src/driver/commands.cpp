@@ -274,7 +274,10 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
   // With every shared access an event, the threads' steps can be learned and executions made
   // of known steps computed (thread_model.hpp).
   std::optional<explorer::ModelledRunner> modelled;
-  if (settings.thread_model != "off" && program.options.points == "all")
+  // (With dfs, --check-global reads every execution's states: each must be run.)
+  const bool check_every_state = global && !explorer::builds_unfolding(settings.strategy);
+  bool every_state_read_inputs = false;
+  if (settings.thread_model != "off" && program.options.points == "all" && !check_every_state)
     modelled.emplace(settings.thread_model == "check" ? explorer::ModelledRunner::Mode::kCheck
                                                       : explorer::ModelledRunner::Mode::kOn,
                      program.options.max_steps_per_thread);
@@ -304,7 +307,15 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
     };
     const std::uint64_t modelled_before = modelled ? modelled->modelled() : 0;
     const std::function<Trace(const TestDirective&)> run_for_real = [&](const TestDirective& d) {
-      return server->run(d);
+      if (!check_every_state) return server->run(d);
+      if (!symbols) {
+        symbols.emplace(program.path, server->load_base());
+        global->resolve(*symbols, threads);
+      }
+      Trace t = server->run(d);
+      global->check_every_state(t, threads);
+      every_state_read_inputs |= !t.symbolic.inputs.empty();
+      return t;
     };
     try {
       result = modelled ? explorer::run_exploration_in_place(
@@ -358,7 +369,15 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
   // --check-global, once the unfolding is complete (thesis §6.2).
   std::optional<GlobalCheckResult> global_result;
   std::string global_note;
-  if (global) {
+  // Each execution's states hold the values its inputs had; others were not tried.
+  if (check_every_state && every_state_read_inputs &&
+      std::none_of(result.bugs.begin(), result.bugs.end(),
+                   [](const explorer::FoundBug& b) { return b.outcome == Outcome::kGlobalState; }))
+    result.strategy_gaps += std::string(result.strategy_gaps.empty() ? "" : "; ") +
+                            "--check-global with dfs checks the states of the executions run, "
+                            "and the program reads inputs, whose other values were not tried "
+                            "(--strategy contextual solves for them)";
+  if (global && !check_every_state) {
     if (!symbols) symbols.emplace(program.path, server->load_base());
     global->resolve(*symbols, threads);
     if (result.exhausted && result.unsupported.empty()) {
@@ -552,6 +571,7 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
           {"predicate", settings.check_global}, {"answer", answer}, {"note", global_note}};
       if (global_result)
         j["check_global"]["search"] = {{"events", global_result->search.events},
+                                       {"translated", global_result->search.translated},
                                        {"formula_nodes", global_result->search.formula_nodes},
                                        {"seconds", global_result->search.seconds}};
     }

@@ -80,6 +80,19 @@ std::optional<explorer::FoundBug> GlobalCheck::bug_in(const Trace& trace, std::s
   return explorer::found_bug(trace, &f);
 }
 
+void GlobalCheck::check_every_state(Trace& trace, const ThreadRegistry& threads) const {
+  const auto steps = explorer::first_state_where(trace, query_);
+  if (!steps) return;
+  auto bug = bug_in(trace, *steps, threads);
+  if (!bug) return;
+  // The exploration loop reports every failure of a trace; the strategies do not read them.
+  Failure f;
+  f.outcome = bug->outcome;
+  f.message = bug->message;
+  f.step = *steps;
+  trace.failures.push_back(std::move(f));
+}
+
 GlobalCheckResult check_global_state(const explorer::Strategy& strategy, const GlobalCheck& check,
                                      const std::function<Trace(const TestDirective&)>& run,
                                      const ThreadRegistry& threads) {

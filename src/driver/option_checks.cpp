@@ -49,10 +49,14 @@ void check_options(const ProgramOptions& program, const ExploreSettings& setting
     bad("--dump-unfolding", std::string("draws the unfolding a strategy builds: use it with "
                                         "--strategy contextual or unfolding (") +
                                 explorer::strategy_name(settings.strategy) + " builds none)");
-  if (!settings.check_global.empty() && !explorer::builds_unfolding(settings.strategy))
-    bad("--check-global", std::string("asks the unfolding a strategy builds: use it with "
-                                      "--strategy contextual or unfolding (") +
-                              explorer::strategy_name(settings.strategy) + " builds none)");
+  if (!settings.check_global.empty() && !explorer::builds_unfolding(settings.strategy) &&
+      settings.strategy != explorer::StrategyKind::kDfs)
+    bad("--check-global", std::string("searches global states: use it with --strategy "
+                                      "contextual or unfolding (from the unfolding), or dfs "
+                                      "(every state of every interleaving; slow) (") +
+                              explorer::strategy_name(settings.strategy) +
+                              " skips states that lie inside its executions' equivalence "
+                              "classes)");
   if (!settings.check_global.empty() && program.points != "all")
     bad("--check-global",
         "needs --points=all: a shared variable's values are known from the "

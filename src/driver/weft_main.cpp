@@ -82,10 +82,11 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
                  "in Graphviz's dot language (dot -Tsvg FILE -o FILE.svg draws it)")
       ->type_name("FILE.dot");
   cmd.add_option("--check-global", s.check_global,
-                 "With --strategy contextual or unfolding and --points=all: once the unfolding "
+                 "With --points=all and --strategy contextual or unfolding: once the unfolding "
                  "is built, search its global states for one where EXPR holds (C arithmetic and "
                  "comparisons over global variables, at(THREAD, LINE) for a thread's place), "
-                 "with Z3, and run a test into it (thesis §6.2)")
+                 "with Z3, and run a test into it (thesis §6.2); with --strategy dfs, check "
+                 "every state of every execution")
       ->type_name("EXPR");
   cmd.add_flag("--deadlocks", s.deadlocks,
                "With --strategy contextual or unfolding: search the unfolding for deadlocks on "

@@ -30,27 +30,67 @@ class Translation {
     }
     atom_base_ = static_cast<std::uint32_t>(variables_.size());
     for (const auto& a : q.predicate->atoms) fresh_number(a.type.width);
-    event_base_ = static_cast<std::uint32_t>(variables_.size());
-    for (std::size_t e = 0; e < u_.events(); ++e) fresh_number(1);
   }
 
   // The problem with the query, or "".
   std::string build() {
-    for (EventIndex e = 0; e < u_.events(); ++e) causes_and_branch(e);
-    for (ConditionIndex c = 0; c < u_.conditions(); ++c) at_most_one_consumer(c);
-    if (has_read_arcs()) order();
     for (std::size_t i = 0; i < q_.predicate->atoms.size(); ++i) {
-      const auto& a = q_.predicate->atoms[i];
-      if (a.kind == symbolic::PredicateAtom::Kind::kVariable) {
-        if (std::string why = variable(i); !why.empty()) return why;
-      }
+      const GlobalStateQuery::Place& place = q_.places.at(i);
+      if (q_.predicate->atoms[i].kind == symbolic::PredicateAtom::Kind::kVariable &&
+          (place.bytes == 0 || place.bytes > 8 ||
+           place.address / kMemoryGranule != (place.address + place.bytes - 1) / kMemoryGranule))
+        return "'" + q_.predicate->atoms[i].name +
+               "' is not a scalar within one aligned 8-byte word";
     }
+    find_locations();
+    cone();
+    for (EventIndex e : cone_) causes_and_branch(e);
+    for (ConditionIndex c = 0; c < u_.conditions(); ++c) at_most_one_consumer(c);
+    order();
+    for (std::size_t i = 0; i < q_.predicate->atoms.size(); ++i)
+      if (q_.predicate->atoms[i].kind == symbolic::PredicateAtom::Kind::kVariable) variable(i);
     locations();
     std::vector<std::uint32_t> atom_numbers;
     for (std::size_t i = 0; i < q_.predicate->atoms.size(); ++i)
       atom_numbers.push_back(atom_base_ + static_cast<std::uint32_t>(i));
     terms_.push_back(p_.import(q_.predicate->pool, q_.predicate->root, atom_numbers));
     return {};
+  }
+
+  // The events the translation needs: those that produce or consume a condition the predicate
+  // reads (its variables' places, its threads' conditions at its lines), and their causes. A
+  // configuration's events among them are a configuration too, and mark the same of those
+  // conditions, so the others can be left out (and never fire): the cone of influence.
+  void cone() {
+    std::vector<EventIndex> todo;
+    std::vector<bool> in(u_.events(), false);
+    const auto add = [&](EventIndex e) {
+      if (e != kInitialCondition && !in[e]) {
+        in[e] = true;
+        todo.push_back(e);
+      }
+    };
+    const auto relevant = [&](ConditionIndex c) {
+      add(u_.condition(c).producer);
+      for (EventIndex e : u_.consumers(c)) add(e);
+    };
+    for (std::size_t i = 0; i < q_.predicate->atoms.size(); ++i)
+      if (q_.predicate->atoms[i].kind == symbolic::PredicateAtom::Kind::kVariable)
+        for (const auto& [first, size] : u_.places_in(q_.places[i].address / kMemoryGranule))
+          for (ConditionIndex c : u_.conditions_of(ConditionKind::kMemory, first)) relevant(c);
+    for (const auto& [atom, c] : at_) relevant(c);
+    while (!todo.empty()) {
+      const EventIndex e = todo.back();
+      todo.pop_back();
+      for (const auto* list : {&u_.event(e).preset, &u_.event(e).context})
+        for (ConditionIndex c : *list) add(u_.condition(c).producer);
+    }
+    event_number_.assign(u_.events(), kNone);
+    for (EventIndex e = 0; e < u_.events(); ++e)
+      if (in[e]) {
+        cone_.push_back(e);
+        event_number_[e] = fresh_number(1);
+      }
   }
 
   // The conjunction of every term, as a balanced tree (evaluating it recurses by its depth).
@@ -68,8 +108,11 @@ class Translation {
   }
 
   symbolic::ExpressionPool& pool() { return p_; }
+  std::size_t translated() const { return cone_.size(); }
   const std::vector<symbolic::InputVariable>& variables() const { return variables_; }
-  std::uint32_t event_number(EventIndex e) const { return event_base_ + e; }
+  /// The variable of event e, or kNone for one outside the cone (it never fires).
+  static constexpr std::uint32_t kNone = ~std::uint32_t{0};
+  std::uint32_t event_number(EventIndex e) const { return event_number_[e]; }
 
  private:
   std::uint32_t fresh_number(unsigned width) {
@@ -79,7 +122,9 @@ class Translation {
     return n;
   }
   ExprId fresh(unsigned width) { return p_.input(width, fresh_number(width)); }
-  ExprId fired(EventIndex e) { return p_.input(1, event_base_ + e); }
+  ExprId fired(EventIndex e) {
+    return event_number_[e] == kNone ? p_.constant(1, 0) : p_.input(1, event_number_[e]);
+  }
   ExprId negation(ExprId a) { return p_.unary(ExprKind::kNot, a); }
   ExprId implies(ExprId a, ExprId b) { return p_.binary(ExprKind::kOr, negation(a), b); }
   ExprId any_of(const std::vector<ExprId>& xs) {
@@ -108,7 +153,9 @@ class Translation {
 
   // B3: of the events that consume `c`, at most one fired.
   void at_most_one_consumer(ConditionIndex c) {
-    const auto& consumers = u_.consumers(c);
+    std::vector<EventIndex> consumers;
+    for (EventIndex e : u_.consumers(c))
+      if (event_number_[e] != kNone) consumers.push_back(e);
     if (consumers.size() < 2) return;
     if (consumers.size() <= kPairwiseAtMost) {
       for (std::size_t i = 0; i < consumers.size(); ++i)
@@ -130,26 +177,27 @@ class Translation {
     }
   }
 
-  bool has_read_arcs() const {
-    for (EventIndex e = 0; e < u_.events(); ++e)
-      if (!u_.event(e).context.empty()) return true;
-    return false;
-  }
-
   // C2, C3: the fired events can be numbered in an order that fires each after its causes, and
-  // an event that observes a condition before the one that consumes it.
+  // an event that observes a condition before the one that consumes it. Without read arcs in
+  // the cone, B1-B4 say it all.
   void order() {
-    std::vector<ExprId> n;
-    for (EventIndex e = 0; e < u_.events(); ++e) n.push_back(fresh(32));
-    for (EventIndex e = 0; e < u_.events(); ++e) {
+    const bool read_arcs = std::any_of(cone_.begin(), cone_.end(),
+                                       [&](EventIndex e) { return !u_.event(e).context.empty(); });
+    if (!read_arcs) return;
+    unsigned width = 2;
+    while ((std::size_t{1} << (width - 1)) <= cone_.size()) ++width;
+    std::unordered_map<EventIndex, ExprId> n;
+    for (EventIndex e : cone_) n[e] = fresh(width);
+    for (EventIndex e : cone_) {
       const UnfoldingEvent& ev = u_.event(e);
       for (const auto* list : {&ev.preset, &ev.context})
         for (ConditionIndex c : *list)
           if (const EventIndex p = u_.condition(c).producer; p != kInitialCondition)
-            terms_.push_back(implies(fired(e), p_.binary(ExprKind::kUlt, n[p], n[e])));
+            terms_.push_back(implies(fired(e), p_.binary(ExprKind::kUlt, n.at(p), n.at(e))));
       for (ConditionIndex c : ev.context)
         for (EventIndex w : u_.consumers(c))
-          terms_.push_back(implies(fired(e), p_.binary(ExprKind::kUlt, n[e], n[w])));
+          if (event_number_[w] != kNone)
+            terms_.push_back(implies(fired(e), p_.binary(ExprKind::kUlt, n.at(e), n.at(w))));
     }
   }
 
@@ -162,9 +210,9 @@ class Translation {
     return p_.binary(ExprKind::kAnd, produced, negation(any_of(taken)));
   }
 
-  // The value of a variable's bytes where `c` (a condition of its granule) holds, as an
+  // The value of a variable's bytes where `c` (a condition of their memory place) holds, as an
   // expression over inputs, if the tests recorded it: what the writes before it (back along the
-  // granule's conditions) left there.
+  // place's conditions) left there.
   std::optional<ExprId> value_at(ConditionIndex c, const GlobalStateQuery::Place& place) {
     std::vector<ExprId> bytes(place.bytes, symbolic::kConcrete);  // by byte, 8 bits each
     std::size_t missing = place.bytes;
@@ -219,28 +267,36 @@ class Translation {
     return value;
   }
 
-  // S1 for atom i: in each marking, the variable has the value its granule's marked condition
-  // gives it.
-  std::string variable(std::size_t i) {
+  // S1 for atom i: in each marking, the variable has the value its places' marked conditions
+  // give it.
+  void variable(std::size_t i) {
     const GlobalStateQuery::Place& place = q_.places.at(i);
     const auto& atom = q_.predicate->atoms[i];
-    if (place.bytes == 0 || place.bytes > 8 ||
-        place.address / kMemoryGranule != (place.address + place.bytes - 1) / kMemoryGranule)
-      return "'" + atom.name + "' is not a scalar within one aligned 8-byte word";
     const ExprId var = p_.input(atom.type.width, atom_base_ + static_cast<std::uint32_t>(i));
-    const auto equals = [&](ExprId v) { return p_.binary(ExprKind::kEq, var, v); };
-    const auto& conditions =
-        u_.conditions_of(ConditionKind::kMemory, place.address / kMemoryGranule);
-    if (conditions.empty()) terms_.push_back(equals(p_.constant(atom.type.width, place.initial)));
-    for (ConditionIndex c : conditions)
-      if (const auto v = value_at(c, place)) terms_.push_back(implies(marked(c), equals(*v)));
-    return {};
+    // The variable's bytes in each memory place of its granule (one place, usually).
+    for (const auto& [first, size] : u_.places_in(place.address / kMemoryGranule)) {
+      const ObjectKey lo = std::max<ObjectKey>(first, place.address);
+      const ObjectKey hi = std::min<ObjectKey>(first + size, place.address + place.bytes);
+      if (lo >= hi) continue;
+      const auto shift = static_cast<unsigned>(8 * (lo - place.address));
+      const GlobalStateQuery::Place slice{lo, static_cast<std::uint32_t>(hi - lo),
+                                          place.initial >> shift};
+      const ExprId bits = p_.extract(var, shift, 8 * slice.bytes);
+      const auto equals = [&](ExprId v) { return p_.binary(ExprKind::kEq, bits, v); };
+      const auto& conditions = u_.conditions_of(ConditionKind::kMemory, first);
+      if (conditions.empty())
+        terms_.push_back(equals(
+            p_.constant(8 * slice.bytes, symbolic::truncate(slice.initial, 8 * slice.bytes))));
+      for (ConditionIndex c : conditions)
+        if (const auto v = value_at(c, slice)) terms_.push_back(implies(marked(c), equals(*v)));
+    }
   }
 
   // Each location atom holds exactly when a condition of its thread from which the thread runs
   // an operation of the line is marked (a thread about to take a branch on inputs runs on to its
-  // next operation without the other threads: only that operation's line counts).
-  void locations() {
+  // next operation without the other threads: only that operation's line counts). Finds those
+  // conditions (at_).
+  void find_locations() {
     std::vector<std::size_t> wanted;
     for (std::size_t i = 0; i < q_.predicate->atoms.size(); ++i)
       if (q_.predicate->atoms[i].kind == symbolic::PredicateAtom::Kind::kLocation)
@@ -258,12 +314,19 @@ class Translation {
         }
     }
     const std::vector<std::uint32_t> lines = q_.lines_of(sites);
-    for (std::size_t i : wanted) {
-      const auto& atom = q_.predicate->atoms[i];
-      std::vector<ExprId> at;
+    for (std::size_t i : wanted)
       for (std::size_t k = 0; k < from.size(); ++k)
-        if (lines[k] == atom.line && u_.condition(from[k]).key == q_.threads.at(i))
-          at.push_back(marked(from[k]));
+        if (lines[k] == q_.predicate->atoms[i].line &&
+            u_.condition(from[k]).key == q_.threads.at(i))
+          at_.push_back({i, from[k]});
+  }
+
+  void locations() {
+    for (std::size_t i = 0; i < q_.predicate->atoms.size(); ++i) {
+      if (q_.predicate->atoms[i].kind != symbolic::PredicateAtom::Kind::kLocation) continue;
+      std::vector<ExprId> at;
+      for (const auto& [atom, c] : at_)
+        if (atom == i) at.push_back(marked(c));
       const ExprId var = p_.input(1, atom_base_ + static_cast<std::uint32_t>(i));
       terms_.push_back(p_.binary(ExprKind::kEq, var, any_of(at)));
     }
@@ -274,8 +337,11 @@ class Translation {
   const Unfolding& u_;
   symbolic::ExpressionPool p_;
   std::vector<symbolic::InputVariable> variables_;
-  std::uint32_t atom_base_ = 0, event_base_ = 0;
+  std::uint32_t atom_base_ = 0;
   std::vector<ExprId> terms_;
+  std::vector<EventIndex> cone_;                            // ascending
+  std::vector<std::uint32_t> event_number_;                 // by event: its variable, or kNone
+  std::vector<std::pair<std::size_t, ConditionIndex>> at_;  // (location atom, condition)
   std::vector<std::uint32_t> same_inputs_;  // the record's inputs keep their numbers
 };
 
@@ -291,6 +357,7 @@ GlobalStateSearch search_global_state(const UnfoldingRecord& record,
   out.problem = t.build();
   if (!out.problem.empty()) return out;
   const ExprId all = t.conjunction();
+  out.translated = t.translated();
   out.formula_nodes = t.pool().size();
   symbolic::Solver solver(query.timeout_ms);
   const symbolic::Solution s = solver.solve(t.pool(), {}, {all, true}, t.variables());
@@ -298,7 +365,8 @@ GlobalStateSearch search_global_state(const UnfoldingRecord& record,
   if (s.answer == symbolic::Answer::kSatisfiable) {
     std::vector<EventIndex> configuration;
     for (EventIndex e = 0; e < u.events(); ++e)
-      if (s.values[t.event_number(e)] & 1) configuration.push_back(e);
+      if (t.event_number(e) != Translation::kNone && (s.values[t.event_number(e)] & 1))
+        configuration.push_back(e);
     for (EventIndex e : u.schedule_of(configuration))
       if (u.event(e).op.kind != OpKind::kSymbolicBranch) {
         out.test.prefix.push_back(u.event(e).thread);
@@ -360,6 +428,81 @@ std::optional<std::vector<std::uint64_t>> atom_values_at(const Trace& trace, std
       values[asked[k]] = lines[k] == atoms[asked[k]].line;
   }
   return values;
+}
+
+std::optional<std::size_t> first_state_where(const Trace& trace, const GlobalStateQuery& query) {
+  const auto& atoms = query.predicate->atoms;
+  const std::size_t n = trace.events.size();
+  // Locations: by state k, whether the thread's next event (the first of it from k on) is of
+  // the line; 2 where it has none.
+  std::vector<std::vector<std::uint8_t>> at(atoms.size());
+  std::vector<std::uint64_t> sites;
+  for (std::size_t i = 0; i < atoms.size(); ++i)
+    if (atoms[i].kind == symbolic::PredicateAtom::Kind::kLocation)
+      for (std::size_t k = 0; k < n && k < trace.sites.size(); ++k)
+        if (trace.events[k].thread == query.threads.at(i)) sites.push_back(trace.sites[k]);
+  const std::vector<std::uint32_t> lines =
+      sites.empty() ? std::vector<std::uint32_t>{} : query.lines_of(sites);
+  std::size_t next_line = 0;
+  for (std::size_t i = 0; i < atoms.size(); ++i) {
+    if (atoms[i].kind != symbolic::PredicateAtom::Kind::kLocation) continue;
+    at[i].assign(n + 1, 2);
+    std::vector<std::size_t> own;  // the thread's events
+    for (std::size_t k = 0; k < n && k < trace.sites.size(); ++k)
+      if (trace.events[k].thread == query.threads.at(i)) own.push_back(k);
+    std::size_t j = 0;
+    for (std::size_t k = 0; k <= n && j < own.size(); ++k) {
+      while (j < own.size() && own[j] < k) ++j;
+      if (j < own.size()) at[i][k] = lines[next_line + j] == atoms[i].line;
+    }
+    next_line += own.size();
+  }
+  std::vector<std::uint64_t> values(atoms.size(), 0);
+  std::vector<bool> known(atoms.size(), true);
+  for (std::size_t i = 0; i < atoms.size(); ++i)
+    if (atoms[i].kind == symbolic::PredicateAtom::Kind::kVariable)
+      values[i] = query.places.at(i).initial;
+  for (std::size_t k = 0;; ++k) {
+    bool all_known = true;
+    for (std::size_t i = 0; i < atoms.size(); ++i) {
+      if (atoms[i].kind == symbolic::PredicateAtom::Kind::kLocation) {
+        all_known &= at[i][k] != 2;
+        values[i] = at[i][k] == 1;
+      } else {
+        all_known &= known[i];
+      }
+    }
+    if (all_known && query.predicate->holds(values)) return k;
+    if (k == n) return std::nullopt;
+    // Event k's writes.
+    const Operation& op = trace.events[k].op;
+    for (std::size_t i = 0; i < atoms.size(); ++i) {
+      if (atoms[i].kind != symbolic::PredicateAtom::Kind::kVariable) continue;
+      const GlobalStateQuery::Place& place = query.places[i];
+      if (op.kind == OpKind::kAtomicSection) {
+        bool writes = !op.footprint.known;
+        for (std::size_t g = 0; g < op.footprint.count; ++g)
+          writes |= op.footprint.granule(g) == place.address / kMemoryGranule &&
+                    op.footprint.written_bytes(g) != 0;
+        if (writes) known[i] = false;
+        continue;
+      }
+      if (!writes_value(op.kind) || !overlaps(op.object, op.size, place.address, place.bytes))
+        continue;
+      if (k >= trace.values.size() || !(trace.values[k].known & AccessValues::kWritten)) {
+        known[i] = false;
+        continue;
+      }
+      if (op.object <= place.address && op.object + op.size >= place.address + place.bytes)
+        known[i] = true;  // all of it written anew
+      for (std::uint32_t b = 0; b < place.bytes; ++b) {
+        const ObjectKey byte = place.address + b;
+        if (byte < op.object || byte >= op.object + op.size) continue;
+        const std::uint64_t v = trace.values[k].written >> (8 * (byte - op.object)) & 0xff;
+        values[i] = (values[i] & ~(std::uint64_t{0xff} << (8 * b))) | (v << (8 * b));
+      }
+    }
+  }
 }
 
 }  // namespace weft::explorer

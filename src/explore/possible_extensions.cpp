@@ -62,7 +62,7 @@ bool PossibleExtensions::takes(const Touch& touch, ConditionIndex c) const {
   const Condition& cond = unfolding_->condition(c);
   if (touch.copies)  // the generation, or one of its copies
     return cond.kind == ConditionKind::kMemoryCopy
-               ? granule_of_copy(cond.key) == touch.key
+               ? place_of_copy(cond.key) == touch.key
                : cond.kind == touch.kind && cond.key == touch.key;
   return Unfolding::resource(touch.kind, touch.key) == unfolding_->resource_of(c);
 }
@@ -97,7 +97,7 @@ void PossibleExtensions::extend_with_new(ConditionIndex c,
   const Unfolding& u = *unfolding_;
   const std::uint64_t r = u.resource_of(c);
   // The threads waiting for c's resource; for a copy a read of its holder made, also those
-  // taking every copy of the granule (a copy made with a generation comes with it).
+  // taking every copy of the place (a copy made with a generation comes with it).
   std::vector<ThreadId> threads;
   const auto add_waiting = [&](std::uint64_t resource) {
     if (auto it = waiting_threads_.find(resource); it != waiting_threads_.end())
@@ -107,14 +107,14 @@ void PossibleExtensions::extend_with_new(ConditionIndex c,
   };
   add_waiting(r);
   if (const Condition& cond = u.condition(c); cond.kind == ConditionKind::kMemoryCopy) {
-    const ObjectKey granule = granule_of_copy(cond.key);
+    const ObjectKey place = place_of_copy(cond.key);
     const auto with_generation = [&](const UnfoldingEvent& p) {
       return std::any_of(p.preset.begin(), p.preset.end(), [&](auto x) {
-        return u.condition(x).kind == ConditionKind::kMemory && u.condition(x).key == granule;
+        return u.condition(x).kind == ConditionKind::kMemory && u.condition(x).key == place;
       });
     };
     if (cond.producer != kInitialCondition && !with_generation(u.event(cond.producer)))
-      add_waiting(Unfolding::resource(ConditionKind::kMemory, granule));
+      add_waiting(Unfolding::resource(ConditionKind::kMemory, place));
   }
   if (threads.empty()) return;
   // The candidates from the condition before c (see the header), by thread.

@@ -4,20 +4,52 @@
 
 namespace weft::explorer {
 
-std::vector<Touch> touches_of(const Operation& op) {
+namespace {
+
+// Calls f(granule, bytes read only, bytes written) for each granule `op` touches; a free writes
+// its block.
+template <class F>
+void for_each_memory_access(const Operation& op, F&& f) {
+  if (op.kind == OpKind::kFree) {
+    const auto [first, last] = granule_span(op.object, op.size);
+    for (ObjectKey g = first; g <= last; ++g)
+      f(g, ByteMask{0}, bytes_in_granule(op.object, op.size, g));
+  } else {
+    for_each_access(op, f);
+  }
+}
+
+ByteMask place_starts(const MemoryPlaces& places, ObjectKey granule) {
+  const auto it = places.find(granule);
+  return it == places.end() ? ByteMask{1} : it->second;
+}
+
+// Calls f(first byte, mask of its bytes) for each place of a granule whose starts are `starts`.
+template <class F>
+void for_each_place(ByteMask starts, F&& f) {
+  for (unsigned b = 0; b < kMemoryGranule;) {
+    unsigned end = b + 1;
+    while (end < kMemoryGranule && !(starts >> end & 1)) ++end;
+    f(b, static_cast<ByteMask>(((1u << end) - 1) & ~((1u << b) - 1)));
+    b = end;
+  }
+}
+
+}  // namespace
+
+std::vector<Touch> touches_of(const Operation& op, const MemoryPlaces& places) {
   std::vector<Touch> touches;
   if (touches_everything(op)) return touches;
   const auto write = [&](ConditionKind kind, ObjectKey key) {
     touches.push_back({kind, key, false, kind});
   };
-  if (op.kind == OpKind::kFree) {
-    const auto [first, last] = granule_span(op.object, op.size);
-    for (ObjectKey g = first; g <= last; ++g) write(ConditionKind::kMemory, g);
-  } else {
-    for_each_access(op, [&](ObjectKey g, ByteMask, ByteMask written) {
-      touches.push_back({ConditionKind::kMemory, g, written == 0, ConditionKind::kMemory});
+  for_each_memory_access(op, [&](ObjectKey g, ByteMask read, ByteMask written) {
+    for_each_place(place_starts(places, g), [&](unsigned first, ByteMask bytes) {
+      if (!(bytes & (read | written))) return;
+      touches.push_back({ConditionKind::kMemory, g * kMemoryGranule + first, !(bytes & written),
+                         ConditionKind::kMemory});
     });
-  }
+  });
   // A mutex is free or held, as the thesis models locks (Fig. 3.4): taking it consumes the free
   // condition, giving it up the held one; a failed trylock observes the held one.
   if (acquires_mutex(op))
@@ -47,6 +79,37 @@ std::vector<Touch> touches_of(const Operation& op) {
   return touches;
 }
 
+bool Unfolding::learn_places(const Operation& op) {
+  if (touches_everything(op)) return false;
+  bool stale = false;
+  const auto split = [&](ObjectKey g, ByteMask accessed) {
+    if (!accessed) return;
+    // Where runs of accessed bytes begin and end.
+    const auto edges = static_cast<ByteMask>((accessed ^ (accessed << 1)) | 1);
+    const ByteMask before = place_starts(places_, g);
+    const auto after = static_cast<ByteMask>(before | edges);
+    if (after == before) return;
+    places_[g] = after;
+    for_each_place(before, [&](unsigned first, ByteMask) {
+      stale |= initial_.count(slot(ConditionKind::kMemory, g * kMemoryGranule + first)) != 0;
+    });
+  };
+  for_each_memory_access(op, [&](ObjectKey g, ByteMask read, ByteMask written) {
+    split(g, static_cast<ByteMask>(read | written));
+    split(g, written);
+  });
+  return stale;
+}
+
+std::vector<std::pair<ObjectKey, unsigned>> Unfolding::places_in(ObjectKey granule) const {
+  std::vector<std::pair<ObjectKey, unsigned>> out;
+  for_each_place(place_starts(places_, granule), [&](unsigned first, ByteMask bytes) {
+    out.push_back(
+        {granule * kMemoryGranule + first, static_cast<unsigned>(__builtin_popcount(bytes))});
+  });
+  return out;
+}
+
 std::uint64_t Unfolding::slot(ConditionKind kind, ObjectKey key) {
   return (std::uint64_t{static_cast<std::uint8_t>(kind)} << 61) ^ key;
 }
@@ -54,16 +117,16 @@ std::uint64_t Unfolding::slot(ConditionKind kind, ObjectKey key) {
 ConditionIndex Unfolding::initial(ConditionKind kind, ObjectKey key) {
   if (kind == ConditionKind::kMemoryCopy ||
       (kind == ConditionKind::kMemory && model_ == UnfoldingModel::kPlaceReplication)) {
-    // A granule's generation and every copy of it come together.
-    const ObjectKey granule = kind == ConditionKind::kMemory ? key : granule_of_copy(key);
-    if (!initial_.count(slot(ConditionKind::kMemory, granule))) {
+    // A place's generation and every copy of it come together.
+    const ObjectKey place = kind == ConditionKind::kMemory ? key : place_of_copy(key);
+    if (!initial_.count(slot(ConditionKind::kMemory, place))) {
       const ConditionIndex generation =
-          add_condition(ConditionKind::kMemory, granule, kInitialCondition);
-      initial_.emplace(slot(ConditionKind::kMemory, granule), generation);
+          add_condition(ConditionKind::kMemory, place, kInitialCondition);
+      initial_.emplace(slot(ConditionKind::kMemory, place), generation);
       for (ThreadId t : holders_) {
         const ConditionIndex copy =
-            add_condition(ConditionKind::kMemoryCopy, copy_key(granule, t), kInitialCondition);
-        initial_.emplace(slot(ConditionKind::kMemoryCopy, copy_key(granule, t)), copy);
+            add_condition(ConditionKind::kMemoryCopy, copy_key(place, t), kInitialCondition);
+        initial_.emplace(slot(ConditionKind::kMemoryCopy, copy_key(place, t)), copy);
         add_copy(copy, generation);
       }
     }
@@ -176,7 +239,7 @@ EventIndex Unfolding::find_event(const std::vector<ConditionIndex>& preset,
 }
 
 std::vector<Touch> Unfolding::touches(ThreadId thread, const Operation& op) const {
-  std::vector<Touch> touches = touches_of(op);
+  std::vector<Touch> touches = touches_of(op, places_);
   if (model_ != UnfoldingModel::kPlaceReplication) return touches;
   for (Touch& t : touches) {
     if (t.kind != ConditionKind::kMemory) continue;
@@ -335,7 +398,7 @@ void Unfolding::index_copies(EventIndex e) {
     ConditionIndex generation = generation_[ev.preset[i]];
     for (std::size_t j = 0; j < ev.preset.size(); ++j)
       if (conditions_[ev.preset[j]].kind == ConditionKind::kMemory &&
-          conditions_[ev.preset[j]].key == granule_of_copy(c.key))
+          conditions_[ev.preset[j]].key == place_of_copy(c.key))
         generation = ev.postset[j];
     add_copy(ev.postset[i], generation);
   }

@@ -51,14 +51,6 @@ std::string unfolding_dot(const Unfolding& u, const std::vector<std::uint64_t>& 
                           const UnfoldingNames& names) {
   std::string out =
       "digraph unfolding {\n  rankdir=TB;\n  node [fontname=\"Helvetica\", fontsize=10];\n";
-  // A granule is named by the first address an event accessed in it (a granule may hold two
-  // small variables; the name of its first byte could be the other one's).
-  std::unordered_map<ObjectKey, ObjectKey> accessed;
-  for (EventIndex e = 0; e < u.events(); ++e) {
-    const Operation& op = u.event(e).op;
-    if (domain_of(op.kind) == Domain::kMemory)
-      accessed.emplace(granule_span(op.object, op.size).first, op.object);
-  }
   const auto name_of = [&](ObjectKey address) {
     const std::string name = names.object ? names.object(address) : "";
     return name.empty() ? hex(address) : name;
@@ -69,13 +61,8 @@ std::string unfolding_dot(const Unfolding& u, const std::vector<std::uint64_t>& 
     if (cond.kind == ConditionKind::kThread) {
       label = names.thread(static_cast<ThreadId>(cond.key));
     } else {
-      ObjectKey address = cond.key;
       const bool copy = cond.kind == ConditionKind::kMemoryCopy;
-      if (cond.kind == ConditionKind::kMemory || copy) {  // keyed by granule
-        const ObjectKey granule = copy ? granule_of_copy(cond.key) : cond.key;
-        const auto it = accessed.find(granule);
-        address = it != accessed.end() ? it->second : granule * kMemoryGranule;
-      }
+      const ObjectKey address = copy ? place_of_copy(cond.key) : cond.key;  // a place's address
       label = std::string(kind_text(cond.kind)) + " " + name_of(address);
       if (copy) label += " of " + names.thread(holder_of_copy(cond.key));
     }

@@ -349,25 +349,38 @@ class UnfoldingSearch final : public Strategy {
   }
 
   // Place replication gives each thread a copy of every variable (thesis §3.2), so the threads
-  // must be known before the first event (§3.7). A test that shows one more makes the
-  // exploration start over with copies for it too; the tests so far are not needed again (the
-  // one that showed the thread is modelled afresh), and in most programs the first test shows
-  // every thread there is.
-  void include_threads_of(const Trace& trace) {
-    if (unfolding_.model() != UnfoldingModel::kPlaceReplication) return;
+  // must be known before the first event (§3.7); and memory places must not be split once they
+  // have conditions (unfolding.hpp). A test that shows one more thread, or an access that splits
+  // a place, makes the exploration start over with them; the tests so far are not needed again
+  // (the one that showed it is modelled afresh), and in most programs the first test shows
+  // every thread there is and how each variable is accessed.
+  void refresh_model(const Trace& trace) {
+    bool stale = false;
+    for (const Event& e : trace.events) stale |= unfolding_.learn_places(e.op);
+    for (const PendingThread& p : trace.pending) stale |= unfolding_.learn_places(p.op);
     std::vector<ThreadId> threads = unfolding_.copy_holders();
-    const std::size_t known = threads.size();
-    const auto add = [&](ThreadId t) {
-      if (std::find(threads.begin(), threads.end(), t) == threads.end()) threads.push_back(t);
-    };
-    for (const Event& e : trace.events) {
-      add(e.thread);
-      if (e.op.kind == OpKind::kThreadCreate) add(static_cast<ThreadId>(e.op.object));
+    if (unfolding_.model() == UnfoldingModel::kPlaceReplication) {
+      const std::size_t known = threads.size();
+      const auto add = [&](ThreadId t) {
+        if (std::find(threads.begin(), threads.end(), t) == threads.end()) threads.push_back(t);
+      };
+      for (const Event& e : trace.events) {
+        add(e.thread);
+        if (e.op.kind == OpKind::kThreadCreate) add(static_cast<ThreadId>(e.op.object));
+      }
+      if (threads.size() != known) {
+        if (unfolding_.events() > 0)
+          stale = true;
+        else
+          unfolding_.set_copy_holders(threads);
+      }
     }
-    if (threads.size() == known) return;
-    if (unfolding_.events() > 0) {
+    if (stale) {
       ++stats_.restarts;
-      unfolding_ = Unfolding(UnfoldingModel::kPlaceReplication);
+      MemoryPlaces places = unfolding_.places();
+      unfolding_ = Unfolding(unfolding_.model());
+      unfolding_.set_places(std::move(places));
+      unfolding_.set_copy_holders(std::move(threads));
       extensions_ = PossibleExtensions(unfolding_);
       targets_.clear();
       aimed_.clear();
@@ -384,13 +397,12 @@ class UnfoldingSearch final : public Strategy {
       other_sides_.clear();
       flips_.clear();
     }
-    unfolding_.set_copy_holders(std::move(threads));
   }
 
   // Fires the execution's events in the unfolding (thesis Fig. 5.5, lines 7-16) and learns what
   // each thread does next from each of its conditions.
   void model(const Trace& trace) {
-    include_threads_of(trace);
+    refresh_model(trace);
     const InputObservations& in = trace.symbolic;
     if (!in.inputs.empty()) ++input_stats_.executions_with_inputs;
     input_stats_.unconstrained_concretisations += in.unconstrained_concretisations;

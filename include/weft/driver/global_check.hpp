@@ -1,7 +1,8 @@
 // --check-global EXPR (thesis §6.2): once an unfolding strategy has built the whole unfolding,
 // ask the SMT solver for a marking in which EXPR holds, run its schedule and inputs, and report
 // the state as a bug if the execution confirms it; else say that no reachable state satisfies
-// EXPR (the solver found none) or that the check could not decide.
+// EXPR (the solver found none) or that the check could not decide. With dfs, which runs every
+// interleaving, every state of every execution is checked instead (the oracle).
 #pragma once
 
 #include <cstddef>
@@ -37,6 +38,10 @@ class GlobalCheck {
   std::optional<explorer::FoundBug> bug_in(const Trace& trace, std::size_t steps,
                                            const ThreadRegistry& threads,
                                            bool* undecided = nullptr) const;
+  /// Records in `trace` (as one more of its failures) the first of its states in which the
+  /// predicate holds, if any: how a strategy that builds no unfolding checks global states,
+  /// one execution at a time (complete with dfs, which passes through every reachable state).
+  void check_every_state(Trace& trace, const ThreadRegistry& threads) const;
 
  private:
   std::unique_ptr<symbolic::Predicate> predicate_;  // the query points into it

@@ -58,7 +58,8 @@ struct GlobalStateSearch {
   symbolic::Answer answer = symbolic::Answer::kUnknown;
   TestDirective test;
   std::size_t steps = 0;
-  std::size_t events = 0;         ///< events of the unfolding translated
+  std::size_t events = 0;         ///< events of the unfolding
+  std::size_t translated = 0;     ///< of them, those the predicate depends on (the cone)
   std::size_t formula_nodes = 0;  ///< size of the formula
   double seconds = 0;
   /// Why it could not search (a variable spanning two granules...), or "".
@@ -91,5 +92,10 @@ GlobalStateSearch search_global_state(const UnfoldingRecord& record, const Globa
 /// whose value was not recorded, a thread that never ran again).
 std::optional<std::vector<std::uint64_t>> atom_values_at(const Trace& trace, std::size_t steps,
                                                          const GlobalStateQuery& query);
+
+/// The first state of `trace` (after how many events) in which the predicate holds, as
+/// atom_values_at computes the atoms there; nullopt if none does (states the trace does not tell
+/// about do not count).
+std::optional<std::size_t> first_state_where(const Trace& trace, const GlobalStateQuery& query);
 
 }  // namespace weft::explorer

@@ -2,7 +2,8 @@
 // 14, ch. 4, §5.6). An event not in the unfolding becomes possible only when one of the
 // conditions it needs appears, or when what a thread does from its condition is learned, so each
 // update looks only at those:
-// - A thread condition t whose next operation was just learned: for each resource (a granule, a
+// - A thread condition t whose next operation was just learned: for each resource (a memory place,
+// a
 //   mutex, a thread to join...) the operation touches, the resource's conditions concurrent with
 //   t are found by a search from one known to be (the one that held when the thread got there),
 //   through adjacent conditions only: they are connected (Theorem 4 for shared variables,
@@ -15,10 +16,10 @@
 //   another creation), or a join waiting for a thread: a thread condition concurrent with c is
 //   concurrent with the condition c's producer consumed (the producer is newer than it), so the
 //   threads found concurrent with that one are checked (§4.5, §5.6 step 1).
-// With place replication (ch. 3-4), a write takes a generation condition of its granule and one
+// With place replication (ch. 3-4), a write takes a generation condition of its place and one
 // copy per thread: the generations are searched as above, and the copies are then chosen among
 // each generation's, each checked for concurrency with the thread's condition. A copy a read
-// made also extends the writes waiting for its granule.
+// made also extends the writes waiting for its place.
 // Every candidate is checked for concurrency (a co-set, §5.6 "Checking For Concurrency").
 #pragma once
 

@@ -18,9 +18,11 @@
 // must be a function of the marking, or the unfolding would offer waits it cannot fire); a thread
 // creation produces the new thread's first condition (§5.7), a join reads the joined thread's last
 // one, and an exit or an atomic section whose footprint is unknown consumes every condition of the
-// marking. Memory is modelled per 8-byte granule, not per byte: two threads writing neighbouring
-// bytes of one granule are ordered here although the exploration treats them as independent, which
-// adds events but never loses one.
+// marking. Memory is modelled by place: a granule's bytes split where the accesses seen so far
+// begin and end (one place per variable in the common case), so that accesses to neighbouring
+// variables of one granule stay concurrent, as the exploration's byte-exact dependence has them.
+// An access that splits a place the unfolding already has conditions for makes the strategy
+// start over with the finer places (learn_places).
 //
 // The place-replication model of ch. 3 (§3.2, Fig. 3.4, Fig. 3.8) differs in memory only: each
 // thread has its own copy of each granule, a read consumes and reproduces the reader's copy only
@@ -51,7 +53,7 @@ inline constexpr EventIndex kInitialCondition = ~EventIndex{0};
 /// What a condition is a piece of.
 enum class ConditionKind : std::uint8_t {
   kThread,      ///< a thread's local state (key: the thread)
-  kMemory,      ///< a memory granule's contents (key: the granule)
+  kMemory,      ///< a memory place's contents (key: its first byte's address)
   kMutex,       ///< a free mutex (key: its object)
   kMutexHeld,   ///< a held mutex
   kCond,        ///< a condition variable
@@ -66,17 +68,21 @@ enum class UnfoldingModel : std::uint8_t {
   kPlaceReplication,  ///< a copy of each granule per thread (ch. 3)
 };
 
-/// The key of thread t's copy of granule g: the thread above bit 44 (granules are addresses / 8
-/// of a 47-bit user space).
-inline ObjectKey copy_key(ObjectKey granule, ThreadId t) {
-  return granule | (ObjectKey{t} << 44);
+/// The key of thread t's copy of memory place p (an address): the thread above bit 48 (user
+/// space addresses have 47 bits; a slot keeps kinds above bit 61).
+inline ObjectKey copy_key(ObjectKey place, ThreadId t) {
+  return place | (ObjectKey{t} << 48);
 }
-inline ObjectKey granule_of_copy(ObjectKey key) {
-  return key & ((ObjectKey{1} << 44) - 1);
+inline ObjectKey place_of_copy(ObjectKey key) {
+  return key & ((ObjectKey{1} << 48) - 1);
 }
 inline ThreadId holder_of_copy(ObjectKey key) {
-  return static_cast<ThreadId>(key >> 44);
+  return static_cast<ThreadId>(key >> 48);
 }
+
+/// Where each memory granule's places begin: bit i of a granule's mask says a place starts at
+/// its byte i (byte 0 always does); a granule not listed is one place.
+using MemoryPlaces = std::unordered_map<ObjectKey, ByteMask>;
 
 struct Condition {
   ConditionKind kind = ConditionKind::kThread;
@@ -97,9 +103,10 @@ struct Touch {
   bool copies = false;
 };
 
-/// What `op` touches, in the unfolding's model (see above). Empty for an operation that touches
-/// everything (touches_everything), which consumes the whole marking instead.
-std::vector<Touch> touches_of(const Operation& op);
+/// What `op` touches, in the unfolding's model (see above), with memory in `places`. Empty for
+/// an operation that touches everything (touches_everything), which consumes the whole marking
+/// instead.
+std::vector<Touch> touches_of(const Operation& op, const MemoryPlaces& places);
 /// The operations a thread whose next operation is `op` may perform, by what the conditions
 /// hold: a trylock acquires (result 1) from a free mutex and fails (0) on a held one.
 std::vector<Operation> operation_variants(const Operation& op);
@@ -189,6 +196,16 @@ class Unfolding {
   /// (each at most once; a thread not among them may not access memory).
   void set_copy_holders(std::vector<ThreadId> threads);
   const std::vector<ThreadId>& copy_holders() const { return holders_; }
+  /// Splits the memory places where `op`'s accesses begin and end; true if it split a place
+  /// that has conditions already (the unfolding no longer models the operations that touched
+  /// it as the new places would: the caller starts over, with set_places).
+  bool learn_places(const Operation& op);
+  const MemoryPlaces& places() const { return places_; }
+  /// Sets the places while the unfolding has no condition.
+  void set_places(MemoryPlaces places) { places_ = std::move(places); }
+  /// The places of granule g, as (first byte's address, bytes).
+  std::vector<std::pair<ObjectKey, unsigned>> places_in(ObjectKey granule) const;
+
   /// Place replication: the generation condition a copy belongs to (the one produced with the
   /// copy's tree root).
   ConditionIndex generation_of(ConditionIndex copy) const { return generation_[copy]; }
@@ -295,6 +312,7 @@ class Unfolding {
                   const std::vector<ConditionIndex>& context) const;
 
   UnfoldingModel model_;
+  MemoryPlaces places_;
   std::vector<ThreadId> holders_;           // place replication: whose copies
   std::vector<ConditionIndex> generation_;  // by condition: a copy's generation
   std::unordered_map<ConditionIndex, CopiesByHolder> copies_by_generation_;

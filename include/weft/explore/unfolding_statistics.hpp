@@ -17,8 +17,9 @@ struct UnfoldingStatistics {
   std::uint64_t bytes = 0;                 ///< the unfolding's memory, estimated from its sizes
   std::uint64_t deadlock_candidates = 0;   ///< sets the deadlock search found (a test into each)
   double deadlock_seconds = 0;             ///< searching for deadlocks
-  /// Place replication: times the exploration started over because a test showed a thread the
-  /// copies did not include (the tests before still count).
+  /// Times the exploration started over because a test showed a thread the copies did not
+  /// include (place replication) or an access that split a memory place the unfolding had
+  /// conditions for (the tests before still count).
   std::uint64_t restarts = 0;
 };
 

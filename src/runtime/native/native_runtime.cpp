@@ -172,13 +172,16 @@ Trace NativeRuntime::run(const TestDirective& directive, int argc, char** argv, 
   __weft_sym_enabled = directive.track_inputs ? 1 : 0;
   __weft_sym_arguments_for = nullptr;
   __weft_sym_return_for = nullptr;
-  const auto log_until = [&](const Trace& t, std::size_t end) {
+  // `pool`: t's expressions, where a value written from inputs adds its own (the scheduler's
+  // while it runs, the trace's once it has returned it).
+  const auto log_until = [&](const Trace& t, std::size_t end, symbolic::ExpressionPool& pool) {
     if (!log_) return;
     // The values first: one computed from inputs adds its expression to the pool, whose nodes
     // the inputs' record carries. Then inputs and branches: those of a step come before its
     // next event.
     logged_values_.clear();
-    for (std::size_t i = logged_; i < end; ++i) logged_values_.push_back(values_of(t, i, false));
+    for (std::size_t i = logged_; i < end; ++i)
+      logged_values_.push_back(values_of(t, i, false, &pool));
     if (!t.symbolic.inputs.empty()) log_->symbolic(t.symbolic, symbolic_logged_, registry_);
     for (std::size_t k = 0; logged_ < end; ++logged_, ++k)
       log_->event(t, logged_, registry_, logged_values_[k]);
@@ -194,7 +197,7 @@ Trace NativeRuntime::run(const TestDirective& directive, int argc, char** argv, 
       races_.on_event(t.events.back());
     // Records lag one event behind: an event's "finished its thread" mark is known only when its
     // thread has run on to the next one.
-    if (t.events.size() >= 2) log_until(t, t.events.size() - 1);
+    if (t.events.size() >= 2) log_until(t, t.events.size() - 1, scheduler_.expressions());
   });
   RunLimits limits;
   limits.max_steps_per_thread = options_.max_steps_per_thread;
@@ -227,7 +230,7 @@ Trace NativeRuntime::run(const TestDirective& directive, int argc, char** argv, 
       std::all_of(trace.failures.begin(), trace.failures.end(),
                   [](const Failure& f) { return f.outcome == Outcome::kDataRace; });
   if (options_.leaks && ended && only_races) report_leaks(*this, trace);
-  log_until(trace, trace.events.size());
+  log_until(trace, trace.events.size(), trace.symbolic.expressions);
   trace.runtime_state_read = runtime_state_read_;
   active_ = nullptr;
   return trace;
@@ -285,7 +288,8 @@ void NativeRuntime::note_value_received(std::uint64_t value) {
   values_[index].known |= AccessValues::kRead;
 }
 
-AccessValues NativeRuntime::values_of(const Trace& t, std::size_t index, bool dying) {
+AccessValues NativeRuntime::values_of(const Trace& t, std::size_t index, bool dying,
+                                      symbolic::ExpressionPool* pool) {
   AccessValues v = index < values_.size() ? values_[index] : AccessValues{};
   if (options_.points != Points::kAll || dying) return v;
   const Event& e = t.events[index];
@@ -305,14 +309,13 @@ AccessValues NativeRuntime::values_of(const Trace& t, std::size_t index, bool dy
         v.known |= AccessValues::kWrittenFromInputs;
         break;
       }
-    if (v.known & AccessValues::kWrittenFromInputs) {
-      symbolic::ExpressionPool& pool = scheduler_.expressions();
+    if ((v.known & AccessValues::kWrittenFromInputs) && pool) {
       symbolic::ExprId expression = symbolic::kConcrete;
       for (std::uint32_t i = e.op.size; i-- > 0;) {
         const auto it = shadow_.find(e.op.object + i);
         const symbolic::ExprId byte =
-            it != shadow_.end() ? it->second : pool.constant(8, value >> (8 * i) & 0xff);
-        expression = expression == symbolic::kConcrete ? byte : pool.concat(expression, byte);
+            it != shadow_.end() ? it->second : pool->constant(8, value >> (8 * i) & 0xff);
+        expression = expression == symbolic::kConcrete ? byte : pool->concat(expression, byte);
       }
       v.written_expression = expression;
     }

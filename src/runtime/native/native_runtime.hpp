@@ -220,7 +220,9 @@ class NativeRuntime {
   static inline std::uint64_t probe_site_ = 0;
   // The values of event `index`: what it read (noted then) and what it wrote (read back now,
   // its thread has run on), unless the process is dying (`dying`).
-  weft::AccessValues values_of(const Trace& trace, std::size_t index, bool dying);
+  /// `pool`: where to build the expression of a value written from inputs (none: not built).
+  weft::AccessValues values_of(const Trace& trace, std::size_t index, bool dying,
+                               weft::symbolic::ExpressionPool* pool = nullptr);
   NativeOptions options_;
   weft::native::LogWriter* log_;
   ThreadRegistry registry_;
