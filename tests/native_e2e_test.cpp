@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -370,6 +371,97 @@ TEST(NativeUnfolding, InputsAreExploredThroughBranchEvents) {
         << strategy;
     const CliRun magic = check("input_magic.c", std::string("--points=all --strategy ") + strategy);
     EXPECT_EQ(magic.exit_code, 1) << strategy << magic.out << magic.err;
+  }
+}
+
+// ---- global states (--check-global, thesis §6.2) -------------------------------------------
+
+// Thesis Fig. 6.1: a state with X > 40 and Y == 15 is in the unfolding although no test need
+// pass through it; the solver's inputs and schedule reach it, the replay checks it again. No
+// state has X > 40 and Y == 5. dfs checks the states of its executions only, whose inputs are
+// not all values: it says so.
+TEST(NativeGlobalState, ThesisFigure6_1_AStateNoTestRanThroughIsReachedWithItsInputs) {
+  for (const char* strategy : {"contextual", "unfolding"}) {
+    const std::string options = std::string("--points=all --strategy ") + strategy;
+    const CliRun r =
+        check("global_state_fig6_1.c", options + " --check-global 'X > 40 && Y == 15'");
+    ASSERT_EQ(r.exit_code, 1) << strategy << r.out << r.err;
+    EXPECT_EQ(first_bug_kind(r), "global state");
+    EXPECT_NE(first_bug_message(r).find("Y = 15)"), std::string::npos) << first_bug_message(r);
+    EXPECT_EQ(r.result["check_global"]["answer"], "reached");
+    EXPECT_EQ(r.result["bugs"][0]["inputs"].size(), 2u) << r.out;
+    const CliRun replay = weft_cli("replay --json " + replay_file("global_state_fig6_1.c"));
+    EXPECT_EQ(replay.exit_code, 1) << replay.out << replay.err;
+    EXPECT_EQ(replay.result["reproduced"], true) << replay.out;
+
+    const CliRun none =
+        check("global_state_fig6_1.c", options + " --check-global 'X > 40 && Y == 5'");
+    EXPECT_EQ(none.exit_code, 3) << strategy << none.out << none.err;
+    EXPECT_EQ(none.result["check_global"]["answer"], "unreachable");
+    EXPECT_EQ(none.result["incomplete_code"], "local-states-only");
+  }
+  const CliRun dfs = check("global_state_fig6_1.c",
+                           "--points=all --strategy dfs --check-global 'X > 40 && Y == 15'");
+  EXPECT_EQ(dfs.exit_code, 3) << dfs.out << dfs.err;
+  EXPECT_EQ(dfs.result["incomplete_code"], "strategy-gaps");
+}
+
+// Values of two variables of one 8-byte word (a lost update makes x + y > 200 with y < 100),
+// and threads' locations (at(THREAD, LINE): the line of the thread's next access): each answer
+// of the unfolding strategies is dfs's, which passes through every state.
+TEST(NativeGlobalState, VariablesAndLocationsAgreeWithEveryStateOfDfs) {
+  const struct {
+    const char* predicate;
+    bool reached;
+  } cases[] = {
+      {"x + y > 200 && y < 100", true},   {"x > 300", false},
+      {"x == 100 && y == -20", true},     {"at(0.0, 12) && at(0.1, 19)", true},
+      {"at(0.0, 11) && x == 220", false}, {"!(x >= 0) || y * 2 == -140", true},
+  };
+  for (const auto& c : cases)
+    for (const char* strategy : {"contextual", "unfolding", "dfs"}) {
+      const CliRun r =
+          check("global_state_lost_update.c", std::string("--points=all --strategy ") + strategy +
+                                                  " --check-global '" + c.predicate + "'");
+      const bool dfs = std::string(strategy) == "dfs";
+      EXPECT_EQ(r.exit_code, c.reached ? 1
+                             : dfs     ? 0
+                                       : 3)
+          << strategy << " " << c.predicate << r.out << r.err;
+      if (c.reached) {
+        EXPECT_EQ(first_bug_kind(r), "global state") << c.predicate;
+      }
+      if (!dfs) {
+        EXPECT_EQ(r.result["check_global"]["answer"], c.reached ? "reached" : "unreachable")
+            << strategy << " " << c.predicate;
+      }
+    }
+  const CliRun lost =
+      check("global_state_lost_update.c",
+            "--points=all --strategy contextual --check-global 'x + y > 200 && y < 100'");
+  EXPECT_NE(first_bug_message(lost).find("(x = 220, y = 50)"), std::string::npos)
+      << first_bug_message(lost);
+}
+
+// What --check-global cannot take is one line naming it.
+TEST(NativeGlobalState, BadPredicatesAndOptionsAreOneLineErrors) {
+  const struct {
+    const char* options;
+    const char* says;
+  } cases[] = {
+      {"--points=all --strategy contextual --check-global 'z > 1'",
+       "'z' is not a global variable of the program"},
+      {"--points=all --strategy contextual --check-global 'x + '", "unexpected end at column 5"},
+      {"--points=all --strategy contextual --check-global 'at(x, 3)'", "expected a thread"},
+      {"--points=all --strategy optimal --check-global 'x > 1'",
+       "--check-global searches global states"},
+      {"--points=sync --strategy contextual --check-global 'x > 1'", "needs --points=all"},
+  };
+  for (const auto& c : cases) {
+    const CliRun r = check("global_state_lost_update.c", c.options);
+    EXPECT_EQ(r.exit_code, 2) << c.options << r.out << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << c.options << "\n" << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   }
 }
 

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "weft/symbolic/expression.hpp"
+#include "weft/symbolic/predicate.hpp"
 #include "weft/symbolic/solver.hpp"
 
 namespace weft::symbolic {
@@ -177,4 +178,70 @@ TEST(Solver, SlicesAwayIndependentConstraints) {
 }
 
 }  // namespace
+
+// --check-global's predicates: C precedence and conversions, variables extended by their type,
+// locations as 1-bit atoms, and errors that name the column.
+namespace predicate_test {
+
+std::optional<VariableType> types(const std::string& name) {
+  if (name == "x") return VariableType{32, true};
+  if (name == "u") return VariableType{8, false};
+  if (name == "big") return VariableType{64, true};
+  return std::nullopt;
+}
+
+bool holds(const Predicate& p, std::vector<std::uint64_t> values) {
+  return p.holds(values);
+}
+
+TEST(Predicate, FollowsCPrecedenceAndSignedness) {
+  const Predicate p = parse_predicate("x + 2 * u > 10 && !(x == 3) || u % 4 == 3", types);
+  ASSERT_EQ(p.atoms.size(), 2u);
+  EXPECT_EQ(p.atoms[0].name, "x");
+  EXPECT_EQ(p.atoms[1].name, "u");
+  EXPECT_TRUE(holds(p, {5, 3}));   // 5 + 6 > 10, x != 3
+  EXPECT_FALSE(holds(p, {3, 4}));  // x == 3 and 4 % 4 != 3
+  EXPECT_TRUE(holds(p, {3, 7}));   // the || side
+  EXPECT_FALSE(holds(p, {1, 4}));  // 1 + 8 < 10
+  // x is a signed int: 0xFFFFFFFF is -1; u an unsigned char: 0xFF is 255.
+  const Predicate q = parse_predicate("x < 0 && u > 200 && -x == 1", types);
+  EXPECT_TRUE(holds(q, {0xFFFFFFFFull, 0xFF}));
+  EXPECT_FALSE(holds(q, {1, 0xFF}));
+  const Predicate r = parse_predicate("big / 0x10 == -2 && x - -3 >= 3L", types);
+  EXPECT_TRUE(holds(r, {static_cast<std::uint64_t>(-32), 0}));
+}
+
+TEST(Predicate, LocationsAreAtomsOfOneBitAndAnAtomWrittenTwiceIsOne) {
+  const Predicate p = parse_predicate("at(0.1, 12) && (at(0.2,7) || x == x + 0)", types);
+  ASSERT_EQ(p.atoms.size(), 3u);
+  EXPECT_EQ(p.atoms[0].kind, PredicateAtom::Kind::kLocation);
+  EXPECT_EQ(p.atoms[0].name, "0.1");
+  EXPECT_EQ(p.atoms[0].line, 12u);
+  EXPECT_EQ(p.atoms[1].name, "0.2");
+  EXPECT_EQ(p.atoms[2].kind, PredicateAtom::Kind::kVariable);
+  EXPECT_TRUE(holds(p, {1, 0, 5}));
+  EXPECT_FALSE(holds(p, {0, 1, 5}));
+}
+
+TEST(Predicate, ErrorsNameWhatAndWhere) {
+  const auto error = [](const char* text) {
+    try {
+      parse_predicate(text, types);
+    } catch (const PredicateError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error("x +").find("unexpected end at column 4"), std::string::npos) << error("x +");
+  EXPECT_NE(error("y > 1").find("'y' is not a global variable"), std::string::npos);
+  EXPECT_NE(error("x > 1)").find("unexpected ')' at column 6"), std::string::npos)
+      << error("x > 1)");
+  EXPECT_NE(error("x < 1 < 2").find("unexpected '<'"), std::string::npos);
+  EXPECT_NE(error("at(0.1 12)").find("expected ','"), std::string::npos);
+  EXPECT_NE(error("99999999999999999999 > x").find("number too large"), std::string::npos);
+  EXPECT_NE(error("x = 1").find("unexpected '='"), std::string::npos) << error("x = 1");
+}
+
+}  // namespace predicate_test
+
 }  // namespace weft::symbolic

@@ -42,6 +42,39 @@ std::size_t added(const std::vector<Unfolding::Fired>& fired) {
   return n;
 }
 
+// Two 4-byte variables in one 8-byte granule are two memory places once their accesses are
+// learned: the writes of two threads to them are concurrent (one event each, whatever the
+// order), as the exploration's byte-exact dependence has them. A later 8-byte access of the
+// granule splits nothing; a 2-byte one splits a place that has conditions, which learn_places
+// reports (the strategy starts over).
+TEST(Unfolding, NeighbouringVariablesOfAGranuleAreSeparatePlaces) {
+  constexpr ObjectKey kX = 0x1000, kY = 0x1004;
+  Event wx = op(1, OpKind::kWrite, kX), wy = op(2, OpKind::kWrite, kY);
+  wx.op.size = wy.op.size = 4;
+  Unfolding u;
+  EXPECT_FALSE(u.learn_places(wx.op));
+  EXPECT_FALSE(u.learn_places(wy.op));
+  const auto places = u.places_in(kX / kMemoryGranule);
+  ASSERT_EQ(places.size(), 2u);
+  EXPECT_EQ(places[0], (std::pair<ObjectKey, unsigned>{kX, 4}));
+  EXPECT_EQ(places[1], (std::pair<ObjectKey, unsigned>{kY, 4}));
+  EXPECT_EQ(added(model(u, {wx, wy})), 2u);
+  EXPECT_EQ(added(model(u, {wy, wx})), 0u);  // the same two events
+  EXPECT_TRUE(u.concurrent({u.event(0).postset[1], u.event(1).postset[1]}));
+  EXPECT_TRUE(u.naive_possible_extensions().empty());
+  Event whole = op(1, OpKind::kRead, kX);  // 8 bytes: both places
+  EXPECT_FALSE(u.learn_places(whole.op));
+  EXPECT_EQ(u.touches(1, whole.op).size(), 2u);
+  Event half = wx;
+  half.op.size = 2;
+  EXPECT_TRUE(u.learn_places(half.op));
+  EXPECT_EQ(u.places_in(kX / kMemoryGranule).size(), 3u);
+  // The same accesses in one granule-sized place would have ordered the writes.
+  Unfolding coarse;
+  EXPECT_EQ(added(model(coarse, {wx, wy})), 2u);
+  EXPECT_EQ(added(model(coarse, {wy, wx})), 2u);
+}
+
 // Thesis Fig. 5.1 and 5.4: thread 1 and thread 3 read X, thread 2 writes it. The executions 1, 2,
 // 3 and 3, 2, 1 cover the contextual unfolding: one write event, and each read before and after
 // it, 5 events; no other interleaving adds one (the place-replicated unfolding of Fig. 5.1 needs
