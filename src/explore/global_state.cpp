@@ -381,6 +381,44 @@ GlobalStateSearch search_global_state(const UnfoldingRecord& record,
   return out;
 }
 
+namespace {
+
+enum class Write : std::uint8_t {
+  kNone,     // the event writes none of the place
+  kPart,     // some of its bytes, with known values
+  kWhole,    // all of them, with known values
+  kUnknown,  // some, with values weft does not know
+};
+
+// What event k of `trace` wrote into `place`, applied to `value`.
+Write write_of(const Trace& trace, std::size_t k, const GlobalStateQuery::Place& place,
+               std::uint64_t& value) {
+  const Operation& op = trace.events[k].op;
+  if (op.kind == OpKind::kAtomicSection) {
+    if (!op.footprint.known) return Write::kUnknown;
+    for (std::size_t g = 0; g < op.footprint.count; ++g)
+      if (op.footprint.granule(g) == place.address / kMemoryGranule &&
+          op.footprint.written_bytes(g))
+        return Write::kUnknown;
+    return Write::kNone;
+  }
+  if (!writes_value(op.kind) || !overlaps(op.object, op.size, place.address, place.bytes))
+    return Write::kNone;
+  if (k >= trace.values.size() || !(trace.values[k].known & AccessValues::kWritten))
+    return Write::kUnknown;
+  for (std::uint32_t b = 0; b < place.bytes; ++b) {
+    const ObjectKey byte = place.address + b;
+    if (byte < op.object || byte >= op.object + op.size) continue;
+    const std::uint64_t v = trace.values[k].written >> (8 * (byte - op.object)) & 0xff;
+    value = (value & ~(std::uint64_t{0xff} << (8 * b))) | (v << (8 * b));
+  }
+  return op.object <= place.address && op.object + op.size >= place.address + place.bytes
+             ? Write::kWhole
+             : Write::kPart;
+}
+
+}  // namespace
+
 std::optional<std::vector<std::uint64_t>> atom_values_at(const Trace& trace, std::size_t steps,
                                                          const GlobalStateQuery& query) {
   const auto& atoms = query.predicate->atoms;
@@ -399,27 +437,8 @@ std::optional<std::vector<std::uint64_t>> atom_values_at(const Trace& trace, std
     }
     const GlobalStateQuery::Place& place = query.places.at(i);
     std::uint64_t value = place.initial;
-    for (std::size_t k = 0; k < steps; ++k) {
-      const Operation& op = trace.events[k].op;
-      if (op.kind == OpKind::kAtomicSection) {
-        if (!op.footprint.known) return std::nullopt;
-        for (std::size_t g = 0; g < op.footprint.count; ++g)
-          if (op.footprint.granule(g) == place.address / kMemoryGranule &&
-              op.footprint.written_bytes(g))
-            return std::nullopt;
-        continue;
-      }
-      if (!writes_value(op.kind) || !overlaps(op.object, op.size, place.address, place.bytes))
-        continue;
-      if (k >= trace.values.size() || !(trace.values[k].known & AccessValues::kWritten))
-        return std::nullopt;
-      for (std::uint32_t b = 0; b < place.bytes; ++b) {
-        const ObjectKey byte = place.address + b;
-        if (byte < op.object || byte >= op.object + op.size) continue;
-        const std::uint64_t v = trace.values[k].written >> (8 * (byte - op.object)) & 0xff;
-        value = (value & ~(std::uint64_t{0xff} << (8 * b))) | (v << (8 * b));
-      }
-    }
+    for (std::size_t k = 0; k < steps; ++k)
+      if (write_of(trace, k, place, value) == Write::kUnknown) return std::nullopt;
     values[i] = value;
   }
   if (!asked.empty()) {
@@ -475,32 +494,11 @@ std::optional<std::size_t> first_state_where(const Trace& trace, const GlobalSta
     if (all_known && query.predicate->holds(values)) return k;
     if (k == n) return std::nullopt;
     // Event k's writes.
-    const Operation& op = trace.events[k].op;
     for (std::size_t i = 0; i < atoms.size(); ++i) {
       if (atoms[i].kind != symbolic::PredicateAtom::Kind::kVariable) continue;
-      const GlobalStateQuery::Place& place = query.places[i];
-      if (op.kind == OpKind::kAtomicSection) {
-        bool writes = !op.footprint.known;
-        for (std::size_t g = 0; g < op.footprint.count; ++g)
-          writes |= op.footprint.granule(g) == place.address / kMemoryGranule &&
-                    op.footprint.written_bytes(g) != 0;
-        if (writes) known[i] = false;
-        continue;
-      }
-      if (!writes_value(op.kind) || !overlaps(op.object, op.size, place.address, place.bytes))
-        continue;
-      if (k >= trace.values.size() || !(trace.values[k].known & AccessValues::kWritten)) {
-        known[i] = false;
-        continue;
-      }
-      if (op.object <= place.address && op.object + op.size >= place.address + place.bytes)
-        known[i] = true;  // all of it written anew
-      for (std::uint32_t b = 0; b < place.bytes; ++b) {
-        const ObjectKey byte = place.address + b;
-        if (byte < op.object || byte >= op.object + op.size) continue;
-        const std::uint64_t v = trace.values[k].written >> (8 * (byte - op.object)) & 0xff;
-        values[i] = (values[i] & ~(std::uint64_t{0xff} << (8 * b))) | (v << (8 * b));
-      }
+      const Write w = write_of(trace, k, query.places[i], values[i]);
+      if (w == Write::kUnknown) known[i] = false;
+      if (w == Write::kWhole) known[i] = true;  // all of it written anew
     }
   }
 }

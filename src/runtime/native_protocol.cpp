@@ -492,7 +492,7 @@ void LogWriter::skip_known_expressions(const symbolic::ExpressionPool& pool,
 }
 
 void LogWriter::symbolic(const InputObservations& seen, SymbolicLogged& logged,
-                         const ThreadRegistry& threads) {
+                         const ThreadRegistry& threads, bool events_name_expressions) {
   announce(threads);
   for (; logged.inputs < seen.inputs.size(); ++logged.inputs) {
     const InputRead& in = seen.inputs[logged.inputs];
@@ -510,10 +510,10 @@ void LogWriter::symbolic(const InputObservations& seen, SymbolicLogged& logged,
   // Expressions before the branches that name them, as many nodes per record as fit.
   const auto nodes = seen.expressions.nodes();
   skip_known_expressions(seen.expressions, logged);
-  // The known nodes are announced only before a record that follows them (a branch that names
-  // them, or the nodes after them): a few records per execution, not one per event.
-  const bool followed =
-      logged.branches < seen.branches.size() || logged.expressions + 1 < nodes.size();
+  // The known nodes are announced only before a record that follows them (a branch or an event
+  // that names them, or the nodes after them): a few records per execution, not one per event.
+  const bool followed = events_name_expressions || logged.branches < seen.branches.size() ||
+                        logged.expressions + 1 < nodes.size();
   if (followed && !logged.sent_expressions && logged.announced_known < logged.expressions) {
     ByteWriter w = payload_writer(header_, records_);
     w.put(static_cast<std::uint32_t>(logged.expressions));

@@ -275,8 +275,10 @@ class LogWriter {
     bool untracked = false;
   };
   /// Appends what `seen` has beyond `logged` (inputs, expressions, branches) and notes it there.
+  /// `events_name_expressions`: the event records that follow name expressions (values written
+  /// from inputs), so the nodes weft knows from the execution before are announced too.
   void symbolic(const InputObservations& seen, SymbolicLogged& logged,
-                const ThreadRegistry& threads);
+                const ThreadRegistry& threads, bool events_name_expressions = false);
   /// Appends the end of the execution: `trace` without its events.
   void end(const Trace& trace, const ThreadRegistry& threads);
   /// Appends the crashed thread.

@@ -180,9 +180,13 @@ Trace NativeRuntime::run(const TestDirective& directive, int argc, char** argv, 
     // the inputs' record carries. Then inputs and branches: those of a step come before its
     // next event.
     logged_values_.clear();
-    for (std::size_t i = logged_; i < end; ++i)
+    bool name_expressions = false;
+    for (std::size_t i = logged_; i < end; ++i) {
       logged_values_.push_back(values_of(t, i, false, &pool));
-    if (!t.symbolic.inputs.empty()) log_->symbolic(t.symbolic, symbolic_logged_, registry_);
+      name_expressions |= logged_values_.back().written_expression != 0;
+    }
+    if (!t.symbolic.inputs.empty())
+      log_->symbolic(t.symbolic, symbolic_logged_, registry_, name_expressions);
     for (std::size_t k = 0; logged_ < end; ++logged_, ++k)
       log_->event(t, logged_, registry_, logged_values_[k]);
   };
