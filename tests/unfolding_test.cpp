@@ -13,6 +13,7 @@
 #include <set>
 #include <vector>
 
+#include "weft/explore/deadlock_search.hpp"
 #include "weft/explore/possible_extensions.hpp"
 #include "weft/trace/clock_tracker.hpp"
 #include "weft/trace/foata.hpp"
@@ -201,6 +202,37 @@ TEST(Unfolding, ACreatedThreadStartsFromItsCreationAndAJoinObservesTheJoinedThre
   EXPECT_TRUE(u.causes(fired[0].event, fired[1].event));  // the child's write after its creation
   EXPECT_TRUE(u.causes(fired[1].event, fired[2].event));  // the join after the child's last event
   EXPECT_EQ(u.local_configuration(fired[3].event).size(), 4u);
+}
+
+// Thesis §6.3 with joins: main creates a thread, takes mutex m and joins the thread, which
+// wants m. Each waits for the other (main for the thread's end, the thread for m): a cycle the
+// search finds, though no mutex cycle is in it. Without m held, the join is no deadlock.
+TEST(Unfolding, ThesisSection6_3_AJoinOfAThreadWaitingForAHeldMutexIsADeadlock) {
+  constexpr ObjectKey kM = 0x40;
+  for (const bool held : {true, false}) {
+    Unfolding u;
+    Event create = op(0, OpKind::kThreadCreate, 0);
+    create.op.object = 1;
+    std::vector<Event> execution{create};
+    if (held) execution.push_back(op(0, OpKind::kMutexLock, kM));
+    const auto fired = model(u, execution);
+    const ConditionIndex main_at = u.event(fired.back().event).postset.front();
+    const ConditionIndex child_at = u.event(fired.front().event).postset.back();
+    Event join = op(0, OpKind::kThreadJoin, 0);
+    join.op.object = 1;
+    const Unfolding::NextOperations next{{main_at, join.op},
+                                         {child_at, op(1, OpKind::kMutexLock, kM).op}};
+    std::unordered_map<ConditionIndex, std::vector<ObjectKey>> holding;
+    if (held) holding[main_at] = {kM};
+    const DeadlockCandidates found = find_deadlocks(u, {&holding, &next});
+    if (held) {
+      ASSERT_EQ(found.sets.size(), 1u);
+      EXPECT_EQ(found.sets[0], (std::vector<ConditionIndex>{std::min(main_at, child_at),
+                                                            std::max(main_at, child_at)}));
+    } else {
+      EXPECT_TRUE(found.sets.empty());
+    }
+  }
 }
 
 // A random program: 2-3 threads, each a few reads and writes of 3 variables and blocks of them

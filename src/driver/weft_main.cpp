@@ -90,7 +90,7 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
       ->type_name("EXPR");
   cmd.add_flag("--deadlocks", s.deadlocks,
                "With --strategy contextual or unfolding: search the unfolding for deadlocks on "
-               "mutexes, also "
+               "mutexes and joins, also "
                "ones no test ran into, and run a test into each (thesis §6.3)");
   cmd.add_flag(
       "--no-sleep-sets", [&s](std::int64_t) { s.sleep_sets = false; },

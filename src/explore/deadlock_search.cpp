@@ -7,11 +7,16 @@ namespace weft::explorer {
 
 namespace {
 
+// What a waiting thread waits for: a mutex (its address), or a thread's end (the thread with the
+// top bit set: addresses have 47 bits).
+constexpr ObjectKey kEndOfThread = ObjectKey{1} << 63;
+
 class Search {
  public:
   Search(const Unfolding& u, const ThreadConditionFacts& facts) : u_(u), facts_(facts) {
     for (const auto& [c, next] : *facts.next) {
-      if (next && next->kind == OpKind::kMutexLock) wanting_[mutex_of(*next)].push_back(c);
+      if (next && (next->kind == OpKind::kMutexLock || next->kind == OpKind::kThreadJoin))
+        wanting_[wanted(*next)].push_back(c);
       if (!next && !held(c).empty()) ended_holding_.push_back(c);
     }
     for (auto& [mutex, list] : wanting_) std::sort(list.begin(), list.end());
@@ -24,14 +29,14 @@ class Search {
       for (ObjectKey m : held(ended))
         for (ConditionIndex waiting : wanting(m))
           if (thread_of(waiting) != thread_of(ended)) found({waiting, ended});
-    // Cycles of waiting threads, each holding what the next one wants (Fig. 6.4's SEARCH); each
-    // cycle is searched from its smallest thread condition only.
-    for (const auto& [mutex, list] : wanting_)
-      for (ConditionIndex start : list)
-        if (!held(start).empty()) {
-          std::vector<ConditionIndex> set{start};
-          extend(set, start);
-        }
+    // Cycles of waiting threads, each holding what the next one wants (Fig. 6.4's SEARCH), where
+    // a waiting thread also holds its own end (a join of it waits for it); each cycle is
+    // searched from its smallest thread condition only.
+    for (const auto& [resource, list] : wanting_)
+      for (ConditionIndex start : list) {
+        std::vector<ConditionIndex> set{start};
+        extend(set, start);
+      }
     return std::move(out_);
   }
 
@@ -46,7 +51,16 @@ class Search {
     const auto it = wanting_.find(m);
     return it == wanting_.end() ? kNone : it->second;
   }
-  ObjectKey wants(ConditionIndex c) const { return mutex_of(*facts_.next->at(c)); }
+  static ObjectKey wanted(const Operation& next) {
+    return next.kind == OpKind::kThreadJoin ? kEndOfThread | next.object : mutex_of(next);
+  }
+  ObjectKey wants(ConditionIndex c) const { return wanted(*facts_.next->at(c)); }
+  // What a waiting thread keeps others from: the mutexes it holds, and its end.
+  std::vector<ObjectKey> holds(ConditionIndex c) const {
+    std::vector<ObjectKey> out = held(c);
+    out.push_back(kEndOfThread | thread_of(c));
+    return out;
+  }
   std::uint64_t thread_of(ConditionIndex c) const { return u_.condition(c).key; }
 
   bool co_set(const std::vector<ConditionIndex>& set) {
@@ -59,20 +73,20 @@ class Search {
     if (seen_.insert(set).second && co_set(set)) out_.sets.push_back(std::move(set));
   }
 
-  // Adds to `set` (a co-set whose last member is `last`) a thread that wants a mutex `last`
+  // Adds to `set` (a co-set whose last member is `last`) a thread that wants what `last`
   // holds, until the cycle closes on the first member.
   void extend(std::vector<ConditionIndex>& set, ConditionIndex last) {
     const ConditionIndex first = set.front();
-    for (ObjectKey m : held(last))
+    for (ObjectKey m : holds(last))
       for (ConditionIndex next : wanting(m)) {
-        if (next <= first || held(next).empty()) continue;  // the smallest member starts
+        if (next <= first) continue;  // the smallest member starts
         if (std::any_of(set.begin(), set.end(),
                         [&](ConditionIndex c) { return thread_of(c) == thread_of(next); }))
           continue;
         set.push_back(next);
         ++co_checks_;
         if (u_.concurrent(set)) {
-          const auto& next_holds = held(next);
+          const auto next_holds = holds(next);
           if (std::find(next_holds.begin(), next_holds.end(), wants(first)) != next_holds.end())
             found(set);
           else

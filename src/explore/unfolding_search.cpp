@@ -153,7 +153,7 @@ class UnfoldingSearch final : public Strategy {
     return &input_stats_;
   }
   const char* uncovered() const override {
-    return search_deadlocks_ ? "data races, or deadlocks other than on mutexes"
+    return search_deadlocks_ ? "data races, or deadlocks other than on mutexes and joins"
                              : "deadlocks and data races";
   }
   std::string gaps() const override {
