@@ -128,7 +128,7 @@ GlobalCheckResult check_global_state(const explorer::Strategy& strategy, const G
     return out;
   }
   out.note = "--check-global: the solver found a state that may satisfy " + check.predicate().text +
-             ", but the execution run into it " +
+             ", but the execution that ran into it " +
              (undecided ? "did not record the values it needs (written by code whose values weft "
                           "does not see)"
                         : "did not confirm it (a value there depends on inputs or was not "
