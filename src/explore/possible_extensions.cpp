@@ -117,9 +117,20 @@ void PossibleExtensions::extend_with_new(ConditionIndex c,
       add_waiting(Unfolding::resource(ConditionKind::kMemory, place));
   }
   if (threads.empty()) return;
-  // The candidates from the condition before c (see the header), by thread.
+  const auto hints = threads_when_produced_.find(c);
+  const auto hint = [&](ThreadId thread) {
+    return hints != threads_when_produced_.end() && thread < hints->second.size()
+               ? hints->second[thread]
+               : kInitialCondition;
+  };
+  // A thread searched from its hint needs candidates of its other instances only.
+  const bool need_candidates = std::any_of(threads.begin(), threads.end(), [&](ThreadId thread) {
+    return hint(thread) == kInitialCondition || u.several_instances(thread);
+  });
+  // The candidates from the condition before c (see the header).
   std::vector<ConditionIndex> from_before;
-  if (const EventIndex p = u.condition(c).producer; p != kInitialCondition) {
+  if (const EventIndex p = u.condition(c).producer; !need_candidates) {
+  } else if (p != kInitialCondition) {
     for (ConditionIndex before : u.event(p).preset)
       if (u.resource_of(before) == r)
         if (auto it = threads_concurrent_with_.find(before); it != threads_concurrent_with_.end())
@@ -127,7 +138,6 @@ void PossibleExtensions::extend_with_new(ConditionIndex c,
   } else {
     from_before = waiting_[r];
   }
-  const auto hints = threads_when_produced_.find(c);
   // Whether each thread condition checked is concurrent with c; the waiting ones are extended.
   std::unordered_map<ConditionIndex, bool> checked;
   const auto check = [&](ConditionIndex t) {
@@ -141,16 +151,20 @@ void PossibleExtensions::extend_with_new(ConditionIndex c,
     }
     return it->second;
   };
-  for (ThreadId thread : threads) {
-    ConditionIndex start = kInitialCondition;
-    if (hints != threads_when_produced_.end() && thread < hints->second.size())
-      start = hints->second[thread];
+  // from_before by waiting thread (one pass: it can hold thousands).
+  std::vector<std::vector<ConditionIndex>> candidates(threads.size());
+  for (ConditionIndex t : from_before) {
+    const auto at = std::find(threads.begin(), threads.end(), u.condition(t).key);
+    if (at != threads.end()) candidates[at - threads.begin()].push_back(t);
+  }
+  for (std::size_t i = 0; i < threads.size(); ++i) {
+    const ThreadId thread = threads[i];
+    const ConditionIndex start = hint(thread);
     const bool searched = start != kInitialCondition;
     const EventIndex searched_root = searched ? u.thread_root(start) : kInitialCondition;
     if (searched) walk_concurrent(start, check);  // the thread's conditions concurrent with c
-    for (ConditionIndex t : from_before)
-      if (u.condition(t).key == thread && (!searched || u.thread_root(t) != searched_root))
-        check(t);
+    for (ConditionIndex t : candidates[i])
+      if (!searched || u.thread_root(t) != searched_root) check(t);
   }
 }
 
@@ -174,7 +188,8 @@ bool PossibleExtensions::is_concurrent(ConditionIndex t, ConditionIndex c) {
 }
 
 template <typename Concurrent>
-void PossibleExtensions::walk_concurrent(ConditionIndex start, Concurrent&& concurrent) {
+void PossibleExtensions::walk_concurrent(ConditionIndex start, Concurrent&& concurrent,
+                                         ThreadId skip) {
   const std::uint32_t stamp = next_seen_stamp();
   std::vector<ConditionIndex> todo{start};
   seen_[start] = stamp;
@@ -182,21 +197,29 @@ void PossibleExtensions::walk_concurrent(ConditionIndex start, Concurrent&& conc
     const ConditionIndex c = todo.back();
     todo.pop_back();
     if (!concurrent(c)) continue;  // the concurrent ones are connected: stop here
-    unfolding_->for_each_adjacent(c, [&](ConditionIndex next) {
-      if (seen_[next] != stamp) {
-        seen_[next] = stamp;
-        todo.push_back(next);
-      }
-    });
+    unfolding_->for_each_adjacent(
+        c,
+        [&](ConditionIndex next) {
+          if (seen_[next] != stamp) {
+            seen_[next] = stamp;
+            todo.push_back(next);
+          }
+        },
+        skip);
   }
 }
 
 void PossibleExtensions::search(ConditionIndex t, ConditionIndex start) {
-  walk_concurrent(start, [&](ConditionIndex c) {
-    if (!is_concurrent(t, c)) return false;
-    record_concurrent(t, c);
-    return true;
-  });
+  // The conditions of start's resource concurrent with t; t's thread's events that produced
+  // one are in t's past (see for_each_adjacent).
+  walk_concurrent(
+      start,
+      [&](ConditionIndex c) {
+        if (!is_concurrent(t, c)) return false;
+        record_concurrent(t, c);
+        return true;
+      },
+      static_cast<ThreadId>(unfolding_->condition(t).key));
 }
 
 std::vector<Unfolding::Extension> PossibleExtensions::update() {

@@ -356,11 +356,19 @@ Unfolding::Fired Unfolding::fire(Marking& marking, const Event& e) {
       ev.postset.push_back(
           add_condition(it != becomes.end() ? it->second : consumed.kind, consumed.key, found));
     }
-    if (op.kind == OpKind::kThreadCreate)
+    if (op.kind == OpKind::kThreadCreate) {
       ev.postset.push_back(add_condition(ConditionKind::kThread, op.object, found));
+      ++created_[static_cast<ThreadId>(op.object)];
+    }
     for (std::size_t i = 0; i < preset.size(); ++i) {
       consumers_[preset[i]].push_back(found);
-      replacements_[preset[i]].push_back(ev.postset[i]);
+      // Grouped by the producer's thread (for_each_adjacent skips one thread's).
+      std::vector<ConditionIndex>& next = replacements_[preset[i]];
+      next.insert(std::upper_bound(next.begin(), next.end(), ev.thread,
+                                   [&](ThreadId t, ConditionIndex x) {
+                                     return t < events_[conditions_[x].producer].thread;
+                                   }),
+                  ev.postset[i]);
       replaced_[ev.postset[i]] = preset[i];
     }
     ev.preset = std::move(preset);

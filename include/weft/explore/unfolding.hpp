@@ -225,12 +225,37 @@ class Unfolding {
   /// For a thread condition: the event that created this instance of the thread (its tree's
   /// root), or kInitialCondition for a thread that existed from the start.
   EventIndex thread_root(ConditionIndex c) const { return thread_root_[c]; }
+  /// Whether thread t has more than one instance (creation events of it in conflict, or a
+  /// creation of a thread that existed from the start).
+  bool several_instances(ThreadId t) const {
+    const auto it = created_.find(t);
+    return it != created_.end() && it->second > 1;
+  }
   /// Calls f on each condition next to `c` in its resource's tree (thesis Def. 20, "adjacent"):
-  /// the one its producer consumed, and the ones the consumers of `c` produce.
+  /// the one its producer consumed, and the ones the consumers of `c` produce, but for those
+  /// events of thread `skip` produce. (A search for the conditions concurrent with a condition
+  /// of thread T needs none of those: T's events that produce one lie in its past, so such a
+  /// condition is above the one the search starts from, in its resource's tree. Skipping them
+  /// saves checking every alternative T took from `c`, thousands where T's events differ only
+  /// by the context they were reached in.)
   template <typename F>
-  void for_each_adjacent(ConditionIndex c, F&& f) const {
+  void for_each_adjacent(ConditionIndex c, F&& f, ThreadId skip = kNoThread) const {
     if (replaced_[c] != kInitialCondition) f(replaced_[c]);
-    for (ConditionIndex next : replacements_[c]) f(next);
+    const std::vector<ConditionIndex>& next = replacements_[c];
+    const auto thread_of = [&](ConditionIndex x) {
+      return events_[conditions_[x].producer].thread;
+    };
+    if (skip == kNoThread) {
+      for (ConditionIndex x : next) f(x);
+      return;
+    }
+    const auto first =
+        std::lower_bound(next.begin(), next.end(), skip,
+                         [&](ConditionIndex x, ThreadId t) { return thread_of(x) < t; });
+    const auto last = std::upper_bound(
+        first, next.end(), skip, [&](ThreadId t, ConditionIndex x) { return t < thread_of(x); });
+    for (auto it = next.begin(); it != first; ++it) f(*it);
+    for (auto it = last; it != next.end(); ++it) f(*it);
   }
 
   std::size_t events() const { return events_.size(); }
@@ -328,7 +353,8 @@ class Unfolding {
   // preset[i]; what it produces past its preset's size starts a tree (a created thread).
   std::vector<ConditionIndex> replaced_;
   std::vector<std::vector<ConditionIndex>> replacements_;
-  std::vector<EventIndex> thread_root_;  // by condition (thread conditions)
+  std::vector<EventIndex> thread_root_;                  // by condition (thread conditions)
+  std::unordered_map<ThreadId, std::uint32_t> created_;  // creation events, by thread
   // Each thread's events form a tree (an event's parent: the one that produced the thread
   // condition it consumed). By event: its depth there, its parent, a jump pointer (Myers' skew
   // binary jumps, for ancestor queries in O(log depth)), and its causal clock: for each thread,
