@@ -138,11 +138,39 @@ void PossibleExtensions::extend_with_new(ConditionIndex c,
   } else {
     from_before = waiting_[r];
   }
+  // A configuration holding c holds the conditions of c's resource on the way to it, c's
+  // ancestors in the resource's tree, and no other: a thread condition whose producer took or
+  // observed any other of the resource cannot hold together with c. (A cheap test that spares
+  // most co-checks of a walk through a thread that read the resource in many states.)
+  std::vector<ConditionIndex> before_c;
+  if (u.condition(c).kind != ConditionKind::kThread)  // (a thread's conditions form a forest)
+    for (ConditionIndex x = u.replaced(c); x != kInitialCondition; x = u.replaced(x))
+      before_c.push_back(x);
+  std::sort(before_c.begin(), before_c.end());
+  std::vector<ConditionIndex> way;  // for Unfolding::for_each_adjacent_on_way
+  if (u.condition(c).kind != ConditionKind::kThread) {
+    way = before_c;
+    way.insert(std::upper_bound(way.begin(), way.end(), c), c);
+  }
+  const auto off_the_way = [&](ConditionIndex t) {
+    const EventIndex f = u.condition(t).producer;
+    if (before_c.empty() || f == kInitialCondition) return false;
+    const UnfoldingEvent& ev = u.event(f);
+    const auto elsewhere = [&](ConditionIndex m, bool may_be_c) {
+      return u.resource_of(m) == r && !(may_be_c && m == c) &&
+             !std::binary_search(before_c.begin(), before_c.end(), m);
+    };
+    return std::any_of(ev.preset.begin() + 1, ev.preset.end(),
+                       [&](ConditionIndex m) { return elsewhere(m, false); }) ||
+           std::any_of(ev.context.begin(), ev.context.end(),
+                       [&](ConditionIndex m) { return elsewhere(m, true); });
+  };
   // Whether each thread condition checked is concurrent with c; the waiting ones are extended.
   std::unordered_map<ConditionIndex, bool> checked;
   const auto check = [&](ConditionIndex t) {
     auto [it, inserted] = checked.try_emplace(t, false);
     if (!inserted) return it->second;
+    if (off_the_way(t)) return false;
     it->second = is_concurrent(t, c);
     // (A fresh one was extended with every condition already.)
     if (it->second && !fresh.count(t) && waits_for(t, c)) {
@@ -162,7 +190,13 @@ void PossibleExtensions::extend_with_new(ConditionIndex c,
     const ConditionIndex start = hint(thread);
     const bool searched = start != kInitialCondition;
     const EventIndex searched_root = searched ? u.thread_root(start) : kInitialCondition;
-    if (searched) walk_concurrent(start, check);  // the thread's conditions concurrent with c
+    if (searched)  // the thread's conditions concurrent with c
+      walk_concurrent(start, check, [&](ConditionIndex x, auto&& visit) {
+        if (way.empty())
+          u.for_each_adjacent(x, visit);
+        else
+          u.for_each_adjacent_on_way(x, r, way, visit);
+      });
     for (ConditionIndex t : candidates[i])
       if (!searched || u.thread_root(t) != searched_root) check(t);
   }
@@ -187,9 +221,9 @@ bool PossibleExtensions::is_concurrent(ConditionIndex t, ConditionIndex c) {
   return unfolding_->concurrent({t, c});
 }
 
-template <typename Concurrent>
+template <typename Concurrent, typename Adjacent>
 void PossibleExtensions::walk_concurrent(ConditionIndex start, Concurrent&& concurrent,
-                                         ThreadId skip) {
+                                         Adjacent&& adjacent) {
   const std::uint32_t stamp = next_seen_stamp();
   std::vector<ConditionIndex> todo{start};
   seen_[start] = stamp;
@@ -197,15 +231,12 @@ void PossibleExtensions::walk_concurrent(ConditionIndex start, Concurrent&& conc
     const ConditionIndex c = todo.back();
     todo.pop_back();
     if (!concurrent(c)) continue;  // the concurrent ones are connected: stop here
-    unfolding_->for_each_adjacent(
-        c,
-        [&](ConditionIndex next) {
-          if (seen_[next] != stamp) {
-            seen_[next] = stamp;
-            todo.push_back(next);
-          }
-        },
-        skip);
+    adjacent(c, [&](ConditionIndex next) {
+      if (seen_[next] != stamp) {
+        seen_[next] = stamp;
+        todo.push_back(next);
+      }
+    });
   }
 }
 
@@ -219,7 +250,8 @@ void PossibleExtensions::search(ConditionIndex t, ConditionIndex start) {
         record_concurrent(t, c);
         return true;
       },
-      static_cast<ThreadId>(unfolding_->condition(t).key));
+      [&, thread = static_cast<ThreadId>(unfolding_->condition(t).key)](
+          ConditionIndex c, auto&& visit) { unfolding_->for_each_adjacent(c, visit, thread); });
 }
 
 std::vector<Unfolding::Extension> PossibleExtensions::update() {

@@ -177,6 +177,10 @@ std::size_t Unfolding::memory_bytes() const {
              (consumers_[c].capacity() + replacements_[c].capacity()) * sizeof(EventIndex);
   for (const auto& [slot_key, list] : by_slot_)
     bytes += sizeof(slot_key) + 16 + list.capacity() * sizeof(ConditionIndex);
+  for (const auto& [key, list] : thread_children_by_touch_)
+    bytes += sizeof(key) + 16 + sizeof(list) + list.capacity() * sizeof(ConditionIndex);
+  for (const auto& [x, list] : resources_every_child_touches_)
+    bytes += sizeof(x) + 16 + sizeof(list) + list.capacity() * sizeof(std::uint64_t);
   return bytes;
 }
 
@@ -375,6 +379,7 @@ Unfolding::Fired Unfolding::fire(Marking& marking, const Event& e) {
     ev.context = std::move(context);
     events_.push_back(std::move(ev));
     index_event(found);
+    index_thread_child(found);
     // A thread's instance: that of the condition of the thread the event consumed, or, for a
     // created thread's first condition, this creation.
     for (ConditionIndex c : events_[found].postset) {
@@ -446,6 +451,30 @@ void Unfolding::index_event(EventIndex e) {
   if (clock.size() <= ev.thread) clock.resize(ev.thread + 1, kInitialCondition);
   clock[ev.thread] = e;
   clock_.push_back(std::move(clock));
+}
+
+void Unfolding::index_thread_child(EventIndex e) {
+  const UnfoldingEvent& ev = events_[e];
+  const ConditionIndex x = ev.preset.front(), y = ev.postset.front();
+  std::vector<std::uint64_t> touched;
+  for (const auto* conditions : {&ev.preset, &ev.context})
+    for (ConditionIndex m : *conditions) {
+      if (m == x) continue;
+      thread_children_by_touch_[std::uint64_t{x} << 32 | m].push_back(y);
+      touched.push_back(resource_of(m));
+    }
+  std::sort(touched.begin(), touched.end());
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  const auto [it, first] = resources_every_child_touches_.try_emplace(x, std::move(touched));
+  if (!first)
+    std::erase_if(it->second, [&](std::uint64_t r) {
+      return !std::binary_search(touched.begin(), touched.end(), r);
+    });
+  // Other threads' conditions an event took besides its own (it took every one) are visited
+  // as all children.
+  for (std::size_t i = 1; i < ev.preset.size(); ++i)
+    if (conditions_[ev.preset[i]].kind == ConditionKind::kThread)
+      resources_every_child_touches_[ev.preset[i]].clear();
 }
 
 bool Unfolding::ancestor_or_self(EventIndex a, EventIndex b) const {
@@ -595,10 +624,12 @@ bool Unfolding::concurrent(const std::vector<ConditionIndex>& conditions) const 
     }
   collect_causes(todo, stamp, configuration);
   // No condition may be consumed twice (a conflict), nor any of them on the way.
-  for (EventIndex e : configuration)
-    for (ConditionIndex c : events_[e].preset) {
+  if (consumer_at_.size() < conditions_.size()) consumer_at_.resize(conditions_.size());
+  for (std::size_t i = 0; i < configuration.size(); ++i)
+    for (ConditionIndex c : events_[configuration[i]].preset) {
       if (consumed_mark_[c] == stamp) return false;
       consumed_mark_[c] = stamp;
+      consumer_at_[c] = static_cast<std::uint32_t>(i);
     }
   for (ConditionIndex c : conditions)
     if (consumed_mark_[c] == stamp) return false;
@@ -610,8 +641,49 @@ bool Unfolding::concurrent(const std::vector<ConditionIndex>& conditions) const 
                            [&](ConditionIndex c) { return consumed_mark_[c] == stamp; });
       });
   if (!ordered_by_reads) return true;
-  std::sort(configuration.begin(), configuration.end());
-  return schedule_of(configuration).size() == configuration.size();
+  return fires_in_some_order(configuration, stamp);
+}
+
+bool Unfolding::fires_in_some_order(const std::vector<EventIndex>& configuration,
+                                    std::uint32_t stamp) const {
+  // Kahn's algorithm over the configuration's order: each event after the producers of what it
+  // takes or observes, and after the events that observe what it takes (schedule_of's order,
+  // without the maps: positions and consumers are kept in scratch arrays, by stamp).
+  if (position_.size() < events_.size()) position_.resize(events_.size());
+  for (std::size_t i = 0; i < configuration.size(); ++i)
+    position_[configuration[i]] = static_cast<std::uint32_t>(i);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> arcs;  // (before, after)
+  for (std::size_t i = 0; i < configuration.size(); ++i) {
+    const UnfoldingEvent& ev = events_[configuration[i]];
+    for (const auto* conditions : {&ev.preset, &ev.context})
+      for (ConditionIndex c : *conditions)
+        if (const EventIndex p = conditions_[c].producer;
+            p != kInitialCondition && mark_[p] == stamp)
+          arcs.emplace_back(position_[p], static_cast<std::uint32_t>(i));
+    for (ConditionIndex c : ev.context)
+      if (consumed_mark_[c] == stamp && consumer_at_[c] != i)
+        arcs.emplace_back(static_cast<std::uint32_t>(i), consumer_at_[c]);
+  }
+  std::vector<std::uint32_t> first(configuration.size() + 1, 0), waiting(configuration.size(), 0);
+  for (const auto& [from, to] : arcs) {
+    ++first[from + 1];
+    ++waiting[to];
+  }
+  for (std::size_t i = 0; i < configuration.size(); ++i) first[i + 1] += first[i];
+  std::vector<std::uint32_t> next(arcs.size()), fill(first.begin(), first.end() - 1);
+  for (const auto& [from, to] : arcs) next[fill[from]++] = to;
+  std::vector<std::uint32_t> ready;
+  for (std::uint32_t i = 0; i < configuration.size(); ++i)
+    if (waiting[i] == 0) ready.push_back(i);
+  std::size_t fired = 0;
+  while (!ready.empty()) {
+    const std::uint32_t i = ready.back();
+    ready.pop_back();
+    ++fired;
+    for (std::uint32_t k = first[i]; k < first[i + 1]; ++k)
+      if (--waiting[next[k]] == 0) ready.push_back(next[k]);
+  }
+  return fired == configuration.size();  // short only if the order has a cycle
 }
 
 Unfolding::NextOperations Unfolding::next_operations_from_events() const {

@@ -113,10 +113,11 @@ class PossibleExtensions {
   void extend_with(ConditionIndex t, ConditionIndex c, std::vector<Unfolding::Extension>& out);
   void record_concurrent(ConditionIndex t, ConditionIndex c);
   // Visits the conditions of start's resource connected to it through ones for which
-  // `concurrent` holds (it is asked once per condition reached), not past events of `skip`
-  // (Unfolding::for_each_adjacent).
-  template <typename Concurrent>
-  void walk_concurrent(ConditionIndex start, Concurrent&& concurrent, ThreadId skip = kNoThread);
+  // `concurrent` holds (it is asked once per condition reached); adjacent(c, visit) calls
+  // visit on the conditions next to c worth trying (Unfolding::for_each_adjacent and its
+  // variants).
+  template <typename Concurrent, typename Adjacent>
+  void walk_concurrent(ConditionIndex start, Concurrent&& concurrent, Adjacent&& adjacent);
   // Found concurrent: the waiting thread conditions with each condition, and the conditions
   // with each waiting thread condition.
   std::unordered_map<ConditionIndex, std::vector<ConditionIndex>> threads_concurrent_with_;

@@ -231,6 +231,31 @@ class Unfolding {
     const auto it = created_.find(t);
     return it != created_.end() && it->second > 1;
   }
+  /// Calls f on each condition next to thread condition `x` in its thread's tree that can hold
+  /// together with a condition of resource `r` whose way (it and the conditions before it in
+  /// r's tree, ascending) is `way`: x's parent, and those of x's children whose producers
+  /// touched r at a condition of the way. (A configuration holds no other condition of r, so
+  /// no event that touched another. When some child's producer did not touch r at all, every
+  /// child is visited.) This spares a search through a thread that read r in many states the
+  /// children that read it in the wrong ones.
+  template <typename F>
+  void for_each_adjacent_on_way(ConditionIndex x, std::uint64_t r,
+                                const std::vector<ConditionIndex>& way, F&& f) const {
+    if (replaced_[x] != kInitialCondition) f(replaced_[x]);
+    const auto every = resources_every_child_touches_.find(x);
+    if (every == resources_every_child_touches_.end() ||
+        !std::binary_search(every->second.begin(), every->second.end(), r)) {
+      for (ConditionIndex y : replacements_[x]) f(y);
+      return;
+    }
+    for (ConditionIndex m : way)
+      if (auto it = thread_children_by_touch_.find(std::uint64_t{x} << 32 | m);
+          it != thread_children_by_touch_.end())
+        for (ConditionIndex y : it->second) f(y);
+  }
+  /// The condition `c`'s producer consumed in its place (its parent in its resource's tree), or
+  /// kInitialCondition for a root.
+  ConditionIndex replaced(ConditionIndex c) const { return replaced_[c]; }
   /// Calls f on each condition next to `c` in its resource's tree (thesis Def. 20, "adjacent"):
   /// the one its producer consumed, and the ones the consumers of `c` produce, but for those
   /// events of thread `skip` produce. (A search for the conditions concurrent with a condition
@@ -355,6 +380,13 @@ class Unfolding {
   std::vector<std::vector<ConditionIndex>> replacements_;
   std::vector<EventIndex> thread_root_;                  // by condition (thread conditions)
   std::unordered_map<ThreadId, std::uint32_t> created_;  // creation events, by thread
+  // For for_each_adjacent_on_way: by thread condition x and condition m, the thread conditions
+  // the events of x's thread that took x and touched m produced; by thread condition, the
+  // resources every event that took it touched, ascending (none: another thread's event took
+  // it, one that took every condition).
+  std::unordered_map<std::uint64_t, std::vector<ConditionIndex>> thread_children_by_touch_;
+  std::unordered_map<ConditionIndex, std::vector<std::uint64_t>> resources_every_child_touches_;
+  void index_thread_child(EventIndex e);
   // Each thread's events form a tree (an event's parent: the one that produced the thread
   // condition it consumed). By event: its depth there, its parent, a jump pointer (Myers' skew
   // binary jumps, for ancestor queries in O(log depth)), and its causal clock: for each thread,
@@ -374,6 +406,12 @@ class Unfolding {
   mutable std::vector<std::uint32_t> mark_;           // by event
   mutable std::vector<std::uint32_t> consumed_mark_;  // by condition
   mutable std::uint32_t stamp_ = 0;
+  // More scratch for concurrent(): by condition, the position of its consumer in the
+  // configuration; by event, its position there.
+  mutable std::vector<std::uint32_t> consumer_at_, position_;
+  // Whether the configuration (its events marked with stamp, and what they consume in
+  // consumed_mark_ and consumer_at_) can fire in some order (Def. 19: no cycle of ↗).
+  bool fires_in_some_order(const std::vector<EventIndex>& configuration, std::uint32_t stamp) const;
   std::uint32_t next_stamp() const;
   // Adds `todo` (marked already) and their causes, marking each, to `out`.
   void collect_causes(std::vector<EventIndex>& todo, std::uint32_t stamp,
