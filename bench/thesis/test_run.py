@@ -83,6 +83,25 @@ class ParseResult(unittest.TestCase):
                          "45 assertion failure/deadlock")
 
 
+class Growth(unittest.TestCase):
+    def test_each_interval_is_averaged_over_its_own_tests(self):
+        growth = [{"tests": 10, "events": 1024, "conditions": 3000, "bytes": 2 * 2**20,
+                   "co_checks": 500, "extension_seconds": 0.02},
+                  {"tests": 30, "events": 2048, "conditions": 6100, "bytes": 5 * 2**20,
+                   "co_checks": 2500, "extension_seconds": 0.12}]
+        text = weft_json(unfolding={"events": 2100, "growth": growth})
+        lines = run.growth_lines(dict(run.parse_result(text, 60), strategy="contextual"))
+        self.assertEqual(len(lines), 4)
+        self.assertIn("contextual", lines[0])
+        self.assertEqual(lines[1].split()[0], "events")
+        # 20 ms over the first 10 tests, then 100 ms over the next 20; 50 and 100 co-checks.
+        self.assertEqual(lines[2].split(), ["1024", "3000", "10", "2.000", "50", "2.0"])
+        self.assertEqual(lines[3].split(), ["2048", "6100", "30", "5.000", "100", "5.0"])
+
+    def test_no_growth_without_an_unfolding(self):
+        self.assertEqual(run.growth_lines(run.parse_result(weft_json(), 60)), [])
+
+
 class Table(unittest.TestCase):
     def write(self, text):
         f = tempfile.NamedTemporaryFile("w", suffix=".tsv", delete=False, encoding="utf-8")

@@ -238,7 +238,15 @@ nlohmann::json statistics_json(const explorer::Statistics& s, std::uint64_t prog
                  {"solver_calls", in.solver_calls},
                  {"cache_hits", in.cache_hits},
                  {"solver_seconds", in.solver_seconds}};
-  if (const auto& u = s.unfolding)
+  if (const auto& u = s.unfolding) {
+    nlohmann::json growth = nlohmann::json::array();
+    for (const auto& g : u->growth)
+      growth.push_back({{"tests", g.tests},
+                        {"events", g.events},
+                        {"conditions", g.conditions},
+                        {"bytes", g.bytes},
+                        {"co_checks", g.co_checks},
+                        {"extension_seconds", g.extension_seconds}});
     j["unfolding"] = {{"events", u->events},
                       {"conditions", u->conditions},
                       {"possible_extensions", u->extensions},
@@ -249,7 +257,9 @@ nlohmann::json statistics_json(const explorer::Statistics& s, std::uint64_t prog
                       {"bytes", u->bytes},
                       {"deadlock_candidates", u->deadlock_candidates},
                       {"deadlock_seconds", u->deadlock_seconds},
-                      {"restarts", u->restarts}};
+                      {"restarts", u->restarts},
+                      {"growth", std::move(growth)}};
+  }
   return j;
 }
 

@@ -109,6 +109,8 @@ class UnfoldingSearch final : public Strategy {
     stats_.extension_seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     stats_.extensions += found.size() + flips_.size();
+    ++tests_modelled_;
+    sample_growth();
     for (auto& x : found) targets_.push_back(std::move(x));
     for (auto& x : flips_) targets_.push_back(std::move(x));
     flips_.clear();
@@ -134,6 +136,17 @@ class UnfoldingSearch final : public Strategy {
     record.inputs = input_variables_;
     record.input_keys = input_keys_;
     return explorer::search_global_state(record, query);
+  }
+
+  // A growth sample each time the events pass a power of two (memory_bytes walks the
+  // unfolding, so not more often).
+  void sample_growth() {
+    if (unfolding_.events() < next_growth_sample_) return;
+    while (next_growth_sample_ <= unfolding_.events()) next_growth_sample_ *= 2;
+    stats_.growth.push_back({tests_modelled_, unfolding_.events(), unfolding_.conditions(),
+                             unfolding_.memory_bytes() + extensions_.memory_bytes(),
+                             extensions_.co_checks(),
+                             stats_.extension_seconds - extension_seconds_at_start_});
   }
 
   const UnfoldingStatistics* unfolding_statistics() const override {
@@ -377,6 +390,10 @@ class UnfoldingSearch final : public Strategy {
     }
     if (stale) {
       ++stats_.restarts;
+      stats_.growth.clear();
+      next_growth_sample_ = kFirstGrowthSample;
+      tests_modelled_ = 0;
+      extension_seconds_at_start_ = stats_.extension_seconds;
       MemoryPlaces places = unfolding_.places();
       unfolding_ = Unfolding(unfolding_.model());
       unfolding_.set_places(std::move(places));
@@ -547,6 +564,10 @@ class UnfoldingSearch final : public Strategy {
   std::uint64_t missed_ = 0;
   std::uint64_t nondeterministic_ = 0;
   mutable UnfoldingStatistics stats_;
+  static constexpr std::size_t kFirstGrowthSample = 1024;
+  std::size_t next_growth_sample_ = kFirstGrowthSample;
+  std::uint64_t tests_modelled_ = 0;  // since the last restart
+  double extension_seconds_at_start_ = 0;
   bool search_deadlocks_ = false;
   std::unordered_map<ConditionIndex, std::vector<ObjectKey>> held_;  // omitted: none
   std::size_t events_when_searched_ = 0;

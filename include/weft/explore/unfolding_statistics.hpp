@@ -3,8 +3,21 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 namespace weft::explorer {
+
+/// The unfolding as it stood when its events first reached a power of two (from 1,024): how
+/// the time of the possible-extension computation and the memory grow with it (thesis ch. 8
+/// names Szymanski as the hard case). Counts and times are since the exploration (re)started.
+struct UnfoldingGrowthSample {
+  std::uint64_t tests = 0;  ///< tests modelled so far
+  std::uint64_t events = 0;
+  std::uint64_t conditions = 0;
+  std::uint64_t bytes = 0;       ///< as UnfoldingStatistics::bytes
+  std::uint64_t co_checks = 0;   ///< so far
+  double extension_seconds = 0;  ///< so far
+};
 
 struct UnfoldingStatistics {
   std::uint64_t events = 0;
@@ -21,6 +34,8 @@ struct UnfoldingStatistics {
   /// include (place replication) or an access that split a memory place the unfolding had
   /// conditions for (the tests before still count).
   std::uint64_t restarts = 0;
+  /// Since the last restart, one sample per power of two of events.
+  std::vector<UnfoldingGrowthSample> growth;
 };
 
 }  // namespace weft::explorer
