@@ -11,7 +11,9 @@ std::size_t PossibleExtensions::KeyHash::operator()(const std::vector<ConditionI
 }
 
 std::size_t PossibleExtensions::memory_bytes() const {
-  std::size_t bytes = next_.size() * (sizeof(ConditionIndex) + sizeof(Operation) + 24);
+  std::size_t bytes = next_.size() * (sizeof(ConditionIndex) + sizeof(Operation) + 24) +
+                      (seen_.capacity() + checked_.capacity()) * sizeof(std::uint32_t) +
+                      concurrent_.capacity();
   for (const auto& [slot_key, list] : waiting_)
     bytes += sizeof(slot_key) + 16 + list.capacity() * sizeof(ConditionIndex);
   for (const auto* index : {&threads_concurrent_with_, &conditions_concurrent_with_})
@@ -165,19 +167,21 @@ void PossibleExtensions::extend_with_new(ConditionIndex c,
            std::any_of(ev.context.begin(), ev.context.end(),
                        [&](ConditionIndex m) { return elsewhere(m, true); });
   };
-  // Whether each thread condition checked is concurrent with c; the waiting ones are extended.
-  std::unordered_map<ConditionIndex, bool> checked;
+  // Whether each thread condition checked is concurrent with c (kept by stamp, as a thread's
+  // walk and its candidates may meet); the waiting ones are extended. A walk reaches no
+  // condition off c's way but through one that is on it, so only candidates are filtered.
+  const std::uint32_t stamp = next_check_stamp();
   const auto check = [&](ConditionIndex t) {
-    auto [it, inserted] = checked.try_emplace(t, false);
-    if (!inserted) return it->second;
-    if (off_the_way(t)) return false;
-    it->second = is_concurrent(t, c);
+    if (checked_[t] == stamp) return concurrent_[t] != 0;
+    checked_[t] = stamp;
+    const bool concurrent = is_concurrent(t, c);
+    concurrent_[t] = concurrent;
     // (A fresh one was extended with every condition already.)
-    if (it->second && !fresh.count(t) && waits_for(t, c)) {
+    if (concurrent && !fresh.count(t) && waits_for(t, c)) {
       record_concurrent(t, c);
       extend_with(t, c, out);
     }
-    return it->second;
+    return concurrent;
   };
   // from_before by waiting thread (one pass: it can hold thousands).
   std::vector<std::vector<ConditionIndex>> candidates(threads.size());
@@ -198,8 +202,20 @@ void PossibleExtensions::extend_with_new(ConditionIndex c,
           u.for_each_adjacent_on_way(x, r, way, visit);
       });
     for (ConditionIndex t : candidates[i])
-      if (!searched || u.thread_root(t) != searched_root) check(t);
+      if ((!searched || u.thread_root(t) != searched_root) && !off_the_way(t)) check(t);
   }
+}
+
+std::uint32_t PossibleExtensions::next_check_stamp() {
+  if (checked_.size() < unfolding_->conditions()) {
+    checked_.resize(unfolding_->conditions(), 0);
+    concurrent_.resize(unfolding_->conditions(), 0);
+  }
+  if (++check_stamp_ == 0) {  // wrapped: every old mark must read as unchecked
+    std::fill(checked_.begin(), checked_.end(), 0);
+    check_stamp_ = 1;
+  }
+  return check_stamp_;
 }
 
 std::uint32_t PossibleExtensions::next_seen_stamp() {

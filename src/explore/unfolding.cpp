@@ -171,7 +171,8 @@ std::size_t Unfolding::memory_bytes() const {
   for (const UnfoldingEvent& e : events_)
     bytes += (e.preset.capacity() + e.context.capacity() + e.postset.capacity()) *
              sizeof(ConditionIndex);
-  bytes += replaced_.capacity() * sizeof(ConditionIndex);
+  bytes += replaced_.capacity() * sizeof(ConditionIndex) + tree_.capacity() * sizeof(TreeLink) +
+           clocks_.capacity() * sizeof(ClockEntry) + clock_at_.capacity() * sizeof(std::uint32_t);
   for (std::size_t c = 0; c < conditions_.size(); ++c)
     bytes += sizeof(std::vector<EventIndex>) * 2 +
              (consumers_[c].capacity() + replacements_[c].capacity()) * sizeof(EventIndex);
@@ -424,33 +425,33 @@ void Unfolding::index_event(EventIndex e) {
   const EventIndex before = own_event_before(ev.preset.front());
   const bool same_thread = before != kInitialCondition;
   const EventIndex parent = same_thread ? before : kInitialCondition;
-  parent_.push_back(parent);
-  depth_.push_back(same_thread ? depth_[parent] + 1 : 0);
   // Myers' jump pointer: twice as far as the parent's when the parent's two jumps are equal.
   EventIndex jump = parent;
-  if (same_thread && jump_[parent] != kInitialCondition &&
-      jump_[jump_[parent]] != kInitialCondition &&
-      depth_[parent] - depth_[jump_[parent]] ==
-          depth_[jump_[parent]] - depth_[jump_[jump_[parent]]])
-    jump = jump_[jump_[parent]];
-  jump_.push_back(jump);
+  if (same_thread) {
+    const TreeLink& up = tree_[parent];
+    if (up.jump != kInitialCondition && tree_[up.jump].jump != kInitialCondition &&
+        up.depth - tree_[up.jump].depth == tree_[up.jump].depth - tree_[tree_[up.jump].jump].depth)
+      jump = tree_[up.jump].jump;
+  }
+  tree_.push_back({same_thread ? tree_[parent].depth + 1 : 0, parent, jump});
   // The clock: the deepest of the direct causes' per thread (they lie on one path: [e] is a
   // configuration), and e itself for its thread.
-  std::vector<EventIndex> clock;
+  std::vector<ClockEntry> clock;
   for (const auto* conditions : {&ev.preset, &ev.context})
     for (ConditionIndex c : *conditions) {
       const EventIndex p = conditions_[c].producer;
       if (p == kInitialCondition) continue;
-      const std::vector<EventIndex>& theirs = clock_[p];
-      if (clock.size() < theirs.size()) clock.resize(theirs.size(), kInitialCondition);
-      for (std::size_t t = 0; t < theirs.size(); ++t)
-        if (theirs[t] != kInitialCondition &&
-            (clock[t] == kInitialCondition || depth_[theirs[t]] > depth_[clock[t]]))
+      const auto [theirs, size] = clock_of(p);
+      if (clock.size() < size) clock.resize(size);
+      for (std::size_t t = 0; t < size; ++t)
+        if (theirs[t].event != kInitialCondition &&
+            (clock[t].event == kInitialCondition || theirs[t].depth > clock[t].depth))
           clock[t] = theirs[t];
     }
-  if (clock.size() <= ev.thread) clock.resize(ev.thread + 1, kInitialCondition);
-  clock[ev.thread] = e;
-  clock_.push_back(std::move(clock));
+  if (clock.size() <= ev.thread) clock.resize(ev.thread + 1);
+  clock[ev.thread] = {e, tree_[e].depth};
+  clocks_.insert(clocks_.end(), clock.begin(), clock.end());
+  clock_at_.push_back(static_cast<std::uint32_t>(clocks_.size()));
 }
 
 void Unfolding::index_thread_child(EventIndex e) {
@@ -478,34 +479,42 @@ void Unfolding::index_thread_child(EventIndex e) {
 }
 
 bool Unfolding::ancestor_or_self(EventIndex a, EventIndex b) const {
-  if (depth_[b] < depth_[a]) return false;
-  while (depth_[b] > depth_[a]) {
-    const EventIndex j = jump_[b];
-    b = j != kInitialCondition && depth_[j] >= depth_[a] ? j : parent_[b];
+  const std::uint32_t depth = tree_[a].depth;
+  while (true) {
+    const TreeLink& link = tree_[b];
+    if (link.depth <= depth) return link.depth == depth && a == b;
+    b = link.jump != kInitialCondition && tree_[link.jump].depth >= depth ? link.jump : link.parent;
     if (b == kInitialCondition) return false;
   }
-  return a == b;
 }
 
 bool Unfolding::may_be_concurrent(ConditionIndex a, ConditionIndex b) const {
   const EventIndex pa = conditions_[a].producer, pb = conditions_[b].producer;
   if (pa == kInitialCondition || pb == kInitialCondition) return true;
-  // Compatible paths through every thread: one clock's event an ancestor of the other's.
-  const std::size_t threads = std::max(clock_[pa].size(), clock_[pb].size());
-  for (ThreadId t = 0; t < threads; ++t) {
-    const EventIndex x = clock_of(pa, t), y = clock_of(pb, t);
-    if (x == kInitialCondition || y == kInitialCondition) continue;
-    if (!(depth_[x] <= depth_[y] ? ancestor_or_self(x, y) : ancestor_or_self(y, x))) return false;
+  // Compatible paths through every thread: one clock's event an ancestor of the other's. (The
+  // depths are in the clocks, so that most threads are decided without leaving them.)
+  const auto [ca, na] = clock_of(pa);
+  const auto [cb, nb] = clock_of(pb);
+  for (std::size_t t = 0; t < std::min(na, nb); ++t) {
+    const ClockEntry x = ca[t], y = cb[t];
+    if (x.event == kInitialCondition || y.event == kInitialCondition || x.event == y.event)
+      continue;
+    if (x.depth == y.depth) return false;
+    if (!(x.depth < y.depth ? ancestor_or_self(x.event, y.event)
+                            : ancestor_or_self(y.event, x.event)))
+      return false;
   }
   // A thread condition is used up by its thread's next event: the other's causes must not go
   // past it in that thread.
-  const auto used_up_by = [&](ConditionIndex c, EventIndex p, EventIndex other) {
+  const auto used_up_by = [&](ConditionIndex c, EventIndex p, const ClockEntry* other,
+                              std::size_t others) {
     const Condition& cond = conditions_[c];
     if (cond.kind != ConditionKind::kThread || events_[p].thread != cond.key) return false;
-    const EventIndex y = clock_of(other, static_cast<ThreadId>(cond.key));
-    return y != kInitialCondition && depth_[y] > depth_[p] && ancestor_or_self(p, y);
+    if (cond.key >= others) return false;
+    const ClockEntry y = other[cond.key];
+    return y.event != kInitialCondition && y.depth > tree_[p].depth && ancestor_or_self(p, y.event);
   };
-  return !used_up_by(a, pa, pb) && !used_up_by(b, pb, pa);
+  return !used_up_by(a, pa, cb, nb) && !used_up_by(b, pb, ca, na);
 }
 
 std::uint32_t Unfolding::next_stamp() const {

@@ -132,6 +132,11 @@ class PossibleExtensions {
   // The searches' visited marks, by condition, valid when equal to seen_stamp_.
   std::vector<std::uint32_t> seen_;
   std::uint32_t seen_stamp_ = 0;
+  // extend_with_new's co-check results, by condition, valid when checked_ equals check_stamp_.
+  std::vector<std::uint32_t> checked_;
+  std::vector<std::uint8_t> concurrent_;
+  std::uint32_t check_stamp_ = 0;
+  std::uint32_t next_check_stamp();
   std::uint32_t next_seen_stamp();
 };
 

@@ -391,16 +391,26 @@ class Unfolding {
   // condition it consumed). By event: its depth there, its parent, a jump pointer (Myers' skew
   // binary jumps, for ancestor queries in O(log depth)), and its causal clock: for each thread,
   // its deepest event among the event's causes (kInitialCondition: none).
-  std::vector<std::uint32_t> depth_;
-  std::vector<EventIndex> parent_, jump_;
-  std::vector<std::vector<EventIndex>> clock_;
+  struct TreeLink {
+    std::uint32_t depth;
+    EventIndex parent, jump;
+  };
+  std::vector<TreeLink> tree_;  // by event
+  struct ClockEntry {
+    EventIndex event = kInitialCondition;
+    std::uint32_t depth = 0;  // the event's, kept here to spare a lookup
+  };
+  // The clocks one after the other: event e's is clocks_[clock_at_[e], clock_at_[e + 1]).
+  std::vector<ClockEntry> clocks_;
+  std::vector<std::uint32_t> clock_at_{0};
   void index_event(EventIndex e);
   void index_copies(EventIndex e);  // place replication: generation_, copies_by_generation_
   // Whether `a` is `b` or an ancestor of it (events of one thread).
   bool ancestor_or_self(EventIndex a, EventIndex b) const;
-  // The event of thread t deepest among e's causes (e included), or kInitialCondition.
-  EventIndex clock_of(EventIndex e, ThreadId t) const {
-    return t < clock_[e].size() ? clock_[e][t] : kInitialCondition;
+  // Event e's clock: for each thread below the size, its deepest event among e's causes (e
+  // included), or none.
+  std::pair<const ClockEntry*, std::size_t> clock_of(EventIndex e) const {
+    return {clocks_.data() + clock_at_[e], clock_at_[e + 1] - clock_at_[e]};
   }
   // Scratch for local_configuration and concurrent: a mark per event, valid when equal to stamp_.
   mutable std::vector<std::uint32_t> mark_;           // by event
