@@ -131,13 +131,13 @@ void PossibleExtensions::extend_with_new(ConditionIndex c,
   });
   // The candidates from the condition before c (see the header).
   std::vector<ConditionIndex> from_before;
-  if (const EventIndex p = u.condition(c).producer; !need_candidates) {
-  } else if (p != kInitialCondition) {
+  const EventIndex p = u.condition(c).producer;
+  if (need_candidates && p != kInitialCondition) {
     for (ConditionIndex before : u.event(p).preset)
       if (u.resource_of(before) == r)
         if (auto it = threads_concurrent_with_.find(before); it != threads_concurrent_with_.end())
           from_before.insert(from_before.end(), it->second.begin(), it->second.end());
-  } else {
+  } else if (need_candidates) {
     from_before = waiting_[r];
   }
   // A configuration holding c holds the conditions of c's resource on the way to it, c's
