@@ -225,8 +225,8 @@ class Unfolding {
   /// For a thread condition: the event that created this instance of the thread (its tree's
   /// root), or kInitialCondition for a thread that existed from the start.
   EventIndex thread_root(ConditionIndex c) const { return thread_root_[c]; }
-  /// Whether thread t has more than one instance (creation events of it in conflict, or a
-  /// creation of a thread that existed from the start).
+  /// Whether thread t has more than one instance: more than one creation event of it (they
+  /// are in conflict).
   bool several_instances(ThreadId t) const {
     const auto it = created_.find(t);
     return it != created_.end() && it->second > 1;
