@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <memory>
+#include <mutex>
 #include <random>
 
 #include "weft/weft.hpp"
@@ -9,7 +10,11 @@
 namespace weft::testing {
 
 std::string Program::describe() const {
-  std::string s = std::to_string(vars) + " variables, " + std::to_string(mutexes) + " mutexes\n";
+  std::string s = std::to_string(vars) + " variables, " + std::to_string(mutexes) + " mutexes";
+  for (std::size_t k = 0; k < semaphores.size(); ++k)
+    s += ", semaphore s" + std::to_string(k) + " = " + std::to_string(semaphores[k]);
+  if (condition_variable) s += ", condition variable c";
+  s += "\n";
   for (std::size_t t = 0; t < threads.size(); ++t) {
     s += "thread " + std::to_string(t) + ":";
     for (const auto& i : threads[t]) {
@@ -28,6 +33,22 @@ std::string Program::describe() const {
           break;
         case Instr::kAssertNot:
           s += " assert(r!=" + std::to_string(i.value) + ");";
+          break;
+        case Instr::kSemWait:
+          s += " wait(s" + std::to_string(i.var) + ");";
+          break;
+        case Instr::kSemPost:
+          s += " post(s" + std::to_string(i.var) + ");";
+          break;
+        case Instr::kCondWait:
+          s += " lock(m" + std::to_string(i.mutex) + "); wait(c); unlock(m" +
+               std::to_string(i.mutex) + ");";
+          break;
+        case Instr::kCondSignal:
+          s += " signal(c);";
+          break;
+        case Instr::kCondBroadcast:
+          s += " broadcast(c);";
           break;
       }
     }
@@ -149,11 +170,49 @@ Program generate_lock_program(std::uint64_t seed) {
   return p;
 }
 
+Program generate_blocking_program(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  Program p;
+  p.vars = 1;
+  for (int k = uniform(1, 2); k > 0; --k) p.semaphores.push_back(uniform(0, 1));
+  p.condition_variable = uniform(0, 1) == 1;
+  p.mutexes = p.condition_variable ? 1 : 0;
+  const int sems = static_cast<int>(p.semaphores.size());
+  const int n = uniform(2, 3);
+  for (int t = 0; t < n; ++t) {
+    std::vector<Instr> code;
+    for (int length = uniform(1, 4); length > 0; --length) {
+      const int roll = uniform(0, 9);
+      if (roll <= 2) {
+        code.push_back(Instr{Instr::kSemWait, uniform(0, sems - 1), 0, 0});
+      } else if (roll <= 5) {
+        code.push_back(Instr{Instr::kSemPost, uniform(0, sems - 1), 0, 0});
+      } else if (roll == 6 && p.condition_variable) {
+        code.push_back(Instr{Instr::kCondWait, 0, 0, 0});
+      } else if (roll == 7 && p.condition_variable) {
+        code.push_back(Instr{uniform(0, 2) ? Instr::kCondSignal : Instr::kCondBroadcast, 0, 0, 0});
+      } else if (roll == 8) {
+        code.push_back(Instr{Instr::kRead, 0, 0, 0});
+      } else {
+        code.push_back(Instr{Instr::kWrite, 0, 0, uniform(0, 2)});
+      }
+    }
+    p.threads.push_back(std::move(code));
+  }
+  return p;
+}
+
 void run_program(const Program& p, Observed& out) {
   std::vector<std::unique_ptr<shared<int>>> vars;
   for (int v = 0; v < p.vars; ++v) vars.push_back(std::make_unique<shared<int>>(0));
   std::vector<std::unique_ptr<mutex>> mutexes;
   for (int m = 0; m < p.mutexes; ++m) mutexes.push_back(std::make_unique<mutex>());
+  std::vector<std::unique_ptr<counting_semaphore<>>> semaphores;
+  for (int initial : p.semaphores)
+    semaphores.push_back(std::make_unique<counting_semaphore<>>(initial));
+  std::unique_ptr<condition_variable> cv;
+  if (p.condition_variable) cv = std::make_unique<condition_variable>();
   std::vector<int> last(p.threads.size(), 0);
   std::vector<thread> threads;
   for (std::size_t t = 0; t < p.threads.size(); ++t) {
@@ -180,6 +239,23 @@ void run_program(const Program& p, Observed& out) {
               detail::scheduler("test").fail(
                   Outcome::kAssertionFailure,
                   "assert in thread " + std::to_string(t) + " at " + std::to_string(k));
+            break;
+          case Instr::kSemWait:
+            semaphores[in.var]->acquire();
+            break;
+          case Instr::kSemPost:
+            semaphores[in.var]->release();
+            break;
+          case Instr::kCondWait: {
+            std::unique_lock<mutex> lock(*mutexes[in.mutex]);
+            cv->wait(lock);
+            break;
+          }
+          case Instr::kCondSignal:
+            cv->notify_one();
+            break;
+          case Instr::kCondBroadcast:
+            cv->notify_all();
             break;
         }
       }

@@ -9,9 +9,21 @@
 namespace weft::testing {
 
 struct Instr {
-  enum Kind { kRead, kWrite, kLock, kUnlock, kAssertNot } kind;
-  int var = 0;    // read, write
-  int mutex = 0;  // lock, unlock
+  enum Kind {
+    kRead,
+    kWrite,
+    kLock,
+    kUnlock,
+    kAssertNot,
+    kSemWait,     // acquire semaphore `var`
+    kSemPost,     // release semaphore `var`
+    kCondWait,    // lock(m), wait on the condition variable (no predicate: a lost signal is lost),
+                  // unlock(m); m = `mutex`
+    kCondSignal,  // notify one waiter
+    kCondBroadcast,
+  } kind;
+  int var = 0;    // read, write; the semaphore of kSemWait, kSemPost
+  int mutex = 0;  // lock, unlock, kCondWait
   int value = 0;  // write: value written is (last value read by the thread) + value;
                   // assert: the last value read must not equal `value`
 };
@@ -20,6 +32,8 @@ struct Program {
   std::vector<std::vector<Instr>> threads;
   int vars = 1;
   int mutexes = 0;
+  std::vector<int> semaphores;      // their initial counts
+  bool condition_variable = false;  // one, used with mutex 0
   std::string describe() const;
 };
 
@@ -33,6 +47,12 @@ Program generate_program(std::uint64_t seed, double max_interleavings);
 /// read and write a shared variable inside. This is the shape of the thesis' Dining benchmarks,
 /// where optimal DPOR once lost traces that smaller random programs never showed.
 Program generate_lock_program(std::uint64_t seed);
+
+/// A program that blocks on semaphores and a condition variable: 2–3 threads of 1–4 operations
+/// each (a semaphore wait or post, a wait on the condition variable without a predicate, so that
+/// a signal sent before it is lost, a signal or broadcast, a read or write). Many of them can
+/// deadlock in some interleavings only.
+Program generate_blocking_program(std::uint64_t seed);
 
 /// What exploring a program revealed.
 struct Observed {

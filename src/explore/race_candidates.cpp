@@ -67,8 +67,26 @@ void RaceCandidates::of(const Event& e, std::vector<std::size_t>& out) const {
       if (op.kind == OpKind::kCondWake) {
         push(last_wake_, op.object);
         push(last_acquire_, op.partner);
+        // And with the last wait, signal or broadcast of another thread if that is later than
+        // the last wake and the wake could have run before it: it is a wait (a wait adds no
+        // token), or a signal whose token the wake did not need. Without this, a wake after a
+        // signal it did not need stayed ordered after it, and so after everything before it,
+        // and optimal DPOR lost traces (tests/differential_test.cpp, BlockingDifferential seed
+        // 277).
+        const auto cond = last_cond_.find(op.object);
+        const auto wake = last_wake_.find(op.object);
+        if (cond != last_cond_.end() && (wake == last_wake_.end() || wake->second < cond->second) &&
+            wake_could_precede_last(e))
+          out.push_back(cond->second);
       } else {
-        push(last_cond_, op.object);
+        // The last operation on the condition variable, a wake included: a wait, signal or
+        // broadcast never blocks, so it could have come before that wake.
+        const auto cond = last_cond_.find(op.object);
+        const auto wake = last_wake_.find(op.object);
+        if (wake != last_wake_.end() && (cond == last_cond_.end() || cond->second < wake->second))
+          out.push_back(wake->second);
+        else if (cond != last_cond_.end())
+          out.push_back(cond->second);
         if (op.kind == OpKind::kCondWait)
           if (auto it = failed_trylocks_.find(op.partner); it != failed_trylocks_.end())
             out.insert(out.end(), it->second.begin(), it->second.end());
@@ -154,6 +172,7 @@ void RaceCandidates::add(std::size_t index, const Event& e) {
       } else {
         last_cond_[op.object] = index;
       }
+      note_tokens(e);
       break;
     case Domain::kSemaphore:
       if (op.kind == OpKind::kSemWait || (op.kind == OpKind::kSemTryWait && op.result)) {
@@ -166,6 +185,57 @@ void RaceCandidates::add(std::size_t index, const Event& e) {
     case Domain::kFutex:
       last_futex_[op.object] = index;
       break;
+    default:
+      break;
+  }
+}
+
+bool RaceCandidates::wake_could_precede_last(const Event& wake) const {
+  const auto it = cond_tokens_.find(wake.op.object);
+  if (it == cond_tokens_.end()) return false;
+  const CondTokens& c = it->second;
+  // One still pending (a blocked waiter's, at the end of an execution) has no token.
+  if (!wake.op.timed && wake.op.result == 0) return false;
+  if (!c.last_is_signal) return true;  // a wait: the wake's token (or time-out) came before it
+  if (wake.op.timed && wake.op.result == 0) return true;  // it timed out: it needed no signal
+  const auto waiting = std::find_if(c.wait_epochs.begin(), c.wait_epochs.end(),
+                                    [&](const auto& w) { return w.first == wake.thread; });
+  if (waiting == c.wait_epochs.end()) return false;
+  // The token it takes; the last signal's is the current epoch.
+  const auto token = std::upper_bound(c.tokens.begin(), c.tokens.end(), waiting->second);
+  return token != c.tokens.end() && *token < c.epoch;
+}
+
+void RaceCandidates::note_tokens(const Event& e) {
+  CondTokens& c = cond_tokens_[e.op.object];
+  switch (e.op.kind) {
+    case OpKind::kCondWait:
+      ++c.waiters;
+      c.wait_epochs.emplace_back(e.thread, c.epoch);
+      c.last_is_signal = false;
+      break;
+    case OpKind::kCondSignal:
+      ++c.epoch;
+      if (c.waiters > c.tokens.size()) c.tokens.push_back(c.epoch);
+      c.last_is_signal = true;
+      break;
+    case OpKind::kCondBroadcast:
+      ++c.epoch;
+      while (c.tokens.size() < c.waiters) c.tokens.push_back(c.epoch);
+      c.last_is_signal = true;
+      break;
+    case OpKind::kCondWake: {
+      const auto waiting = std::find_if(c.wait_epochs.begin(), c.wait_epochs.end(),
+                                        [&](const auto& w) { return w.first == e.thread; });
+      if (waiting == c.wait_epochs.end()) break;
+      if (e.op.result) {
+        const auto token = std::upper_bound(c.tokens.begin(), c.tokens.end(), waiting->second);
+        if (token != c.tokens.end()) c.tokens.erase(token);
+      }
+      --c.waiters;
+      c.wait_epochs.erase(waiting);
+      break;
+    }
     default:
       break;
   }

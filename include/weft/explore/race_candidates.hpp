@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "weft/trace/byte_classes.hpp"
@@ -30,6 +32,10 @@ class RaceCandidates {
 
  private:
   static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  // Whether cond_wake `wake` could have run before the last signal or broadcast on its
+  // condition variable (it had a token already), or the last event there was a wait.
+  bool wake_could_precede_last(const Event& wake) const;
+  void note_tokens(const Event& e);
   struct Access {
     std::size_t last_write = kNone;
     std::vector<std::size_t> reads_since;
@@ -46,6 +52,18 @@ class RaceCandidates {
   ThreadId last_exit_thread_ = kNoThread;
   std::unordered_map<ObjectKey, std::vector<std::size_t>> failed_trylocks_;
   std::unordered_map<ObjectKey, std::vector<std::size_t>> posts_since_wait_;
+  // A condition variable's signals as the runtime keeps them (runtime/sync_state.hpp): a signal
+  // leaves a token if some waiter has none, and a wake takes the oldest token younger than its
+  // wait. It tells whether a wake needed the last signal before it (they are then not
+  // co-enabled) or had a token already (they race).
+  struct CondTokens {
+    std::uint64_t epoch = 0;
+    std::vector<std::uint64_t> tokens;  // ascending
+    std::uint32_t waiters = 0;
+    std::vector<std::pair<ThreadId, std::uint64_t>> wait_epochs;  // of the waiting threads
+    bool last_is_signal = false;  // the last wait, signal or broadcast was a signal or broadcast
+  };
+  std::unordered_map<ObjectKey, CondTokens> cond_tokens_;
 };
 
 }  // namespace weft::explorer
