@@ -13,6 +13,7 @@
 #include <set>
 #include <vector>
 
+#include "weft/explore/blocked_markings.hpp"
 #include "weft/explore/deadlock_search.hpp"
 #include "weft/explore/possible_extensions.hpp"
 #include "weft/trace/clock_tracker.hpp"
@@ -232,6 +233,103 @@ TEST(Unfolding, ThesisSection6_3_AJoinOfAThreadWaitingForAHeldMutexIsADeadlock) 
     } else {
       EXPECT_TRUE(found.sets.empty());
     }
+  }
+}
+
+// What find_blocked_markings reads besides the unfolding: nothing recorded (no inputs).
+struct EmptyRecord {
+  std::vector<std::uint64_t> sites;
+  std::unordered_map<EventIndex, AccessValues> written;
+  std::unordered_map<EventIndex, symbolic::ExprId> written_expressions;
+  symbolic::ExpressionPool pool;
+  std::unordered_map<EventIndex, symbolic::Constraint> branch_constraints;
+  UnfoldingRecord of(const Unfolding& u) const {
+    UnfoldingRecord r;
+    r.unfolding = &u;
+    r.sites = &sites;
+    r.written = &written;
+    r.written_expressions = &written_expressions;
+    r.pool = &pool;
+    r.branch_constraints = &branch_constraints;
+    return r;
+  }
+};
+
+// Thesis §6.2 (D1-D4) with semaphores: threads 1 and 2 wait on s, thread 3 posts it once. The
+// unfolding of the execution in which 3 posts and 1 waits: thread 2, blocked at its wait, has no
+// event. The marking with 1 and 3 ended and 2 at its wait is a deadlock (nothing can fire); the
+// one with 1 and 2 at their waits and 3 ended is not (1's wait is enabled), nor any with 3 before
+// its post (it can run). Known, the deadlock is not found again.
+TEST(Unfolding, ThesisSection6_2_AThreadWaitingOnASemaphoreNoOneWillPostIsADeadlock) {
+  constexpr ObjectKey kS = 0x50;
+  Unfolding u;
+  const auto fired = model(u, {op(3, OpKind::kSemPost, kS), op(1, OpKind::kSemWait, kS)});
+  const ConditionIndex three_end = u.event(fired[0].event).postset.front();
+  const ConditionIndex one_end = u.event(fired[1].event).postset.front();
+  const ConditionIndex one_start = u.event(fired[1].event).preset.front();
+  const ConditionIndex three_start = u.event(fired[0].event).preset.front();
+  const Operation wait = op(1, OpKind::kSemWait, kS).op;
+  // Thread 2's first condition, as the blocked test showed it.
+  Unfolding::Marking m;
+  const ConditionIndex two_start = u.marked(m, ConditionKind::kThread, 2);
+  const Unfolding::NextOperations next{{three_start, op(3, OpKind::kSemPost, kS).op},
+                                       {three_end, std::nullopt},
+                                       {one_start, wait},
+                                       {one_end, std::nullopt},
+                                       {two_start, wait}};
+  const EmptyRecord record;
+  symbolic::Solver solver;
+  const BlockedMarkings found = find_blocked_markings(record.of(u), next, {}, solver, 10);
+  ASSERT_EQ(found.sets.size(), 1u);
+  std::vector<ConditionIndex> expected{one_end, two_start, three_end};
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(found.sets[0], expected);
+  EXPECT_TRUE(found.complete);
+  EXPECT_FALSE(found.more);
+  EXPECT_TRUE(find_blocked_markings(record.of(u), next, {expected}, solver, 10).sets.empty());
+}
+
+// With a condition variable: thread 2 signals before thread 1 waits, so the signal is lost and
+// 1 waits for good (the execution ends there, 1's wake pending). Where 1 waits first and 2's
+// signal wakes it (a second execution), the wake is enabled: no deadlock. A timed wait is none.
+TEST(Unfolding, ThesisSection6_2_AWaitAfterTheOnlySignalIsADeadlockATimedOneIsNot) {
+  constexpr ObjectKey kM = 0x60, kC = 0x70;
+  for (const bool timed : {false, true}) {
+    Unfolding u;
+    Event cond_wait = op(1, OpKind::kCondWait, kC);
+    cond_wait.op.partner = kM;
+    cond_wait.op.timed = timed;
+    Event wake = op(1, OpKind::kCondWake, kC);
+    wake.op.partner = kM;
+    wake.op.timed = timed;
+    wake.op.result = 1;
+    const Event lock = op(1, OpKind::kMutexLock, kM), signal = op(2, OpKind::kCondSignal, kC);
+    const auto lost = model(u, {signal, lock, cond_wait});
+    const auto woken = model(u, {lock, cond_wait, signal, wake});
+    const ConditionIndex waiting = u.event(lost[2].event).postset.front();
+    const ConditionIndex waiting_first = u.event(woken[1].event).postset.front();
+    Unfolding::NextOperations next;
+    Operation pending = wake.op;
+    pending.result = 0;
+    for (const auto* execution : {&lost, &woken})
+      for (const auto& f : *execution) {
+        const UnfoldingEvent& ev = u.event(f.event);
+        next[ev.preset.front()] = ev.op;
+        if (!next.count(ev.postset.front())) next[ev.postset.front()] = std::nullopt;
+      }
+    next[waiting] = pending;
+    next[waiting_first] = pending;
+    const EmptyRecord record;
+    symbolic::Solver solver;
+    const BlockedMarkings found = find_blocked_markings(record.of(u), next, {}, solver, 10);
+    if (timed) {
+      EXPECT_TRUE(found.sets.empty());
+      continue;
+    }
+    ASSERT_EQ(found.sets.size(), 1u);
+    const ConditionIndex signalled = u.event(lost[0].event).postset.front();
+    EXPECT_EQ(found.sets[0], (std::vector<ConditionIndex>{std::min(waiting, signalled),
+                                                          std::max(waiting, signalled)}));
   }
 }
 

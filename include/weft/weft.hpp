@@ -63,7 +63,7 @@ struct Options {
   StrategyKind strategy = StrategyKind::kOptimalDpor;
   /// Sleep sets for DFS and the DPORs (optimal DPOR always has them).
   bool sleep_sets = true;
-  /// The unfolding strategies: search the unfolding for deadlocks on mutexes (thesis §6.3).
+  /// The unfolding strategies: search the unfolding for deadlocks (thesis §6.2, §6.3).
   bool search_deadlocks = false;
   /// Stop at the first bug (default) or keep exploring and collect every distinct bug.
   bool stop_on_first_bug = true;

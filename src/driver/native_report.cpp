@@ -257,6 +257,7 @@ nlohmann::json statistics_json(const explorer::Statistics& s, std::uint64_t prog
                       {"bytes", u->bytes},
                       {"deadlock_candidates", u->deadlock_candidates},
                       {"deadlock_seconds", u->deadlock_seconds},
+                      {"deadlock_solver_calls", u->deadlock_solver_calls},
                       {"restarts", u->restarts},
                       {"growth", std::move(growth)}};
   }

@@ -89,9 +89,9 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
                  "every state of every execution")
       ->type_name("EXPR");
   cmd.add_flag("--deadlocks", s.deadlocks,
-               "With --strategy contextual or unfolding: search the unfolding for deadlocks on "
-               "mutexes and joins, also "
-               "ones no test ran into, and run a test into each (thesis §6.3)");
+               "With --strategy contextual or unfolding: search the unfolding for deadlocks "
+               "(mutexes, joins, condition variables, semaphores), also ones no test ran into, "
+               "and run a test into each (thesis §6.2, §6.3)");
   cmd.add_flag(
       "--no-sleep-sets", [&s](std::int64_t) { s.sleep_sets = false; },
       "Disable sleep sets (dfs, dpor, dpor-cr)");

@@ -3,32 +3,28 @@
 #include <algorithm>
 #include <chrono>
 
+#include "marking_translation.hpp"
+
 namespace weft::explorer {
 namespace {
 
 using symbolic::ExprId;
 using symbolic::ExprKind;
 
-// Events touching at most this many consumers of one condition exclude each other pairwise (B3);
-// more take a sequential counter, linear in their number ([LBHJ04], as the thesis' tool does).
-constexpr std::size_t kPairwiseAtMost = 4;
-
 bool overlaps(ObjectKey a, std::uint64_t a_size, ObjectKey b, std::uint64_t b_size) {
   return a < b + b_size && b < a + a_size;
 }
 
-// The translation of one unfolding and one query into a conjunction in its own pool; input
-// numbers: the program's inputs first (as the record numbers them), then the predicate's atoms,
-// then the events' and the helpers' variables.
-class Translation {
+// The translation of one unfolding and one predicate: the reachable markings
+// (MarkingTranslation) of the cone of influence of the conditions the predicate reads, each
+// variable's value in them (S1) and each location atom's truth. Input numbers: the program's
+// inputs first (as the record numbers them), then the predicate's atoms, then the events' and
+// the helpers' variables.
+class Translation : public MarkingTranslation {
  public:
   Translation(const UnfoldingRecord& r, const GlobalStateQuery& q)
-      : r_(r), q_(q), u_(*r.unfolding) {
-    for (const auto& v : r.inputs) {
-      same_inputs_.push_back(static_cast<std::uint32_t>(variables_.size()));
-      variables_.push_back(v);
-    }
-    atom_base_ = static_cast<std::uint32_t>(variables_.size());
+      : MarkingTranslation(r), r_(r), q_(q), u_(*r.unfolding), p_(pool()) {
+    atom_base_ = static_cast<std::uint32_t>(variables().size());
     for (const auto& a : q.predicate->atoms) fresh_number(a.type.width);
   }
 
@@ -43,173 +39,27 @@ class Translation {
                "' is not a scalar within one aligned 8-byte word";
     }
     find_locations();
-    cone();
-    for (EventIndex e : cone_) causes_and_branch(e);
-    for (ConditionIndex c = 0; c < u_.conditions(); ++c) at_most_one_consumer(c);
-    order();
+    // The conditions the predicate reads: its variables' places, its threads' conditions at
+    // its lines.
+    std::vector<ConditionIndex> relevant;
+    for (std::size_t i = 0; i < q_.predicate->atoms.size(); ++i)
+      if (q_.predicate->atoms[i].kind == symbolic::PredicateAtom::Kind::kVariable)
+        for (const auto& [first, size] : u_.places_in(q_.places[i].address / kMemoryGranule))
+          for (ConditionIndex c : u_.conditions_of(ConditionKind::kMemory, first))
+            relevant.push_back(c);
+    for (const auto& [atom, c] : at_) relevant.push_back(c);
+    translate(relevant);
     for (std::size_t i = 0; i < q_.predicate->atoms.size(); ++i)
       if (q_.predicate->atoms[i].kind == symbolic::PredicateAtom::Kind::kVariable) variable(i);
     locations();
     std::vector<std::uint32_t> atom_numbers;
     for (std::size_t i = 0; i < q_.predicate->atoms.size(); ++i)
       atom_numbers.push_back(atom_base_ + static_cast<std::uint32_t>(i));
-    terms_.push_back(p_.import(q_.predicate->pool, q_.predicate->root, atom_numbers));
+    require(p_.import(q_.predicate->pool, q_.predicate->root, atom_numbers));
     return {};
   }
 
-  // The events the translation needs: those that produce or consume a condition the predicate
-  // reads (its variables' places, its threads' conditions at its lines), and their causes. A
-  // configuration's events among them are a configuration too, and mark the same of those
-  // conditions, so the others can be left out (and never fire): the cone of influence.
-  void cone() {
-    std::vector<EventIndex> todo;
-    std::vector<bool> in(u_.events(), false);
-    const auto add = [&](EventIndex e) {
-      if (e != kInitialCondition && !in[e]) {
-        in[e] = true;
-        todo.push_back(e);
-      }
-    };
-    const auto relevant = [&](ConditionIndex c) {
-      add(u_.condition(c).producer);
-      for (EventIndex e : u_.consumers(c)) add(e);
-    };
-    for (std::size_t i = 0; i < q_.predicate->atoms.size(); ++i)
-      if (q_.predicate->atoms[i].kind == symbolic::PredicateAtom::Kind::kVariable)
-        for (const auto& [first, size] : u_.places_in(q_.places[i].address / kMemoryGranule))
-          for (ConditionIndex c : u_.conditions_of(ConditionKind::kMemory, first)) relevant(c);
-    for (const auto& [atom, c] : at_) relevant(c);
-    while (!todo.empty()) {
-      const EventIndex e = todo.back();
-      todo.pop_back();
-      for (const auto* list : {&u_.event(e).preset, &u_.event(e).context})
-        for (ConditionIndex c : *list) add(u_.condition(c).producer);
-    }
-    event_number_.assign(u_.events(), kNone);
-    for (EventIndex e = 0; e < u_.events(); ++e)
-      if (in[e]) {
-        cone_.push_back(e);
-        event_number_[e] = fresh_number(1);
-      }
-  }
-
-  // The conjunction of every term, as a balanced tree (evaluating it recurses by its depth).
-  ExprId conjunction() {
-    std::vector<ExprId> level = terms_;
-    if (level.empty()) return p_.constant(1, 1);
-    while (level.size() > 1) {
-      std::vector<ExprId> up;
-      for (std::size_t i = 0; i + 1 < level.size(); i += 2)
-        up.push_back(p_.binary(ExprKind::kAnd, level[i], level[i + 1]));
-      if (level.size() % 2) up.push_back(level.back());
-      level = std::move(up);
-    }
-    return level.front();
-  }
-
-  symbolic::ExpressionPool& pool() { return p_; }
-  std::size_t translated() const { return cone_.size(); }
-  const std::vector<symbolic::InputVariable>& variables() const { return variables_; }
-  /// The variable of event e, or kNone for one outside the cone (it never fires).
-  static constexpr std::uint32_t kNone = ~std::uint32_t{0};
-  std::uint32_t event_number(EventIndex e) const { return event_number_[e]; }
-
  private:
-  std::uint32_t fresh_number(unsigned width) {
-    const auto n = static_cast<std::uint32_t>(variables_.size());
-    // Stable ids only name inputs for the solver's cache: these are this query's own.
-    variables_.push_back({width, 0, (std::uint64_t{1} << 63) | n});
-    return n;
-  }
-  ExprId fresh(unsigned width) { return p_.input(width, fresh_number(width)); }
-  ExprId fired(EventIndex e) {
-    return event_number_[e] == kNone ? p_.constant(1, 0) : p_.input(1, event_number_[e]);
-  }
-  ExprId negation(ExprId a) { return p_.unary(ExprKind::kNot, a); }
-  ExprId implies(ExprId a, ExprId b) { return p_.binary(ExprKind::kOr, negation(a), b); }
-  ExprId any_of(const std::vector<ExprId>& xs) {
-    ExprId out = p_.constant(1, 0);
-    for (ExprId x : xs) out = p_.binary(ExprKind::kOr, out, x);
-    return out;
-  }
-
-  // B1, C1: a fired event's immediate causes fired (the rest follows); B2: its constraint holds.
-  void causes_and_branch(EventIndex e) {
-    const UnfoldingEvent& ev = u_.event(e);
-    std::vector<EventIndex> causes;
-    for (const auto* list : {&ev.preset, &ev.context})
-      for (ConditionIndex c : *list)
-        if (const EventIndex p = u_.condition(c).producer; p != kInitialCondition)
-          causes.push_back(p);
-    std::sort(causes.begin(), causes.end());
-    causes.erase(std::unique(causes.begin(), causes.end()), causes.end());
-    for (EventIndex p : causes) terms_.push_back(implies(fired(e), fired(p)));
-    if (const auto it = r_.branch_constraints->find(e); it != r_.branch_constraints->end()) {
-      ExprId g = p_.is_nonzero(p_.import(*r_.pool, it->second.condition, same_inputs_));
-      if (!it->second.holds) g = negation(g);
-      terms_.push_back(implies(fired(e), g));
-    }
-  }
-
-  // B3: of the events that consume `c`, at most one fired.
-  void at_most_one_consumer(ConditionIndex c) {
-    std::vector<EventIndex> consumers;
-    for (EventIndex e : u_.consumers(c))
-      if (event_number_[e] != kNone) consumers.push_back(e);
-    if (consumers.size() < 2) return;
-    if (consumers.size() <= kPairwiseAtMost) {
-      for (std::size_t i = 0; i < consumers.size(); ++i)
-        for (std::size_t j = i + 1; j < consumers.size(); ++j)
-          terms_.push_back(
-              negation(p_.binary(ExprKind::kAnd, fired(consumers[i]), fired(consumers[j]))));
-      return;
-    }
-    // s_i: one of the first i consumers fired.
-    ExprId before = fresh(1);
-    terms_.push_back(implies(fired(consumers[0]), before));
-    for (std::size_t i = 1; i < consumers.size(); ++i) {
-      const ExprId e = fired(consumers[i]);
-      const ExprId now = fresh(1);
-      terms_.push_back(implies(e, now));
-      terms_.push_back(implies(before, now));
-      terms_.push_back(implies(before, negation(e)));
-      before = now;
-    }
-  }
-
-  // C2, C3: the fired events can be numbered in an order that fires each after its causes, and
-  // an event that observes a condition before the one that consumes it. Without read arcs in
-  // the cone, B1-B4 say it all.
-  void order() {
-    const bool read_arcs = std::any_of(cone_.begin(), cone_.end(),
-                                       [&](EventIndex e) { return !u_.event(e).context.empty(); });
-    if (!read_arcs) return;
-    unsigned width = 2;
-    while ((std::size_t{1} << (width - 1)) <= cone_.size()) ++width;
-    std::unordered_map<EventIndex, ExprId> n;
-    for (EventIndex e : cone_) n[e] = fresh(width);
-    for (EventIndex e : cone_) {
-      const UnfoldingEvent& ev = u_.event(e);
-      for (const auto* list : {&ev.preset, &ev.context})
-        for (ConditionIndex c : *list)
-          if (const EventIndex p = u_.condition(c).producer; p != kInitialCondition)
-            terms_.push_back(implies(fired(e), p_.binary(ExprKind::kUlt, n.at(p), n.at(e))));
-      for (ConditionIndex c : ev.context)
-        for (EventIndex w : u_.consumers(c))
-          if (event_number_[w] != kNone)
-            terms_.push_back(implies(fired(e), p_.binary(ExprKind::kUlt, n.at(e), n.at(w))));
-    }
-  }
-
-  // B4: whether `c` holds in the marking.
-  ExprId marked(ConditionIndex c) {
-    const EventIndex p = u_.condition(c).producer;
-    ExprId produced = p == kInitialCondition ? p_.constant(1, 1) : fired(p);
-    std::vector<ExprId> taken;
-    for (EventIndex e : u_.consumers(c)) taken.push_back(fired(e));
-    return p_.binary(ExprKind::kAnd, produced, negation(any_of(taken)));
-  }
-
   // The value of a variable's bytes where `c` (a condition of their memory place) holds, as an
   // expression over inputs, if the tests recorded it: what the writes before it (back along the
   // place's conditions) left there.
@@ -249,7 +99,7 @@ class Translation {
         if (it->second.known & AccessValues::kWrittenFromInputs) {
           const auto x = r_.written_expressions->find(p);
           if (x == r_.written_expressions->end()) return std::nullopt;
-          written = p_.import(*r_.pool, x->second, same_inputs_);
+          written = p_.import(*r_.pool, x->second, same_inputs());
           if (p_[written].width != 8 * op.size) return std::nullopt;
         }
         for (std::uint32_t b = 0; b < place.bytes; ++b) {
@@ -285,10 +135,10 @@ class Translation {
       const auto equals = [&](ExprId v) { return p_.binary(ExprKind::kEq, bits, v); };
       const auto& conditions = u_.conditions_of(ConditionKind::kMemory, first);
       if (conditions.empty())
-        terms_.push_back(equals(
+        require(equals(
             p_.constant(8 * slice.bytes, symbolic::truncate(slice.initial, 8 * slice.bytes))));
       for (ConditionIndex c : conditions)
-        if (const auto v = value_at(c, slice)) terms_.push_back(implies(marked(c), equals(*v)));
+        if (const auto v = value_at(c, slice)) require(implies(marked(c), equals(*v)));
     }
   }
 
@@ -328,21 +178,16 @@ class Translation {
       for (const auto& [atom, c] : at_)
         if (atom == i) at.push_back(marked(c));
       const ExprId var = p_.input(1, atom_base_ + static_cast<std::uint32_t>(i));
-      terms_.push_back(p_.binary(ExprKind::kEq, var, any_of(at)));
+      require(p_.binary(ExprKind::kEq, var, any_of(at)));
     }
   }
 
   const UnfoldingRecord& r_;
   const GlobalStateQuery& q_;
   const Unfolding& u_;
-  symbolic::ExpressionPool p_;
-  std::vector<symbolic::InputVariable> variables_;
+  symbolic::ExpressionPool& p_;
   std::uint32_t atom_base_ = 0;
-  std::vector<ExprId> terms_;
-  std::vector<EventIndex> cone_;                            // ascending
-  std::vector<std::uint32_t> event_number_;                 // by event: its variable, or kNone
   std::vector<std::pair<std::size_t, ConditionIndex>> at_;  // (location atom, condition)
-  std::vector<std::uint32_t> same_inputs_;  // the record's inputs keep their numbers
 };
 
 }  // namespace
@@ -351,8 +196,7 @@ GlobalStateSearch search_global_state(const UnfoldingRecord& record,
                                       const GlobalStateQuery& query) {
   const auto started = std::chrono::steady_clock::now();
   GlobalStateSearch out;
-  const Unfolding& u = *record.unfolding;
-  out.events = u.events();
+  out.events = record.unfolding->events();
   Translation t(record, query);
   out.problem = t.build();
   if (!out.problem.empty()) return out;
@@ -362,21 +206,7 @@ GlobalStateSearch search_global_state(const UnfoldingRecord& record,
   symbolic::Solver solver(query.timeout_ms);
   const symbolic::Solution s = solver.solve(t.pool(), {}, {all, true}, t.variables());
   out.answer = s.answer;
-  if (s.answer == symbolic::Answer::kSatisfiable) {
-    std::vector<EventIndex> configuration;
-    for (EventIndex e = 0; e < u.events(); ++e)
-      if (t.event_number(e) != Translation::kNone && (s.values[t.event_number(e)] & 1))
-        configuration.push_back(e);
-    for (EventIndex e : u.schedule_of(configuration))
-      if (u.event(e).op.kind != OpKind::kSymbolicBranch) {
-        out.test.prefix.push_back(u.event(e).thread);
-        ++out.steps;
-      }
-    for (std::size_t i = 0; i < record.input_keys.size(); ++i)
-      out.test.inputs.push_back({record.input_keys[i], s.values[i]});
-    std::sort(out.test.inputs.begin(), out.test.inputs.end(),
-              [](const InputValue& a, const InputValue& b) { return a.key < b.key; });
-  }
+  if (s.answer == symbolic::Answer::kSatisfiable) out.test = t.test_of(s, out.steps);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return out;
 }

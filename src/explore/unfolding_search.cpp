@@ -24,6 +24,7 @@
 #include <unordered_set>
 
 #include "strategies.hpp"
+#include "weft/explore/blocked_markings.hpp"
 #include "weft/explore/deadlock_search.hpp"
 #include "weft/explore/input_statistics.hpp"
 #include "weft/explore/possible_extensions.hpp"
@@ -35,6 +36,10 @@ namespace {
 
 // How many pending targets a test tries to add to its first (each try is a co-check).
 constexpr std::size_t kMergeTries = 256;
+// The solver's search for deadlocks on condition variables and semaphores: its limit per query,
+// and the deadlocks it finds before their tests run (then it searches again, past them).
+constexpr unsigned kBlockedMarkingTimeoutMs = 60000;
+constexpr std::size_t kBlockedMarkingsPerSearch = 64;
 
 class UnfoldingSearch final : public Strategy {
  public:
@@ -126,16 +131,21 @@ class UnfoldingSearch final : public Strategy {
       out.problem = "the strategy was not asked to record written values";
       return out;
     }
-    UnfoldingRecord record;
-    record.unfolding = &unfolding_;
-    record.sites = &sites_;
-    record.written = &written_;
-    record.written_expressions = &written_expressions_;
-    record.pool = &pool_;
-    record.branch_constraints = &branch_constraints_;
-    record.inputs = input_variables_;
-    record.input_keys = input_keys_;
-    return explorer::search_global_state(record, query);
+    return explorer::search_global_state(record(), query);
+  }
+
+  // What the SMT searches read besides the unfolding (written values only if recorded).
+  UnfoldingRecord record() const {
+    UnfoldingRecord r;
+    r.unfolding = &unfolding_;
+    r.sites = &sites_;
+    r.written = &written_;
+    r.written_expressions = &written_expressions_;
+    r.pool = &pool_;
+    r.branch_constraints = &branch_constraints_;
+    r.inputs = input_variables_;
+    r.input_keys = input_keys_;
+    return r;
   }
 
   // A growth sample each time the events pass a power of two (memory_bytes walks the
@@ -166,8 +176,7 @@ class UnfoldingSearch final : public Strategy {
     return &input_stats_;
   }
   const char* uncovered() const override {
-    return search_deadlocks_ ? "data races, or deadlocks other than on mutexes and joins"
-                             : "deadlocks and data races";
+    return search_deadlocks_ ? "data races" : "deadlocks and data races";
   }
   std::string gaps() const override {
     std::string out;
@@ -178,6 +187,11 @@ class UnfoldingSearch final : public Strategy {
       out += std::string(out.empty() ? "" : "; ") + std::to_string(skipped) +
              " operations touch so many objects that their possible extensions were not all "
              "computed";
+    if (blocked_search_timed_out_)
+      out += std::string(out.empty() ? "" : "; ") +
+             "the search for deadlocks on condition variables and semaphores timed out in the "
+             "solver (" +
+             std::to_string(kBlockedMarkingTimeoutMs / 1000) + " s)";
     if (nondeterministic_)
       out += std::string(out.empty() ? "" : "; ") + std::to_string(nondeterministic_) +
              " times a thread did something else from the same point of the unfolding (its "
@@ -190,8 +204,24 @@ class UnfoldingSearch final : public Strategy {
   void search_deadlocks() {
     const auto started = std::chrono::steady_clock::now();
     events_when_searched_ = unfolding_.events();
-    const DeadlockCandidates found =
-        find_deadlocks(unfolding_, {&held_, &extensions_.next_operations()});
+    DeadlockCandidates found = find_deadlocks(unfolding_, {&held_, &extensions_.next_operations()});
+    // Threads blocked for good on condition variables, semaphores and futex words: from the
+    // solver, past the sets known already. Once it has timed out it is not asked again (the
+    // unfolding only grows); the verdict says so.
+    if (!blocked_search_timed_out_) {
+      std::vector<std::vector<ConditionIndex>> known(deadlocks_seen_.begin(),
+                                                     deadlocks_seen_.end());
+      known.insert(known.end(), deadlocks_tried_.begin(), deadlocks_tried_.end());
+      if (!deadlock_solver_)
+        deadlock_solver_ = std::make_unique<symbolic::Solver>(kBlockedMarkingTimeoutMs);
+      const BlockedMarkings blocked =
+          find_blocked_markings(record(), extensions_.next_operations(), known, *deadlock_solver_,
+                                kBlockedMarkingsPerSearch);
+      stats_.deadlock_solver_calls += blocked.solver_calls;
+      blocked_search_timed_out_ = !blocked.complete;
+      if (blocked.more) events_when_searched_ = kSearchAgain;
+      found.sets.insert(found.sets.end(), blocked.sets.begin(), blocked.sets.end());
+    }
     for (const auto& set : found.sets) {
       // One a test ran into already: its threads' conditions are among a deadlock's last ones.
       const bool seen =
@@ -404,6 +434,7 @@ class UnfoldingSearch final : public Strategy {
       missed_ = 0;
       held_.clear();
       events_when_searched_ = 0;
+      blocked_search_timed_out_ = false;
       deadlocks_tried_.clear();
       deadlocks_seen_.clear();
       deadlock_tests_.clear();
@@ -571,6 +602,9 @@ class UnfoldingSearch final : public Strategy {
   bool search_deadlocks_ = false;
   std::unordered_map<ConditionIndex, std::vector<ObjectKey>> held_;  // omitted: none
   std::size_t events_when_searched_ = 0;
+  static constexpr std::size_t kSearchAgain = ~std::size_t{0};
+  bool blocked_search_timed_out_ = false;
+  std::unique_ptr<symbolic::Solver> deadlock_solver_;  // made at the first search that needs it
   std::set<std::vector<ConditionIndex>> deadlocks_tried_;
   std::vector<std::vector<ConditionIndex>> deadlocks_seen_;  // each sorted
   struct DeadlockTest {

@@ -1,12 +1,14 @@
 // Deadlocks read from a contextual unfolding (thesis §6.3, Fig. 6.4), including ones no test
 // reached: sets of thread conditions that can hold together (a co-set) in which each thread
 // waits for a mutex another of them holds or for another of them to end (a join), in a cycle;
-// or one thread waits for a mutex held by a thread that ended. Each set is a marking from which the waiting threads never proceed; a test
-// that reaches it (the schedule of its configuration, then the other threads run on) shows the
-// deadlock as an execution, which is how it is reported and replayed.
+// or one thread waits for a mutex held by a thread that ended. Each set is a marking from which the
+// waiting threads never proceed; a test that reaches it (the schedule of its configuration, then
+// the other threads run on) shows the deadlock as an execution, which is how it is reported and
+// replayed.
 //
-// Only mutexes and joins are searched (the thesis' programs block on nothing else): a thread
-// blocked for good on a condition variable or a semaphore is found only if a test reaches it.
+// Only mutexes and joins are searched here (the thesis' programs block on nothing else); threads
+// blocked for good on condition variables, semaphores and futex words are found with the solver
+// (blocked_markings.hpp).
 #pragma once
 
 #include <cstdint>

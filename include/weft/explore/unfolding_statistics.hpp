@@ -30,6 +30,8 @@ struct UnfoldingStatistics {
   std::uint64_t bytes = 0;                 ///< the unfolding's memory, estimated from its sizes
   std::uint64_t deadlock_candidates = 0;   ///< sets the deadlock search found (a test into each)
   double deadlock_seconds = 0;             ///< searching for deadlocks
+  /// Solver calls of the search for deadlocks on condition variables, semaphores and futexes.
+  std::uint64_t deadlock_solver_calls = 0;
   /// Times the exploration started over because a test showed a thread the copies did not
   /// include (place replication) or an access that split a memory place the unfolding had
   /// conditions for (the tests before still count).
