@@ -19,7 +19,14 @@ class Search {
         wanting_[wanted(*next)].push_back(c);
       if (!next && !held(c).empty()) ended_holding_.push_back(c);
     }
-    for (auto& [mutex, list] : wanting_) std::sort(list.begin(), list.end());
+    for (auto& [mutex, list] : wanting_) {
+      std::sort(list.begin(), list.end());
+      // Those from which no event was fired: the lock a test stopped in (thesis Fig. 6.5,
+      // line 17).
+      if (!(mutex & kEndOfThread))
+        for (ConditionIndex c : list)
+          if (u_.consumers(c).empty()) stuck_[mutex].push_back(c);
+    }
     std::sort(ended_holding_.begin(), ended_holding_.end());
   }
 
@@ -73,12 +80,56 @@ class Search {
     if (seen_.insert(set).second && co_set(set)) out_.sets.push_back(std::move(set));
   }
 
+  // The event of c's thread before c that acquired mutex m (c's thread holds it at c).
+  EventIndex acquisition(ConditionIndex c, ObjectKey m) const {
+    for (EventIndex p = u_.condition(c).producer; p != kInitialCondition;
+         p = u_.condition(u_.event(p).preset.front()).producer)
+      if (acquires_mutex(u_.event(p).op) && mutex_of(u_.event(p).op) == m) return p;
+    return kInitialCondition;
+  }
+
+  // The thread conditions that may want mutex m while c's thread holds it there (thesis
+  // Lemma 9, Fig. 6.5): those from which a lock of m consumes the free condition the acquisition
+  // of m before c consumed, or one that a release of that acquisition produced; and those that
+  // want m with no event after them. Any other thread condition wanting m is in c's past or in
+  // conflict with it.
+  std::vector<ConditionIndex> wanting_while_held(ConditionIndex c, ObjectKey m) const {
+    std::vector<ConditionIndex> out;
+    if (const auto it = stuck_.find(m); it != stuck_.end()) out = it->second;
+    const EventIndex acquired = acquisition(c, m);
+    if (acquired == kInitialCondition) return wanting(m);  // not expected: every candidate
+    const UnfoldingEvent& e1 = u_.event(acquired);
+    const auto locks_from = [&](ConditionIndex free) {
+      for (EventIndex e2 : u_.consumers(free)) {
+        const ConditionIndex c2 = u_.event(e2).preset.front();
+        const auto next = facts_.next->find(c2);
+        if (next != facts_.next->end() && next->second &&
+            next->second->kind == OpKind::kMutexLock && mutex_of(*next->second) == m)
+          out.push_back(c2);
+      }
+    };
+    for (std::size_t i = 0; i < e1.preset.size(); ++i) {
+      const Condition& free = u_.condition(e1.preset[i]);
+      if (free.kind != ConditionKind::kMutex || free.key != m) continue;
+      locks_from(e1.preset[i]);
+      for (EventIndex e3 : u_.consumers(e1.postset[i])) {  // releases of the held condition
+        const UnfoldingEvent& release = u_.event(e3);
+        for (ConditionIndex after : release.postset)
+          if (u_.condition(after).kind == ConditionKind::kMutex && u_.condition(after).key == m)
+            locks_from(after);
+      }
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
+
   // Adds to `set` (a co-set whose last member is `last`) a thread that wants what `last`
   // holds, until the cycle closes on the first member.
   void extend(std::vector<ConditionIndex>& set, ConditionIndex last) {
     const ConditionIndex first = set.front();
     for (ObjectKey m : holds(last))
-      for (ConditionIndex next : wanting(m)) {
+      for (ConditionIndex next : (m & kEndOfThread) ? wanting(m) : wanting_while_held(last, m)) {
         if (next <= first) continue;  // the smallest member starts
         if (std::any_of(set.begin(), set.end(),
                         [&](ConditionIndex c) { return thread_of(c) == thread_of(next); }))
@@ -99,6 +150,7 @@ class Search {
   const Unfolding& u_;
   ThreadConditionFacts facts_;
   std::unordered_map<ObjectKey, std::vector<ConditionIndex>> wanting_;
+  std::unordered_map<ObjectKey, std::vector<ConditionIndex>> stuck_;  // wanting, no event after
   std::vector<ConditionIndex> ended_holding_;
   std::set<std::vector<ConditionIndex>> seen_;
   DeadlockCandidates out_;
