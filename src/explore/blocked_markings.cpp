@@ -1,7 +1,6 @@
 #include "weft/explore/blocked_markings.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <unordered_map>
 
 #include "marking_translation.hpp"
@@ -20,7 +19,6 @@ BlockedMarkings find_blocked_markings(const UnfoldingRecord& record,
                                       const Unfolding::NextOperations& next,
                                       const std::vector<std::vector<ConditionIndex>>& known,
                                       symbolic::Solver& solver, std::size_t max_sets) {
-  const auto started = std::chrono::steady_clock::now();
   BlockedMarkings out;
   const Unfolding& u = *record.unfolding;
   // Each thread condition: where the thread is at an end (it finished), waits (its next
@@ -65,7 +63,6 @@ BlockedMarkings find_blocked_markings(const UnfoldingRecord& record,
     t.require(t.negation(t.all_of(all)));
   };
   for (const auto& set : known) exclude(set);
-  out.formula_nodes = t.pool().size();
 
   while (true) {
     if (out.sets.size() >= max_sets) {
@@ -94,7 +91,6 @@ BlockedMarkings find_blocked_markings(const UnfoldingRecord& record,
     exclude(set);
     out.sets.push_back(std::move(set));
   }
-  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return out;
 }
 

@@ -97,7 +97,7 @@ class Search {
     std::vector<ConditionIndex> out;
     if (const auto it = stuck_.find(m); it != stuck_.end()) out = it->second;
     const EventIndex acquired = acquisition(c, m);
-    if (acquired == kInitialCondition) return wanting(m);  // not expected: every candidate
+    if (acquired == kInitialCondition) return wanting(m);  // not expected: then every one
     const UnfoldingEvent& e1 = u_.event(acquired);
     const auto locks_from = [&](ConditionIndex free) {
       for (EventIndex e2 : u_.consumers(free)) {

@@ -31,8 +31,6 @@ struct BlockedMarkings {
   /// `max_sets` were found: search again (with them known) for the rest.
   bool more = false;
   std::size_t solver_calls = 0;
-  std::size_t formula_nodes = 0;  ///< size of the formula without the exclusions
-  double seconds = 0;
 };
 
 /// Whether a thread at a condition whose next operation is `op` can be blocked for good there on
