@@ -12,7 +12,8 @@ std::size_t PossibleExtensions::KeyHash::operator()(const std::vector<ConditionI
 
 std::size_t PossibleExtensions::memory_bytes() const {
   std::size_t bytes = next_.size() * (sizeof(ConditionIndex) + sizeof(Operation) + 24) +
-                      (seen_.capacity() + checked_.capacity()) * sizeof(std::uint32_t) +
+                      (seen_.capacity() + checked_.capacity() + conflicts_with_.capacity()) *
+                          sizeof(std::uint32_t) +
                       concurrent_.capacity();
   for (const auto& [slot_key, list] : waiting_)
     bytes += sizeof(slot_key) + 16 + list.capacity() * sizeof(ConditionIndex);
@@ -174,8 +175,16 @@ void PossibleExtensions::extend_with_new(ConditionIndex c,
   const auto check = [&](ConditionIndex t) {
     if (checked_[t] == stamp) return concurrent_[t] != 0;
     checked_[t] = stamp;
+    if (p != kInitialCondition && conflicts_with_[t] != kInitialCondition &&
+        u.in_local_configuration(conflicts_with_[t], p)) {
+      concurrent_[t] = 0;
+      return false;
+    }
     const bool concurrent = is_concurrent(t, c);
     concurrent_[t] = concurrent;
+    // Not concurrent, and not because c is used up on the way to t: [p] conflicts with t's
+    // causes (or uses t up), and so does every configuration that holds p.
+    if (!concurrent && p != kInitialCondition && !used_up_before(c, t)) conflicts_with_[t] = p;
     // (A fresh one was extended with every condition already.)
     if (concurrent && !fresh.count(t) && waits_for(t, c)) {
       record_concurrent(t, c);
@@ -206,10 +215,20 @@ void PossibleExtensions::extend_with_new(ConditionIndex c,
   }
 }
 
+bool PossibleExtensions::used_up_before(ConditionIndex c, ConditionIndex t) const {
+  const Unfolding& u = *unfolding_;
+  const EventIndex producer = u.condition(t).producer;
+  if (producer == kInitialCondition) return false;
+  const std::vector<EventIndex>& consumers = u.consumers(c);
+  return std::any_of(consumers.begin(), consumers.end(),
+                     [&](EventIndex e) { return u.in_local_configuration(e, producer); });
+}
+
 std::uint32_t PossibleExtensions::next_check_stamp() {
   if (checked_.size() < unfolding_->conditions()) {
     checked_.resize(unfolding_->conditions(), 0);
     concurrent_.resize(unfolding_->conditions(), 0);
+    conflicts_with_.resize(unfolding_->conditions(), kInitialCondition);
   }
   if (++check_stamp_ == 0) {  // wrapped: every old mark must read as unchecked
     std::fill(checked_.begin(), checked_.end(), 0);

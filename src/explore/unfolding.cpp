@@ -517,6 +517,14 @@ bool Unfolding::may_be_concurrent(ConditionIndex a, ConditionIndex b) const {
   return !used_up_by(a, pa, cb, nb) && !used_up_by(b, pb, ca, na);
 }
 
+bool Unfolding::in_local_configuration(EventIndex a, EventIndex b) const {
+  const ThreadId t = events_[a].thread;
+  const auto [clock, size] = clock_of(b);
+  if (t >= size) return false;
+  const ClockEntry x = clock[t];
+  return x.event != kInitialCondition && x.depth >= tree_[a].depth && ancestor_or_self(a, x.event);
+}
+
 std::uint32_t Unfolding::next_stamp() const {
   if (mark_.size() < events_.size()) mark_.resize(events_.size(), 0);
   if (consumed_mark_.size() < conditions_.size()) consumed_mark_.resize(conditions_.size(), 0);

@@ -20,7 +20,9 @@
 // copy per thread: the generations are searched as above, and the copies are then chosen among
 // each generation's, each checked for concurrency with the thread's condition. A copy a read
 // made also extends the writes waiting for its place.
-// Every candidate is checked for concurrency (a co-set, §5.6 "Checking For Concurrency").
+// Every candidate is checked for concurrency (a co-set, §5.6 "Checking For Concurrency"), but
+// for a thread condition already found in conflict with the causes of an event that the new
+// condition's producer has among its own (a conflict persists in every larger configuration).
 #pragma once
 
 #include <cstddef>
@@ -136,6 +138,14 @@ class PossibleExtensions {
   std::vector<std::uint32_t> checked_;
   std::vector<std::uint8_t> concurrent_;
   std::uint32_t check_stamp_ = 0;
+  // By thread condition t: an event p such that [p] uses t up or conflicts with the causes of
+  // t's producer (kInitialCondition: none known). t is then concurrent with no condition whose
+  // producer has p among its causes: both stay so in every larger configuration. extend_with_new's
+  // searches meet the same thread conditions next to the concurrent ones for each condition of
+  // a test, and a test's conditions mostly have the earlier ones' producers among their causes.
+  std::vector<EventIndex> conflicts_with_;
+  // Whether some event that consumes c is in [t's producer] (c is used up before t).
+  bool used_up_before(ConditionIndex c, ConditionIndex t) const;
   std::uint32_t next_check_stamp();
   std::uint32_t next_seen_stamp();
 };

@@ -314,6 +314,9 @@ class Unfolding {
   /// form a tree; a configuration holds one path of it), and neither uses up a thread condition
   /// the other is. Most pairs that are not concurrent fail it, so concurrent() asks it first.
   bool may_be_concurrent(ConditionIndex a, ConditionIndex b) const;
+  /// Whether a is in [b] (a is b or causes it), from b's clock: time logarithmic in the events
+  /// per thread.
+  bool in_local_configuration(EventIndex a, EventIndex b) const;
 
   /// An event the unfolding does not have but some reachable marking enables (a possible
   /// extension, thesis §3.4, §5.6): a thread's next operation, as an event that took the thread
