@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 #include <string>
 
@@ -37,6 +38,15 @@ TEST(NativeEndToEnd, LostUpdateIsFoundWithSourceLocations) {
     saw_increment_line |= line >= 11 && line <= 16;
   }
   EXPECT_TRUE(saw_increment_line);
+}
+
+TEST(NativeEndToEnd, VersionNamesTheReleaseAndTheLlvmItWasBuiltFor) {
+  const CliRun r = weft_cli("--version");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::regex_search(
+      r.out,
+      std::regex(R"(^weft [0-9]+\.[0-9]+\.[0-9]+ \(built for LLVM [0-9]+\.[0-9]+\.[0-9]+\)\n$)")))
+      << r.out;
 }
 
 TEST(NativeEndToEnd, ReplayReproducesTheBug) {

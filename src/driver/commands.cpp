@@ -716,7 +716,7 @@ static int check_command_unguarded(const std::string& source,
   for (const auto& f : compiler_flags) has_opt |= f.starts_with("-O");
   if (!has_opt) command += " -O0";  // every access in the source stays an access
   command += cxx ? " -std=c++20" : "";
-  for (const auto& f : compiler_flags) command += " " + shell_word(f);
+  for (const auto& f : compiler_flags) command.append(" ").append(shell_word(f));
   command += " " + shell_word(source) + " -o " + shell_word(binary);
   const int status = std::system(command.c_str());
   // system() ignores Ctrl-C while the compiler runs; the compiler died of it instead.

@@ -86,7 +86,7 @@ bool is_library_type(DWARFDie type) {
 void append_path(DWARFDie type, std::uint64_t offset, std::string& out, int depth = 0) {
   if (!type || depth > kMaxDepth) return;
   if (is_library_type(type)) {
-    if (offset) out += "+" + std::to_string(offset);
+    if (offset) out.append("+").append(std::to_string(offset));
     return;
   }
   type = strip(type);
@@ -103,7 +103,7 @@ void append_path(DWARFDie type, std::uint64_t offset, std::string& out, int dept
       for (std::size_t d = counts.size(); d-- > 1;) stride[d - 1] = stride[d] * counts[d];
       for (std::size_t d = 0; d < counts.size(); ++d) {
         if (!stride[d]) return;
-        out += "[" + std::to_string(offset / stride[d]) + "]";
+        out.append("[").append(std::to_string(offset / stride[d])).append("]");
         offset %= stride[d];
       }
       append_path(element, offset, out, depth + 1);
@@ -124,10 +124,10 @@ void append_path(DWARFDie type, std::uint64_t offset, std::string& out, int dept
         append_path(member_type, offset - at, out, depth + 1);
         return;
       }
-      if (offset) out += "+" + std::to_string(offset);  // padding
+      if (offset) out.append("+").append(std::to_string(offset));  // padding
       return;
     default:
-      if (offset) out += "+" + std::to_string(offset);  // inside a scalar
+      if (offset) out.append("+").append(std::to_string(offset));  // inside a scalar
       return;
   }
 }

@@ -175,7 +175,8 @@ Killed wait_for_replay(pid_t pid, double seconds) {
 
 void check_instrumented(const std::string& path) {
   if (path.empty()) throw DriverError("no program given (an empty path)");
-  const std::string shown = "'" + one_line(path, 200) + "'";
+  std::string shown(1, '\'');
+  shown.append(one_line(path, 200)).push_back('\'');
   // Look before opening: a directory or a device would be read as a program, or never end.
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) throw DriverError("cannot run " + shown + ": " + errno_text());

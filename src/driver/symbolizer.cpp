@@ -44,7 +44,7 @@ std::vector<std::vector<std::string>> symbolize(const std::string& program,
     const std::size_t first = next;
     while (next < queries.size() &&
            (next == first || command.size() + queries[next].size() + 3 < kMaxCommand))
-      command += " " + shell_quote(queries[next++]);
+      command.append(" ").append(shell_quote(queries[next++]));
     command += " 2>/dev/null";
     const std::size_t expected = blocks.size() + (next - first);
     std::unique_ptr<FILE, int (*)(FILE*)> out(popen(command.c_str(), "r"), pclose);

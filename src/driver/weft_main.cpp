@@ -148,6 +148,8 @@ int main(int argc, char** argv) {
       "Exit codes: 0 explored completely, no bug; 1 bug found; 2 usage or build error;\n"
       "3 no bug found but the exploration was incomplete (a bound or time limit was hit)."};
   app.require_subcommand(1);
+  app.set_version_flag("--version", "weft " WEFT_VERSION " (built for LLVM " WEFT_LLVM_VERSION ")",
+                       "Print weft's version and the LLVM it was built for, and exit");
 
   ExploreSettings settings;
   Program program;

@@ -74,7 +74,8 @@ std::vector<std::string> ProgramOptions::environment() const {
   char hex[24];
   for (std::uint64_t site : promoted_sites) {
     std::snprintf(hex, sizeof hex, "%llx", static_cast<unsigned long long>(site));
-    sites += (sites.empty() ? "" : ",") + std::string(hex);
+    if (!sites.empty()) sites += ',';
+    sites += hex;
   }
   env.push_back(setting(kPromotedSitesEnv, sites));
   return env;

@@ -79,7 +79,8 @@ std::string frames_above(const StackOwner& o, std::uintptr_t address, std::uintp
     const std::uintptr_t caller_fp = frame[0], ret = frame[1];
     if (caller_fp <= fp) break;
     if (caller_fp > address && in_program(ret)) {
-      out += (sent ? ";" : "") + hex(ret) + "@" + hex(caller_fp);
+      if (sent) out += ';';
+      out.append(hex(ret)).append("@").append(hex(caller_fp));
       ++sent;
     }
     fp = caller_fp;
