@@ -6,9 +6,10 @@ set -euo pipefail
 # for programs built by weft-cc -fsanitize=address/undefined (docs/sanitizers.md).
 # libomp-14-dev: omp.h for OpenMP programs (weft models the runtime itself; docs/openmp.md).
 # libz3-dev: the SMT solver that finds input values (docs/inputs.md).
+# pkg-config: the install test builds a program with weft.pc (docs/install.md).
 packages=(cmake ninja-build g++ python3 libgtest-dev libgmock-dev libbenchmark-dev
           clang-14 libclang-rt-14-dev llvm-14-dev llvm-14-tools libcli11-dev nlohmann-json3-dev
-          gdb libomp-14-dev libz3-dev)
+          gdb libomp-14-dev libz3-dev pkg-config)
 
 missing=()
 for p in "${packages[@]}"; do

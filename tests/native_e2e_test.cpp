@@ -176,12 +176,15 @@ TEST(NativeEndToEnd, CppThreadsMutexesConditionVariablesAtomics) {
 TEST(NativeEndToEnd, PthreadApiProgramIsExploredCompletelyWithoutFalseAlarms) {
   // Recursive and errorcheck mutexes, rwlocks, barriers, once, keys, spinlocks, semaphores,
   // timed waits, pthread_exit: any modelling mistake shows up as a failed assertion or deadlock.
-  // It takes seconds, so without -q weft shows its progress line on stderr.
-  const CliRun r = weft_cli("check " + fixture("pthread_api.c") + " --json");
+  // It takes seconds, so without -q weft shows its progress line on stderr, with the time left
+  // under the (generous) time limit.
+  const CliRun r = weft_cli("check " + fixture("pthread_api.c") + " --json --time-limit 3600");
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_GT(stat(r, "complete"), 1000u);
   EXPECT_NE(r.err.find(" executions, "), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("/s, 0 bugs, "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("/s, 0 bugs, longest execution "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" s left"), std::string::npos) << r.err;
+  EXPECT_GT(stat(r, "longest_execution"), 10u);
 }
 
 TEST(NativeEndToEnd, SvCompConventions) {

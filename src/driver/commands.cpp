@@ -33,34 +33,20 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// "12,345" — progress and summaries are read by people.
-std::string grouped(std::uint64_t n) {
-  const std::string digits = std::to_string(n);
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
 /// The progress line on stderr, for runs longer than a second: rewritten in place on a
-/// terminal, a line every few seconds otherwise.
+/// terminal, a line every few seconds otherwise. `time_limit` (seconds, 0: none) adds the time
+/// left.
 class Progress {
  public:
-  explicit Progress(bool enabled) : enabled_(enabled), tty_(isatty(2)) {}
+  Progress(bool enabled, double time_limit)
+      : enabled_(enabled), tty_(isatty(2)), time_limit_(time_limit) {}
   void update(const explorer::Statistics& s) {
     if (!enabled_ || s.seconds < 1) return;
     const double gap = tty_ ? 0.25 : 5;
     if (shown_ && s.seconds - last_ < gap) return;
     last_ = s.seconds;
     shown_ = true;
-    char line[160];
-    std::snprintf(line, sizeof line, "weft: %s executions, %s/s, %s bugs, %.1f s elapsed",
-                  grouped(s.executions).c_str(),
-                  grouped(static_cast<std::uint64_t>(s.executions_per_second())).c_str(),
-                  grouped(s.bugs).c_str(), s.seconds);
-    std::fprintf(stderr, tty_ ? "\r%s\x1b[K" : "%s\n", line);
+    std::fprintf(stderr, tty_ ? "\r%s\x1b[K" : "%s\n", format_progress(s, time_limit_).c_str());
   }
   void finish() {
     if (enabled_ && tty_ && shown_) std::fprintf(stderr, "\r\x1b[K");
@@ -68,6 +54,7 @@ class Progress {
 
  private:
   bool enabled_, tty_;
+  double time_limit_;
   bool shown_ = false;
   double last_ = 0;
 };
@@ -159,6 +146,7 @@ void add_statistics(explorer::Statistics& total, const explorer::Statistics& rou
   total.traces += round.traces;
   total.traces_counted = round.traces_counted;
   total.events += round.events;
+  total.longest_execution = std::max(total.longest_execution, round.longest_execution);
   total.modelled += round.modelled;
   total.inputs += round.inputs;
   total.seconds += round.seconds;
@@ -245,7 +233,7 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
   limits.max_executions = settings.max_executions;
   limits.count_traces = settings.count_traces;
   limits.max_seconds = settings.time_limit;
-  Progress progress(!settings.quiet);
+  Progress progress(!settings.quiet, settings.time_limit);
 
   // Race-directed scheduling points: with --points=sync, a run that goes on past a data race
   // starts over with the race's two instructions as scheduling points, so that what the race
@@ -476,7 +464,7 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
     text += format_native_bugs(group, i + 1, threads, *symbols, group_replay);
     if (enabled_by_races)
       text += "  Found with the instructions of the data races above as scheduling points (" +
-              grouped(promoted_count) + " promoted).\n";
+              group_digits(promoted_count) + " promoted).\n";
     text += "\n";
     i = end;
   }
@@ -492,13 +480,14 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
       break;
     case explorer::Incompleteness::kWithinBounds:
       why = "every interleaving was explored within the bounds, but " +
-            grouped(result.stats.bound_reached) + " of " + grouped(result.stats.executions) +
+            group_digits(result.stats.bound_reached) + " of " +
+            group_digits(result.stats.executions) +
             " executions stopped at a bound, so behaviours beyond it are not covered; the first: " +
             symbols->render(result.first_bound_message);
       break;
     case explorer::Incompleteness::kCutShort:
-      why = grouped(result.stats.bound_reached + result.stats.timeouts) + " of " +
-            grouped(result.stats.executions) +
+      why = group_digits(result.stats.bound_reached + result.stats.timeouts) + " of " +
+            group_digits(result.stats.executions) +
             " executions were cut short; the first: " + symbols->render(result.first_bound_message);
       break;
     case explorer::Incompleteness::kFixedInputs:
@@ -590,7 +579,7 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
     std::printf("weft: %s\n", global_note.c_str());
   switch (code) {
     case kExitBug:
-      std::printf("weft: %s bug%s found", grouped(result.bugs.size()).c_str(),
+      std::printf("weft: %s bug%s found", group_digits(result.bugs.size()).c_str(),
                   result.bugs.size() == 1 ? "" : "s");
       // After the first bug the rest is unexplored by design; say so only when asked for more.
       if (!why.empty() && !limits.stop_on_first_bug)
@@ -614,7 +603,8 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
     std::printf(
         "weft: %s instruction%s of data races became scheduling points (race-directed), in %s "
         "rounds of exploration; the verdict is that of the last round\n",
-        grouped(promoted.size()).c_str(), promoted.size() == 1 ? "" : "s", grouped(rounds).c_str());
+        group_digits(promoted.size()).c_str(), promoted.size() == 1 ? "" : "s",
+        group_digits(rounds).c_str());
   if (!unrestored_text.empty() && code == kExitBug)
     std::printf(
         "weft: the program changed process state weft does not restore between executions "

@@ -220,6 +220,7 @@ nlohmann::json statistics_json(const explorer::Statistics& s, std::uint64_t prog
                       {"bugs", s.bugs},
                       {"diverged", s.diverged},
                       {"events", s.events},
+                      {"longest_execution", s.longest_execution},
                       {"modelled", s.modelled},
                       {"seconds", s.seconds},
                       {"executions_per_second", s.executions_per_second()},

@@ -137,6 +137,37 @@ std::string describe_input_gaps(const explorer::InputStatistics& in) {
   return out;
 }
 
+std::string group_digits(std::uint64_t n) {
+  const std::string digits = std::to_string(n);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string format_progress(const explorer::Statistics& s, double time_limit) {
+  char times[80];
+  if (time_limit > 0)
+    std::snprintf(times, sizeof times, "%.1f s elapsed, %.1f s left", s.seconds,
+                  std::max(0.0, time_limit - s.seconds));
+  else
+    std::snprintf(times, sizeof times, "%.1f s elapsed", s.seconds);
+  std::string line = "weft: ";
+  line += group_digits(s.executions);
+  line += " executions, ";
+  line += group_digits(static_cast<std::uint64_t>(s.executions_per_second()));
+  line += "/s, ";
+  line += group_digits(s.bugs);
+  line += s.bugs == 1 ? " bug, " : " bugs, ";
+  line += "longest execution ";
+  line += group_digits(s.longest_execution);
+  line += " steps, ";
+  line += times;
+  return line;
+}
+
 std::string format_statistics(const explorer::Statistics& s) {
   char spin[64] = "";
   if (s.spin_blocked)  // only programs with busy-wait loops have them

@@ -42,4 +42,11 @@ std::string describe_input_gaps(const explorer::InputStatistics& inputs);
 /// One line of statistics.
 std::string format_statistics(const explorer::Statistics& stats);
 
+/// "12,345": counts for people to read.
+std::string group_digits(std::uint64_t n);
+
+/// The progress line of a run so far: executions, executions per second, bugs, the longest
+/// execution, the time elapsed, and with a `time_limit` (seconds, 0: none) the time left.
+std::string format_progress(const explorer::Statistics& stats, double time_limit);
+
 }  // namespace weft::driver

@@ -27,6 +27,7 @@ struct Statistics {
   std::uint64_t traces = 0;     ///< distinct Mazurkiewicz traces among maximal executions
   bool traces_counted = false;  ///< whether `traces` was counted (ExplorationLimits::count_traces)
   std::uint64_t events = 0;
+  std::uint64_t longest_execution = 0;  ///< the events of the longest execution (progress line)
   /// Executions the thread model computed instead of running them (thread_model.hpp).
   std::uint64_t modelled = 0;
   InputStatistics inputs;

@@ -1,0 +1,60 @@
+# Installing weft, and the Debian package (cpack -G DEB). The layout under the prefix P:
+#   P/bin/                weft, weft-cc, weft-c++ (the wrappers find lib/weft relative to themselves)
+#   P/lib/weft/           the LLVM pass plugin, the runtime linked into programs (libweft_rt.a),
+#                         weft's libomp.a (openmp/), the C API header for programs (include/),
+#                         and the archives of the in-process C++ API
+#   P/lib/cmake/weft/     the CMake package: weft::weft and weft_add_test (docs/install.md)
+#   P/lib/pkgconfig/      weft.pc, for the in-process C++ API
+#   P/include/weft/       the public headers
+#   P/share/doc/weft/     README and docs; P/share/weft/examples/ the examples
+# Nothing installed names the build or source tree (tests/install/install_test.sh checks that).
+include(CMakePackageConfigHelpers)
+
+# The installed weft finds libLLVM where the build found it (Debian: /usr/lib/llvm-14/lib).
+set_target_properties(weft_cli PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
+
+install(TARGETS weft_cli RUNTIME DESTINATION bin)
+install(PROGRAMS ${PROJECT_BINARY_DIR}/src/instrument/install/weft-cc
+                 ${PROJECT_BINARY_DIR}/src/instrument/install/weft-c++
+        DESTINATION bin)
+install(TARGETS weft_pass LIBRARY DESTINATION lib/weft)
+install(TARGETS weft_rt ARCHIVE DESTINATION lib/weft)
+install(TARGETS weft_openmp ARCHIVE DESTINATION lib/weft/openmp)
+install(FILES ${PROJECT_SOURCE_DIR}/include/weft/weft.h DESTINATION lib/weft/include/weft)
+
+# The in-process API: weft and the layers it links, exported as weft::weft.
+install(TARGETS weft weft_runtime weft_explore weft_driver weft_solver weft_trace
+        EXPORT weftTargets ARCHIVE DESTINATION lib/weft)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/weft DESTINATION include)
+install(EXPORT weftTargets NAMESPACE weft:: DESTINATION lib/cmake/weft)
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/weftConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/cmake/weftConfig.cmake INSTALL_DESTINATION lib/cmake/weft)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/cmake/weftConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/cmake/weftConfig.cmake
+              ${PROJECT_BINARY_DIR}/cmake/weftConfigVersion.cmake
+              ${PROJECT_SOURCE_DIR}/cmake/weftAddTest.cmake
+        DESTINATION lib/cmake/weft)
+configure_file(${PROJECT_SOURCE_DIR}/cmake/weft.pc.in ${PROJECT_BINARY_DIR}/cmake/weft.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/cmake/weft.pc DESTINATION lib/pkgconfig)
+
+install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION share/doc/weft)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION share/doc/weft)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/ DESTINATION share/weft/examples)
+
+# cpack -G DEB (from the build tree): a package that installs under /usr. Its dependencies are
+# what the installed files use: clang-14 runs the pass (same LLVM), llvm-14 brings
+# llvm-symbolizer-14 (reports' source lines), libllvm14 and libz3-4 are what weft itself links.
+# libz3-dev and libstdc++-12-dev serve the in-process API's users, who link -lz3 (weft.pc,
+# weft::weft); gdb is for `weft replay --gdb`, libomp-14-dev for OpenMP programs' omp.h.
+set(CPACK_PACKAGE_NAME weft)
+set(CPACK_PACKAGE_VENDOR "weft developers")
+set(CPACK_PACKAGE_CONTACT "weft developers <weft@localhost>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "systematic testing of multithreaded C and C++ programs")
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION devel)
+set(CPACK_DEBIAN_PACKAGE_DEPENDS
+    "clang-14, llvm-14, libllvm14, libz3-4, libz3-dev, libc6, libstdc++6, libgcc-s1, libstdc++-12-dev")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "gdb, libomp-14-dev, cmake, pkg-config")
+include(CPack)
