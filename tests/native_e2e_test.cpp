@@ -29,15 +29,19 @@ TEST(NativeEndToEnd, LostUpdateIsFoundWithSourceLocations) {
   ASSERT_EQ(r.exit_code, 1) << r.out;
   EXPECT_EQ(first_bug_kind(r), "assertion failure");
   EXPECT_NE(first_bug_message(r).find("counter == 2"), std::string::npos);
-  // Every event has its file:line; the increments are on lines 11-16.
+  // Every event has its file:line; the increments are on lines 11-16. Functions are named as
+  // the program names them, not as the pass renamed (main) or copied them.
   bool saw_increment_line = false;
+  std::set<std::string> functions;
   for (const auto& step : r.result["bugs"][0]["interleaving"]) {
     ASSERT_TRUE(step.contains("file")) << step.dump();
     EXPECT_NE(step["file"].get<std::string>().find("lost_update.c"), std::string::npos);
     const int line = step["line"].get<int>();
     saw_increment_line |= line >= 11 && line <= 16;
+    functions.insert(step["function"].get<std::string>());
   }
   EXPECT_TRUE(saw_increment_line);
+  EXPECT_EQ(functions, (std::set<std::string>{"main", "increment"}));
 }
 
 TEST(NativeEndToEnd, VersionNamesTheReleaseAndTheLlvmItWasBuiltFor) {

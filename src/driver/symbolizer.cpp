@@ -6,9 +6,11 @@
 #include <memory>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 #include "weft/driver/debug_info.hpp"
 #include "weft/driver/native_runner.hpp"
+#include "weft/runtime/hooks.h"
 
 namespace weft::driver {
 namespace {
@@ -67,10 +69,19 @@ std::vector<std::vector<std::string>> symbolize(const std::string& program,
   return blocks;
 }
 
+// The name the program gave a function that the pass renamed (main) or copied (the copy without
+// symbolic tracking).
+std::string program_function_name(std::string function) {
+  constexpr std::string_view plain_copy = WEFT_PLAIN_COPY_SUFFIX;
+  if (function.size() > plain_copy.size() && function.ends_with(plain_copy))
+    function.resize(function.size() - plain_copy.size());
+  if (function == "__weft_main") return "main";
+  return function;
+}
+
 SourceLocation parse_frame(const std::string& function, const std::string& where) {
   SourceLocation loc;
-  // The pass renames the program's main to __weft_main; show the name the user wrote.
-  loc.function = function == "??" ? "" : function == "__weft_main" ? "main" : function;
+  loc.function = function == "??" ? "" : program_function_name(function);
   // "file:line:column"
   const auto last = where.rfind(':');
   const auto mid = last == std::string::npos ? std::string::npos : where.rfind(':', last - 1);
@@ -237,7 +248,7 @@ std::string Symbolizer::stack_text(const std::string& token) {
     const std::uint64_t fp = std::strtoull(frame.c_str() + at + 1, nullptr, 16);
     std::string function;
     if (auto name = debug_info().local(offset(pc - 1), fp, address, &function))
-      return *name + " (a local of " + (function == "__weft_main" ? "main" : function) +
+      return *name + " (a local of " + program_function_name(function) +
              " in thread " + thread + ", " + hex(address) + ")";
   }
   return "an address on the stack of thread " + thread + " (" + hex(address) + ")";

@@ -611,7 +611,7 @@ class SymbolicInstrumenter final : public Instrumenter {
       if (!function->isVarArg()) {
         llvm::ValueToValueMapTy map;
         plain = llvm::CloneFunction(function, map);
-        plain->setName(function->getName() + ".weft_plain");
+        plain->setName(function->getName() + WEFT_PLAIN_COPY_SUFFIX);
         plain->setLinkage(llvm::GlobalValue::InternalLinkage);
         plain->setVisibility(llvm::GlobalValue::DefaultVisibility);
         plain->setComdat(nullptr);

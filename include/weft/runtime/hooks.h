@@ -133,6 +133,10 @@ enum weft_asm_kind { WEFT_ASM_BARRIER = 0, WEFT_ASM_OPAQUE = 1 };
 /* The program's main is renamed to this; the runtime's main calls it as (argc, argv, envp). */
 #define WEFT_PROGRAM_MAIN __weft_main
 
+/* The pass keeps a copy of each function without symbolic tracking, named with this suffix
+ * (symbolic_instrumenter.cpp); reports show the name the program gave it. */
+#define WEFT_PLAIN_COPY_SUFFIX ".weft_plain"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
