@@ -13,6 +13,7 @@
 #include <regex>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "native_cli.hpp"
 #include "test_support.hpp"
@@ -51,6 +52,30 @@ TEST(NativeEndToEnd, VersionNamesTheReleaseAndTheLlvmItWasBuiltFor) {
       r.out,
       std::regex(R"(^weft [0-9]+\.[0-9]+\.[0-9]+ \(built for LLVM [0-9]+\.[0-9]+\.[0-9]+\)\n$)")))
       << r.out;
+}
+
+TEST(NativeEndToEnd, HelpGroupsTheOptionsByPurpose) {
+  for (const char* command : {"run --help", "check --help"}) {
+    const CliRun r = weft_cli(command);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    // Each group's heading, in order, each with one of its options under it.
+    std::size_t at = 0;
+    for (const auto& [group, option] :
+         std::vector<std::pair<std::string, std::string>>{{"\nExploration:\n", "--strategy"},
+                                                          {"\nBounds:\n", "--time-limit"},
+                                                          {"\nProgram under test:\n", "--nondet"},
+                                                          {"\nOutput:\n", "--json"}}) {
+      const std::size_t heading = r.out.find(group, at);
+      ASSERT_NE(heading, std::string::npos) << group << " in\n" << r.out;
+      at = r.out.find(option, heading);
+      ASSERT_NE(at, std::string::npos) << option << " in\n" << r.out;
+    }
+    // No option is left in the catch-all group but --help itself.
+    const std::size_t options = r.out.find("\nOptions:\n");
+    ASSERT_NE(options, std::string::npos) << r.out;
+    const std::string catch_all = r.out.substr(options, r.out.find("\n\n", options + 1) - options);
+    EXPECT_EQ(catch_all.find("--", catch_all.find("--help") + 6), std::string::npos) << catch_all;
+  }
 }
 
 TEST(NativeEndToEnd, ReplayReproducesTheBug) {

@@ -102,7 +102,9 @@ void write_replay_file(const std::string& path, const std::string& program_path,
   }
   std::ofstream out(path);
   out << replay_file_text(file);
-  if (!out) throw DriverError("cannot write the replay file '" + path + "'");
+  if (!out)
+    throw DriverError("cannot write the replay file '" + path + "': " + std::strerror(errno) +
+                      " (give --replay-file a writable path)");
 }
 
 // weft_main reports DriverError as one `weft: error:` line with exit code 2; anything else

@@ -248,8 +248,8 @@ std::string Symbolizer::stack_text(const std::string& token) {
     const std::uint64_t fp = std::strtoull(frame.c_str() + at + 1, nullptr, 16);
     std::string function;
     if (auto name = debug_info().local(offset(pc - 1), fp, address, &function))
-      return *name + " (a local of " + program_function_name(function) +
-             " in thread " + thread + ", " + hex(address) + ")";
+      return *name + " (a local of " + program_function_name(function) + " in thread " + thread +
+             ", " + hex(address) + ")";
   }
   return "an address on the stack of thread " + thread + " (" + hex(address) + ")";
 }

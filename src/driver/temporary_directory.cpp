@@ -63,10 +63,11 @@ TemporaryDirectory::TemporaryDirectory(const std::string& prefix) {
   if (ec) base = "/tmp";
   std::string pattern = (base / (prefix + "XXXXXX")).string();
   if (pattern.size() >= sizeof g_directory)
-    throw DriverError("the temporary directory's path is too long (TMPDIR=" + base.string() + ")");
+    throw DriverError("the temporary directory's path is too long (TMPDIR=" + base.string() +
+                      "; set TMPDIR to a shorter path)");
   if (!mkdtemp(pattern.data()))
     throw DriverError("cannot create a temporary directory in " + base.string() + ": " +
-                      std::strerror(errno));
+                      std::strerror(errno) + " (set TMPDIR to a writable directory)");
   path_ = pattern;
   std::memcpy(g_directory, path_.c_str(), path_.size() + 1);
   struct sigaction action {};

@@ -18,8 +18,9 @@ std::string strategy_help() {
   return help;
 }
 
-// Options shared by `check` and `run`.
+// Options shared by `check` and `run`, in the groups --help lists them in, by purpose.
 void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std::string& strategy) {
+  cmd.option_defaults()->group("Exploration");
   cmd.add_option("--strategy", strategy, strategy_help())->capture_default_str();
   cmd.add_option("--points", p.options.points,
                  "Scheduling points: sync (synchronisation and atomics; plain accesses are "
@@ -27,9 +28,27 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
       ->check(CLI::IsMember({"sync", "all"}))
       ->capture_default_str();
   cmd.add_flag("--all-bugs", s.all_bugs, "Keep exploring after the first bug");
-  cmd.add_flag("--count-traces", s.count_traces,
-               "Also count the distinct Mazurkiewicz traces among the executions (costs a "
-               "fingerprint per execution; shows how much a strategy's reduction leaves)");
+  cmd.add_option("--stop-on", s.stop_on,
+                 "Keep exploring past other bugs, and stop at the first whose kind or message "
+                 "contains this text (e.g. \"reach_error\" or \"data race\")");
+  cmd.add_flag(
+      "--no-race-points", [&s](std::int64_t) { s.race_points = false; },
+      "With --points=sync, keep the instructions of data races found from becoming scheduling "
+      "points (one round of exploration: what a race enables stays unexplored)");
+  cmd.add_flag("--deadlocks", s.deadlocks,
+               "With --strategy contextual or unfolding: search the unfolding for deadlocks "
+               "(mutexes, joins, condition variables, semaphores), also ones no test ran into, "
+               "and run a test into each (thesis §6.2, §6.3)");
+  cmd.add_option("--check-global", s.check_global,
+                 "With --points=all and --strategy contextual or unfolding: once the unfolding "
+                 "is built, search its global states for one where EXPR holds (C arithmetic and "
+                 "comparisons over global variables, at(THREAD, LINE) for a thread's place), "
+                 "with Z3, and run a test into it (thesis §6.2); with --strategy dfs, check "
+                 "every state of every execution")
+      ->type_name("EXPR");
+  cmd.add_flag(
+      "--no-sleep-sets", [&s](std::int64_t) { s.sleep_sets = false; },
+      "Disable sleep sets (dfs, dpor, dpor-cr)");
   cmd.add_option_function<std::string>(
          "--thread-model",
          [&s](const std::string& mode) {
@@ -41,13 +60,13 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
          "run them too and stop if the two differ (check)")
       ->check(CLI::IsMember({"on", "off", "check"}))
       ->default_str("on");
-  cmd.add_option("--stop-on", s.stop_on,
-                 "Keep exploring past other bugs, and stop at the first whose kind or message "
-                 "contains this text (e.g. \"reach_error\" or \"data race\")");
-  cmd.add_flag(
-      "--no-race-points", [&s](std::int64_t) { s.race_points = false; },
-      "With --points=sync, keep the instructions of data races found from becoming scheduling "
-      "points (one round of exploration: what a race enables stays unexplored)");
+  cmd.add_option("--executions", s.random_executions, "Executions of the random strategy")
+      ->capture_default_str();
+  cmd.add_option("--seed", s.seed, "Seed of the random strategy")->capture_default_str();
+  cmd.add_flag("--count-traces", s.count_traces,
+               "Also count the distinct Mazurkiewicz traces among the executions (costs a "
+               "fingerprint per execution; shows how much a strategy's reduction leaves)");
+  cmd.option_defaults()->group("Bounds");
   cmd.add_option("--max-executions", s.max_executions,
                  "Stop after this many executions (0: no limit)")
       ->capture_default_str();
@@ -67,6 +86,7 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
                  "Bound on the threads of one execution, main included; a pthread_create beyond it "
                  "stops its caller there (the other threads run on)")
       ->capture_default_str();
+  cmd.option_defaults()->group("Program under test");
   cmd.add_option_function<std::int64_t>(
          "--nondet",
          [&p](const std::int64_t& value) {
@@ -76,28 +96,6 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
          "Fixed inputs: every __VERIFIER_nondet_* and weft_input_* call returns this value "
          "instead of the values weft explores (then the verdict cannot cover every input)")
       ->type_name("INT");
-  cmd.add_option("--dump-unfolding", s.dump_unfolding,
-                 "With --strategy contextual or unfolding: write the unfolding the tests built to "
-                 "this file, "
-                 "in Graphviz's dot language (dot -Tsvg FILE -o FILE.svg draws it)")
-      ->type_name("FILE.dot");
-  cmd.add_option("--check-global", s.check_global,
-                 "With --points=all and --strategy contextual or unfolding: once the unfolding "
-                 "is built, search its global states for one where EXPR holds (C arithmetic and "
-                 "comparisons over global variables, at(THREAD, LINE) for a thread's place), "
-                 "with Z3, and run a test into it (thesis §6.2); with --strategy dfs, check "
-                 "every state of every execution")
-      ->type_name("EXPR");
-  cmd.add_flag("--deadlocks", s.deadlocks,
-               "With --strategy contextual or unfolding: search the unfolding for deadlocks "
-               "(mutexes, joins, condition variables, semaphores), also ones no test ran into, "
-               "and run a test into each (thesis §6.2, §6.3)");
-  cmd.add_flag(
-      "--no-sleep-sets", [&s](std::int64_t) { s.sleep_sets = false; },
-      "Disable sleep sets (dfs, dpor, dpor-cr)");
-  cmd.add_option("--executions", s.random_executions, "Executions of the random strategy")
-      ->capture_default_str();
-  cmd.add_option("--seed", s.seed, "Seed of the random strategy")->capture_default_str();
   cmd.add_flag("--show-output", p.options.show_output,
                "Let the program's output through while exploring (it is hidden by default)");
   cmd.add_flag("--keep-spinning", p.options.keep_spinning,
@@ -115,10 +113,16 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
                "Fork a fresh process for every execution, instead of one worker process that "
                "restores its memory after each (slower; for programs that change other process "
                "state, such as signal handlers or the working directory)");
+  cmd.option_defaults()->group("Output");
+  cmd.add_flag("--json", s.json, "Print the result as JSON on stdout");
   cmd.add_option("--replay-file", s.replay_file,
                  "Where to write the replay file of the first bug (default: "
                  "weft-replay-PROGRAM.json in the current directory)");
-  cmd.add_flag("--json", s.json, "Print the result as JSON on stdout");
+  cmd.add_option("--dump-unfolding", s.dump_unfolding,
+                 "With --strategy contextual or unfolding: write the unfolding the tests built to "
+                 "this file, "
+                 "in Graphviz's dot language (dot -Tsvg FILE -o FILE.svg draws it)")
+      ->type_name("FILE.dot");
   cmd.add_flag("-q,--quiet", s.quiet, "No progress line on stderr");
 }
 
@@ -162,7 +166,8 @@ int main(int argc, char** argv) {
       "[-- compiler flags])");
   check->add_option("file", source, "C or C++ source file")->required();
   add_exploration_options(*check, settings, program, strategy);
-  check->add_option("compiler_flags", compiler_flags, "Flags for the compiler (after --)");
+  check->add_option("compiler_flags", compiler_flags, "Flags for the compiler (after --)")
+      ->group("Compile");
 
   std::vector<std::string> command;
   auto* run = app.add_subcommand(
