@@ -410,14 +410,30 @@ std::vector<std::uint32_t> ExpressionPool::inputs_of(ExprId id) const {
 std::string ExpressionPool::to_string(ExprId id) const {
   const ExprNode& n = nodes_[id];
   if (n.kind == ExprKind::kConstant) return std::to_string(n.value) + ":" + std::to_string(n.width);
-  if (n.kind == ExprKind::kInput) return "in" + std::to_string(n.value);
-  std::string s = std::string("(") + expr_kind_name(n.kind);
-  if (n.kind == ExprKind::kExtract)
-    s += " " + std::to_string(n.value) + "+" + std::to_string(n.width);
-  if (n.kind == ExprKind::kZExt || n.kind == ExprKind::kSExt) s += " " + std::to_string(n.width);
+  // Appended piece by piece: "literal" + temporary trips GCC 12's -Wrestrict at -O3.
+  std::string s = n.kind == ExprKind::kInput ? "in" : "(";
+  if (n.kind == ExprKind::kInput) {
+    s += std::to_string(n.value);
+    return s;
+  }
+  s += expr_kind_name(n.kind);
+  if (n.kind == ExprKind::kExtract) {
+    s += ' ';
+    s += std::to_string(n.value);
+    s += '+';
+    s += std::to_string(n.width);
+  }
+  if (n.kind == ExprKind::kZExt || n.kind == ExprKind::kSExt) {
+    s += ' ';
+    s += std::to_string(n.width);
+  }
   for (ExprId operand : {n.a, n.b, n.c})
-    if (operand != kConcrete) s += " " + to_string(operand);
-  return s + ")";
+    if (operand != kConcrete) {
+      s += ' ';
+      s += to_string(operand);
+    }
+  s += ')';
+  return s;
 }
 
 }  // namespace weft::symbolic

@@ -47,14 +47,23 @@ std::string canonical_text(const ExpressionPool& pool, std::span<const Constrain
       const std::uint64_t value = n.kind == ExprKind::kInput && n.value < inputs.size()
                                       ? inputs[n.value].stable_id
                                       : n.value;
-      text += std::to_string(static_cast<int>(n.kind)) + ',' + std::to_string(n.width) + ',' +
-              std::to_string(value);
+      // Appended piece by piece: char + temporary trips GCC 12's -Wrestrict at -O3.
+      text += std::to_string(static_cast<int>(n.kind));
+      text += ',';
+      text += std::to_string(n.width);
+      text += ',';
+      text += std::to_string(value);
       for (ExprId operand : {n.a, n.b, n.c})
-        if (operand != kConcrete) text += ',' + std::to_string(number.at(operand));
+        if (operand != kConcrete) {
+          text += ',';
+          text += std::to_string(number.at(operand));
+        }
       text += ';';
       number.emplace(e, number.size());
     }
-    text += (c.holds ? "T" : "F") + std::to_string(number.at(c.condition)) + ';';
+    text += c.holds ? 'T' : 'F';
+    text += std::to_string(number.at(c.condition));
+    text += ';';
   }
   return text;
 }

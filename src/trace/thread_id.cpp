@@ -18,7 +18,11 @@ ThreadId ThreadRegistry::child(ThreadId parent, std::uint32_t index) {
 }
 
 std::string ThreadRegistry::name(ThreadId id) const {
-  if (id >= entries_.size()) return "?" + std::to_string(id);
+  if (id >= entries_.size()) {
+    std::string unknown = "?";  // appended, not "?" + temporary: GCC 12's -Wrestrict misfires
+    unknown += std::to_string(id);
+    return unknown;
+  }
   // Without recursion (a name parsed from a replay file's schedule can be millions of levels
   // deep), and without allocating beyond the string itself: in the runtime this runs inside
   // malloc's placement of a thread's heap, and short names fit the string's inline buffer.

@@ -227,7 +227,10 @@ std::string encode_schedule(const std::vector<ThreadId>& schedule, const ThreadR
     while (j < schedule.size() && schedule[j] == schedule[i]) ++j;
     if (i) out += ',';
     out += threads.name(schedule[i]);
-    if (j - i > 1) out += "*" + std::to_string(j - i);
+    if (j - i > 1) {
+      out += '*';
+      out += std::to_string(j - i);
+    }
     i = j;
   }
   return out;

@@ -264,12 +264,15 @@ ThreadId create_thread(NativeRuntime& rt, const pthread_attr_t* attr, void* (*st
 /// the program's deterministic heap addresses.
 class RuntimeScope {
  public:
-  explicit RuntimeScope(NativeRuntime& rt) : thread_(rt.self()) {
+  explicit RuntimeScope(NativeRuntime& rt) : thread_(rt.self()) { enter(thread_); }
+  ~RuntimeScope() { leave(thread_); }
+  /// What the scope does, for scopes that exist only under weft's control (openmp::EntryScope).
+  static void enter(NativeThread& thread) {
     // Entered from the program: the write a hook let through last has happened, and no other
     // thread has run since (SpinTracker::note_write).
-    if (thread_.in_runtime++ == 0) thread_.spin.check_writes();
+    if (thread.in_runtime++ == 0) thread.spin.check_writes();
   }
-  ~RuntimeScope() { --thread_.in_runtime; }
+  static void leave(NativeThread& thread) { --thread.in_runtime; }
   RuntimeScope(const RuntimeScope&) = delete;
   RuntimeScope& operator=(const RuntimeScope&) = delete;
 

@@ -12,7 +12,6 @@
 
 #include <cstdint>
 #include <map>
-#include <optional>
 
 #include "native_runtime.hpp"
 
@@ -119,14 +118,22 @@ class EntryScope {
  public:
   EntryScope() {
     if (NativeRuntime* rt = controlled()) {
-      scope_.emplace(*rt);
+      // A pointer, not an optional RuntimeScope, whose reference member GCC takes for
+      // uninitialized at -O3 (-Wmaybe-uninitialized).
+      thread_ = &rt->self();
+      RuntimeScope::enter(*thread_);
       // Teams, loop chunks and single/master choices live in weft's state, not in events.
       rt->note_runtime_state();
     }
   }
+  ~EntryScope() {
+    if (thread_) RuntimeScope::leave(*thread_);
+  }
+  EntryScope(const EntryScope&) = delete;
+  EntryScope& operator=(const EntryScope&) = delete;
 
  private:
-  std::optional<RuntimeScope> scope_;
+  NativeThread* thread_ = nullptr;
 };
 
 /// Inside an entry point, runs the program's own code (a copy function clang generated): its
