@@ -2,7 +2,8 @@
 # Installs weft from a build tree into a temporary prefix, moves the installed tree elsewhere,
 # and uses it with neither the build nor the source tree on any path: `weft check` on an
 # installed example, the example project examples/installed-package (find_package(weft),
-# weft_add_test, WEFT_TEST in GoogleTest) through its ctest, and pkg-config.
+# weft_add_test, WEFT_TEST in GoogleTest) through its ctest, and pkg-config; then builds the
+# Debian package (cpack -G DEB), checks its dependencies and uses its files where unpacked.
 # Usage: install_test.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -104,4 +105,21 @@ set +e
 status=$?
 set -e
 [ "$status" -eq 1 ] && grep -qx bug api.txt || fail "the pkg-config program did not find its bug"
+# The Debian package: its dependencies, and its files used from where they are unpacked.
+cpack --config "$build/CPackConfig.cmake" -G DEB -B "$work/deb" > cpack.txt 2>&1 ||
+  { cat cpack.txt; fail "cpack -G DEB failed"; }
+deb=$(ls "$work"/deb/weft_*_amd64.deb)
+depends=$(dpkg-deb -f "$deb" Depends)
+for package in clang-14 llvm-14 libllvm14 libz3-4; do
+  [[ ", $depends," == *", $package,"* ]] || fail "the package does not depend on $package: $depends"
+done
+dpkg-deb -x "$deb" "$work/unpacked"
+[ -x "$work/unpacked/usr/bin/weft-cc" ] || fail "the package has no /usr/bin/weft-cc"
+"${clean_env[@]}" "$work/unpacked/usr/bin/weft-cc" "$prefix/share/weft/examples/bank_transfer.c" \
+  -o bank_from_deb || fail "the packaged weft-cc cannot build the example"
+set +e
+"${clean_env[@]}" "$work/unpacked/usr/bin/weft" run -q ./bank_from_deb > deb-run.txt 2>&1
+status=$?
+set -e
+[ "$status" -eq 1 ] || { cat deb-run.txt; fail "the packaged weft exited $status on the example, not 1"; }
 echo "install test: passed"
