@@ -15,6 +15,7 @@
 #include <random>
 #include <string>
 
+#include "concat.hpp"
 #include "program_chunks.hpp"
 #include "racy_c_program.hpp"
 
@@ -57,7 +58,7 @@ Check check(const fs::path& dir, const std::string& binary, int program,
 std::vector<std::string> predicates(std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   const auto small = [&](int hi) { return std::to_string(rng() % (hi + 1)); };
-  const std::string p = "p" + std::to_string(seed) + "_";
+  const std::string p = concat("p", std::to_string(seed), "_");
   return {p + "x0 == " + small(3) + " && " + p + "x1 == " + small(3),
           rng() % 2 ? p + "a + " + p + "x1 > " + small(4)
                     : p + "x0 - " + p + "x1 == " + std::to_string(int(rng() % 5) - 2)};

@@ -3,6 +3,8 @@
 #include <random>
 #include <vector>
 
+#include "concat.hpp"
+
 namespace weft::testing {
 namespace {
 
@@ -27,7 +29,7 @@ class ProgramWriter {
  public:
   ProgramWriter(std::uint64_t seed, int attempt)
       : rng_(seed * 0x9e3779b97f4a7c15ull + 1 + static_cast<std::uint64_t>(attempt) * 7919),
-        prefix_("p" + std::to_string(seed) + "_") {}
+        prefix_(concat("p", std::to_string(seed), "_")) {}
 
   // The program, and in `bound` an upper bound on the interleavings of its visible operations.
   std::string write(double& bound) {
@@ -104,7 +106,7 @@ class ProgramWriter {
   std::string atomic() const { return prefix_ + "a"; }
   std::string mutex() const { return "&" + prefix_ + "m"; }  // as the pthread calls take it
   std::string value() { return std::to_string(uniform(0, 2)); }
-  static std::string local(int r) { return "r" + std::to_string(r); }
+  static std::string local(int r) { return concat("r", std::to_string(r)); }
   std::string some_local(const Body& b) { return local(uniform(0, b.locals - 1)); }
   // The local a read assigns: a new one while there are fewer than kMaxLocals, else one again.
   std::string next_local(Body& b) {
@@ -124,9 +126,9 @@ class ProgramWriter {
   static std::string declarations(const Body& b) {
     if (b.locals == 0) return "";
     std::string s = "  int";
-    for (int r = 0; r < b.locals; ++r) s += (r ? ", " : " ") + local(r) + " = 0";
+    for (int r = 0; r < b.locals; ++r) s += concat(r ? ", " : " ", local(r), " = 0");
     s += ";\n";
-    for (int r = 0; r < b.locals; ++r) s += "  (void)" + local(r) + ";\n";
+    for (int r = 0; r < b.locals; ++r) s += concat("  (void)", local(r), ";\n");
     return s;
   }
 
@@ -143,7 +145,7 @@ class ProgramWriter {
   // A read of an element into a local, or a write of one, through pointer `q` (a C expression
   // already checked not to be null).
   std::string element_access(Body& b, const std::string& q, int length) {
-    const std::string at = q + "[" + index(b, length) + "]";
+    const std::string at = concat(q, "[", index(b, length), "]");
     b.operations += 1;
     if (chance(50)) return next_local(b) + " = " + at + ";";
     if (b.locals > 0 && chance(40)) return at + " = " + some_local(b) + " + 1;";

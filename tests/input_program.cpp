@@ -2,6 +2,7 @@
 
 #include <random>
 
+#include "concat.hpp"
 #include "weft/weft.hpp"
 
 namespace weft::testing {
@@ -27,16 +28,18 @@ std::string InputProgram::describe() const {
   static const char* kCompare[] = {"==", "<", ">"};
   std::string s;
   for (std::size_t i = 0; i < inputs.size(); ++i)
-    s += "in" + std::to_string(i) + ": " + std::to_string(inputs[i].bits) + " bits, read by " +
-         (inputs[i].reader < 0 ? std::string("main") : "t" + std::to_string(inputs[i].reader)) +
-         "\n";
+    s += concat(
+        "in", std::to_string(i), ": ", std::to_string(inputs[i].bits), " bits, read by ",
+        inputs[i].reader < 0 ? std::string("main") : concat("t", std::to_string(inputs[i].reader)),
+        "\n");
   for (std::size_t t = 0; t < threads.size(); ++t) {
-    s += "t" + std::to_string(t) + ": l = " +
-         (threads[t].initial_input < 0 ? std::string("0")
-                                       : "in" + std::to_string(threads[t].initial_input)) +
-         ";";
+    s += concat("t", std::to_string(t), ": l = ",
+                threads[t].initial_input < 0
+                    ? std::string("0")
+                    : concat("in", std::to_string(threads[t].initial_input)),
+                ";");
     for (const Statement& st : threads[t].statements) {
-      const std::string x = "x" + std::to_string(st.var), c = std::to_string(st.constant);
+      const std::string x = concat("x", std::to_string(st.var)), c = std::to_string(st.constant);
       switch (st.kind) {
         case Kind::kWrite:
           s += " " + x + " = l " + kArith[st.op] + " " + c + ";";

@@ -3,6 +3,8 @@
 #include <random>
 #include <vector>
 
+#include "concat.hpp"
+
 namespace weft::testing {
 namespace {
 
@@ -13,7 +15,7 @@ constexpr int kMaxLocals = 3;
 class ProgramWriter {
  public:
   explicit ProgramWriter(std::uint64_t seed)
-      : rng_(seed * 0x9e3779b97f4a7c15ull + 1), prefix_("p" + std::to_string(seed) + "_") {}
+      : rng_(seed * 0x9e3779b97f4a7c15ull + 1), prefix_(concat("p", std::to_string(seed), "_")) {}
 
   std::string write() {
     globals_ = uniform(2, 3);
@@ -68,7 +70,7 @@ class ProgramWriter {
   std::string global(int g) const { return prefix_ + "x" + std::to_string(g); }
   std::string atomic() const { return prefix_ + "a"; }
   std::string value() { return std::to_string(uniform(0, 2)); }
-  static std::string local(int r) { return "r" + std::to_string(r); }
+  static std::string local(int r) { return concat("r", std::to_string(r)); }
   // A variable for a plain access: usually a plain global, sometimes the atomic one (a race
   // between a plain and an atomic access).
   std::string plain_target() { return chance(8) ? atomic() : global(uniform(0, globals_ - 1)); }
@@ -120,7 +122,7 @@ class ProgramWriter {
       b.code += indent + "pthread_mutex_unlock(&" + prefix_ + "m);\n";
     } else if (roll < 67) {
       const int kind = uniform(0, 2);
-      const std::string a = "&" + atomic();
+      const std::string a = concat("&", atomic());
       if (kind == 0)
         b.code += indent + "__atomic_store_n(" + a + ", " + value() + ", __ATOMIC_SEQ_CST);\n";
       else if (kind == 1)
