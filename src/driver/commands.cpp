@@ -219,6 +219,9 @@ const char* verdict_name(int code) {
 
 static int run_command_unguarded(const Program& program, const ExploreSettings& settings) {
   check_options(program.options, settings);
+  check_report_paths(settings.reports);
+  // The result JSON is the model every report form renders: built when any of them is asked.
+  const bool result_json = settings.json || settings.reports.any();
   // The predicate is checked against the program's variables before anything runs.
   std::optional<GlobalCheck> global;
   if (!settings.check_global.empty()) {
@@ -427,7 +430,7 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
         replayed_bug = i;
         break;
       }
-  std::string replay;
+  std::string replay, replay_command;
   prepare_symbols(result.bugs, *symbols);
   for (std::size_t i = 0; i < result.bugs.size(); ++i) {
     const auto& bug = result.bugs[i];
@@ -441,12 +444,13 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
                         bug_message(bug, *symbols), settings.check_global);
       // The replay file names the program; `weft check` builds it in a temporary directory, so
       // its replay command needs only the file.
-      replay = "weft replay " +
-               (settings.program_is_temporary ? "" : shell_word(program.path) + " ") +
-               shell_word(replay_path) + "   (add --gdb to stop in gdb at the bug)";
+      replay_command = "weft replay " +
+                       (settings.program_is_temporary ? "" : shell_word(program.path) + " ") +
+                       shell_word(replay_path);
+      replay = replay_with_hint(replay_command);
     }
-    if (settings.json) {
-      auto j = native_bug_json(bug, threads, *symbols);
+    if (result_json) {
+      auto j = native_bug_json(bug, threads, *symbols, i == replayed_bug ? replay_command : "");
       if (i == replayed_bug) j["replay_file"] = replay_path;
       j["promoted_sites"] = found[i].promoted.size();
       j["execution"] = bug.execution;
@@ -548,7 +552,7 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
     thread_model_state = modelled->model().usable()
                              ? settings.thread_model
                              : "disabled: " + modelled->model().disabled_reason();
-  if (settings.json) {
+  if (result_json) {
     nlohmann::json j = {{"verdict", verdict_name(code)},
                         {"exit_code", code},
                         {"complete", complete},
@@ -580,8 +584,14 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
       j["incomplete_code"] = explorer::incompleteness_code(decision.why);
     }
     if (!unrestored_text.empty()) j["unrestored_state"] = result.unrestored_state;
-    std::printf("%s\n", j.dump(2).c_str());
-    return code;
+    j["weft_version"] = WEFT_VERSION;
+    if (!settings.source.empty()) j["source"] = settings.source;
+    std::error_code ec;
+    write_report_files(settings.reports, j, fs::current_path(ec).string());
+    if (settings.json) {
+      std::printf("%s\n", j.dump(2).c_str());
+      return code;
+    }
   }
   std::printf("%s", text.c_str());
   // A state reached is one of the bugs above; what else the check says gets its own line.
@@ -696,6 +706,7 @@ static int check_command_unguarded(const std::string& source,
                                    const std::vector<std::string>& compiler_flags, Program program,
                                    const ExploreSettings& settings) {
   check_options(program.options, settings);  // before the build, which takes seconds
+  check_report_paths(settings.reports);
   std::error_code ec;
   if (!fs::exists(source, ec)) throw DriverError("no such file: '" + source + "'");
   if (!fs::is_regular_file(source, ec)) throw DriverError("'" + source + "' is not a source file");
@@ -727,6 +738,7 @@ static int check_command_unguarded(const std::string& source,
   program.path = binary;
   ExploreSettings check_settings = settings;
   check_settings.program_is_temporary = true;
+  check_settings.source = source;
   return run_command_unguarded(program, check_settings);
 }
 

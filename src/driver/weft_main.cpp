@@ -119,6 +119,17 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
                  "Where to write the replay file of the first bug (default: "
                  "weft-replay-PROGRAM.json in the current directory)");
   cmd.add_flag("--json", s.json, "Print the result as JSON on stdout");
+  cmd.add_option("--sarif", s.reports.sarif,
+                 "Also write the result as SARIF 2.1.0 to this file (for GitHub code scanning and "
+                 "SARIF viewers: each bug with its locations and interleaving)")
+      ->type_name("FILE");
+  cmd.add_option("--junit", s.reports.junit,
+                 "Also write the result as a JUnit XML report to this file (a failure per bug)")
+      ->type_name("FILE");
+  cmd.add_option("--html", s.reports.html,
+                 "Also write the result as one self-contained HTML page to this file (each "
+                 "bug's interleaving as swimlanes, with its source lines)")
+      ->type_name("FILE");
   cmd.add_flag("-q,--quiet", s.quiet, "No progress line on stderr");
 }
 
