@@ -200,8 +200,9 @@ std::string bug_section(const nlohmann::json& bug, std::size_t number, SourceWin
   for (const auto& site : sites) {
     std::string& cell = bug_cells[site.thread];
     if (!cell.empty()) continue;  // one cell per thread (a thread is in one place)
-    cell = operation_cell(site.thread, site.what, site.file, site.line, site.function, related,
-                          sources);
+    // A bug of one thread is its message, printed above the table: its cell names the kind.
+    const std::string what = site.what == text_of(bug, "message") ? kind : site.what;
+    cell = operation_cell(site.thread, what, site.file, site.line, site.function, related, sources);
   }
   out += row("step bug-step", std::to_string(bug.value("bug_step", 0)), threads, bug_cells);
   out += "</tbody></table></div>\n";
