@@ -198,6 +198,18 @@ TEST(ReportForms, AssertionFailureInSarifIsAtTheAssertion) {
   EXPECT_EQ(f.sarif["runs"][0]["tool"]["driver"]["rules"][index]["id"], "assertion-failure");
 }
 
+TEST(ReportForms, LivelockInSarifIsAtTheSpinningLoop) {
+  const Forms f = check_with_forms("spin_forever.c", "--points=all");
+  ASSERT_EQ(f.run.exit_code, 1) << f.run.out << f.run.err;
+  EXPECT_EQ(schema_errors(f.sarif_path), "");
+  const json& result = first_result(f);
+  EXPECT_EQ(result["ruleId"], "livelock");
+  // The spinner's loop (it has no blocked operation: where it last was), then main's join.
+  EXPECT_EQ(line_of(result["locations"][0]), 13);
+  ASSERT_EQ(result["relatedLocations"].size(), 2u);
+  EXPECT_EQ(line_of(result["relatedLocations"][1]), 22);
+}
+
 TEST(ReportForms, CorrectProgramHasNoResultsAndNoFailure) {
   const Forms f = check_with_forms("locked_counter.c");
   ASSERT_EQ(f.run.exit_code, 0) << f.run.out << f.run.err;
@@ -395,6 +407,24 @@ TEST(ReportForms, HtmlOfACorrectProgramSaysSo) {
   const std::string dom = browser_dom(f.html_path);
   EXPECT_TRUE(contains(dom, "No bug found; every behaviour was explored"));
   EXPECT_EQ(count(dom, "class=\"step"), 0u);
+}
+
+TEST(ReportForms, HtmlSaysWhenASourceCannotBeRead) {
+  // A program whose source is gone by the time weft reports on it.
+  const std::string source = temp_file("gone.c");
+  const std::string program = temp_file("gone");
+  fs::copy_file(fixture("lost_update.c"), source, fs::copy_options::overwrite_existing);
+  ASSERT_EQ(shell(std::string(WEFT_CC) + " -O0 " + source + " -o " + program).exit_code, 0);
+  fs::remove(source);
+  const std::string html = temp_file("gone.html");
+  const CliRun r = weft_cli("run -q --replay-file " + temp_file("gone.json") + " --html " + html +
+                            " " + program);
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  const std::string page = read_text(html);
+  EXPECT_TRUE(contains(page, "The source is not shown: cannot read " + source)) << page;
+  EXPECT_TRUE(contains(page, "No such file or directory"));
+  EXPECT_TRUE(contains(page, "class=\"step bug-step\""));
+  fs::remove(program);
 }
 
 TEST(ReportForms, TextOutputIsUnchangedBesideReportFiles) {

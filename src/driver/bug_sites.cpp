@@ -43,13 +43,12 @@ std::vector<BugSite> bug_sites(const nlohmann::json& bug) {
       take_place(s, a);
       sites.push_back(std::move(s));
     }
-  if (const auto pending = bug.find("pending"); pending != bug.end() && pending->is_array())
-    for (const auto& p : *pending) {
-      if (text_of(p, "waits").empty()) continue;  // not part of a deadlock or livelock
+  if (const auto stuck = bug.find("stuck"); stuck != bug.end() && stuck->is_array())
+    for (const auto& w : *stuck) {
       BugSite s;
-      s.thread = text_of(p, "thread");
-      s.what = text_of(p, "waits");
-      take_place(s, p);
+      s.thread = text_of(w, "thread");
+      s.what = text_of(w, "waits");
+      take_place(s, w);
       sites.push_back(std::move(s));
     }
   if (sites.empty()) {

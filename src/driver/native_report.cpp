@@ -225,24 +225,31 @@ nlohmann::json native_bug_json(const explorer::FoundBug& bug, const ThreadRegist
     }
     steps.push_back(std::move(step));
   }
-  // What each thread of a deadlock or livelock waits for, and where, from the message.
+  nlohmann::json pending = nlohmann::json::array();
+  for (const auto& p : bug.trace.pending)
+    pending.push_back({{"thread", threads.name(p.thread)},
+                       {"operation", operation_text(p.op, threads, symbols)},
+                       {"blocked", !p.enabled}});
+  // Each thread a deadlock or livelock leaves stuck, as the message says it: where its blocked
+  // operation is, or (a spinning thread, whose loop is no operation) where it last was.
   const std::vector<ThreadWait> waits =
       is_whole_execution_bug(bug.outcome) ? thread_waits(bug.message) : std::vector<ThreadWait>{};
-  nlohmann::json pending = nlohmann::json::array();
-  for (const auto& p : bug.trace.pending) {
-    nlohmann::json entry = {{"thread", threads.name(p.thread)},
-                            {"operation", operation_text(p.op, threads, symbols)},
-                            {"blocked", !p.enabled}};
-    for (const auto& w : waits) {
-      if (w.thread != threads.name(p.thread)) continue;
-      entry["waits"] = named_text(w.text, symbols);
-      if (auto where = location_json(w.site, symbols); !where.is_null()) entry.update(where);
-    }
-    pending.push_back(std::move(entry));
+  nlohmann::json stuck = nlohmann::json::array();
+  for (const auto& w : waits) {
+    nlohmann::json entry = {{"thread", w.thread}, {"waits", named_text(w.text, symbols)}};
+    for (const auto& p : bug.trace.pending)
+      if (threads.name(p.thread) == w.thread)
+        entry["operation"] = operation_text(p.op, threads, symbols);
+    nlohmann::json where = location_json(w.site, symbols);
+    for (std::size_t i = bug.trace.events.size(); where.is_null() && i-- > 0;)
+      if (threads.name(bug.trace.events[i].thread) == w.thread && i < bug.trace.sites.size())
+        where = location_json(bug.trace.sites[i], symbols);
+    if (!where.is_null()) entry.update(where);
+    stuck.push_back(std::move(entry));
   }
-  // Where the bug happened: a deadlock's first wait with a place, the place an assertion
-  // states, else the first instruction the message names (a race's first access, a crash's or
-  // memory error's instruction).
+  // Where the bug happened: the first stuck thread's place (a livelock's spinner comes first),
+  // the place an assertion states, else the first instruction the message names (a race's first
+  // access, a crash's or memory error's instruction).
   const std::vector<RaceAccess> accesses =
       bug.outcome == Outcome::kDataRace ? race_accesses(bug.message) : std::vector<RaceAccess>{};
   nlohmann::json race = nlohmann::json::array();
@@ -252,8 +259,9 @@ nlohmann::json native_bug_json(const explorer::FoundBug& bug, const ThreadRegist
     race.push_back(std::move(entry));
   }
   nlohmann::json location = nullptr;
-  for (const auto& w : waits)
-    if (location.is_null()) location = location_json(w.site, symbols);
+  if (!stuck.empty() && stuck[0].contains("file"))
+    location = {
+        {"file", stuck[0]["file"]}, {"line", stuck[0]["line"]}, {"function", stuck[0]["function"]}};
   if (location.is_null() && bug.outcome == Outcome::kAssertionFailure)
     if (auto place = assertion_place(bug.message))
       location = {{"file", place->file}, {"line", place->line}, {"function", place->function}};
@@ -289,6 +297,7 @@ nlohmann::json native_bug_json(const explorer::FoundBug& bug, const ThreadRegist
   if (const ThreadId t = bug_thread(bug); t != kNoThread) j["thread"] = threads.name(t);
   if (!location.is_null()) j["location"] = std::move(location);
   if (!accesses.empty()) j["accesses"] = std::move(race);
+  if (!stuck.empty()) j["stuck"] = std::move(stuck);
   if (!replay_command.empty()) j["replay_command"] = replay_command;
   return j;
 }

@@ -19,9 +19,9 @@ struct BugSite {
   std::string function;    ///< "" when unknown
 };
 
-/// The operations of `bug` at its step: a data race's two accesses, each blocked or spinning
-/// thread of a deadlock or livelock, or else the one operation the bug happened at. A site the
-/// message gives no place for takes that of its thread's last step, where the thread stopped.
+/// The operations of `bug` at its step: a data race's two accesses, each thread a deadlock or
+/// livelock leaves stuck (`stuck`), or else the one operation the bug happened at. A site with no
+/// place takes that of its thread's last step, where the thread stopped.
 std::vector<BugSite> bug_sites(const nlohmann::json& bug);
 
 /// The threads of the bug's execution in order of appearance (`threads`), with any thread a

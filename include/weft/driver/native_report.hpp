@@ -39,8 +39,9 @@ std::string format_native_bugs(const std::vector<const explorer::FoundBug*>& bug
 /// junit_report.hpp, html_report.hpp): `bug_step` (the bug happened as step interleaving + 1),
 /// `thread` (the thread it happened in, when one did), `location` (its own file, line and
 /// function), `accesses` (a data race's two accesses, each with its thread and place),
-/// `threads` (the execution's threads in order of appearance), the blocked threads' `waits` and
-/// places in `pending`, `report` (the text report) and `replay_command` (when given).
+/// `threads` (the execution's threads in order of appearance), `stuck` (each thread a deadlock
+/// or livelock leaves stuck: what it waits for and where), `report` (the text report) and
+/// `replay_command` (when given).
 nlohmann::json native_bug_json(const explorer::FoundBug& bug, const ThreadRegistry& threads,
                                Symbolizer& symbols, const std::string& replay_command = "");
 
