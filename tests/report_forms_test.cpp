@@ -427,6 +427,24 @@ TEST(ReportForms, HtmlSaysWhenASourceCannotBeRead) {
   fs::remove(program);
 }
 
+TEST(ReportForms, ReplayWritesTheReplayedBugsReports) {
+  const Forms f = check_with_forms("abba_deadlock.c");
+  ASSERT_EQ(f.run.exit_code, 1);
+  const std::string sarif = temp_file("replay.sarif");
+  const std::string html = temp_file("replay.html");
+  const CliRun r = weft_cli("replay " + temp_file("abba_deadlock.c.replay.json") + " --sarif " +
+                            sarif + " --html " + html);
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(schema_errors(sarif), "");
+  const json log = json::parse(read_text(sarif));
+  ASSERT_EQ(log["runs"][0]["results"].size(), 1u);
+  EXPECT_EQ(log["runs"][0]["results"][0]["ruleId"], "deadlock");
+  EXPECT_EQ(log["runs"][0]["results"][0]["relatedLocations"].size(), 3u);
+  const std::string page = read_text(html);
+  EXPECT_EQ(count(page, "class=\"step bug-step\""), 1u);
+  EXPECT_TRUE(contains(page, "weft replay " + temp_file("abba_deadlock.c.replay.json")));
+}
+
 TEST(ReportForms, TextOutputIsUnchangedBesideReportFiles) {
   const std::string html = temp_file("page.html");
   const CliRun with = weft_cli("check " + fixture("lost_update.c") + " -q --replay-file " +

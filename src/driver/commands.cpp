@@ -633,8 +633,32 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
   return code;
 }
 
+// The result JSON of a replay, for its report files: one execution, the bug it ended in (if
+// any), in the form run_command's result has.
+static nlohmann::json replay_result(const std::string& replay_file, const Program& program,
+                                    const nlohmann::json& bug, const std::string& stopped) {
+  const int code = !stopped.empty() ? kExitIncomplete : bug.is_null() ? kExitNoBug : kExitBug;
+  nlohmann::json j = {{"verdict", verdict_name(code)},
+                      {"exit_code", code},
+                      {"complete", false},
+                      {"program", program.path},
+                      {"strategy", "replay"},
+                      {"points", program.options.points},
+                      {"replay_file", replay_file},
+                      {"statistics", {{"executions", 1}}},
+                      {"weft_version", WEFT_VERSION},
+                      {"bugs", nlohmann::json::array()}};
+  if (!bug.is_null()) j["bugs"].push_back(bug);
+  if (!stopped.empty()) {
+    j["incomplete_because"] = "the replayed execution was stopped: " + stopped;
+    j["incomplete_code"] = "cut-short";
+  }
+  return j;
+}
+
 static int replay_command_unguarded(const std::string& replay_file, const std::string& program_path,
-                                    bool under_gdb, bool json) {
+                                    bool under_gdb, bool json, const ReportFiles& reports) {
+  check_report_paths(reports);
   ThreadRegistry threads;
   TestDirective directive;
   const ReplayFile file = load_replay_file(replay_file, threads, directive);
@@ -655,7 +679,10 @@ static int replay_command_unguarded(const std::string& replay_file, const std::s
   std::fflush(stdout);
   const Trace trace = replay_execution(program, directive, threads, under_gdb, &base, json);
   if (under_gdb) return kExitNoBug;  // the debugging session was the point
+  std::error_code cwd_error;
+  const std::string cwd = fs::current_path(cwd_error).string();
   if (trace.outcome == Outcome::kTimeout) {
+    write_report_files(reports, replay_result(replay_file, program, nullptr, trace.message), cwd);
     if (json)
       std::printf(
           "%s\n",
@@ -685,6 +712,15 @@ static int replay_command_unguarded(const std::string& replay_file, const std::s
       reproduced = true;
     }
   if (!found && !bugs.empty()) found = bugs.front();
+  if (reports.any()) {
+    const nlohmann::json bug =
+        found ? native_bug_json(*found, threads, symbols,
+                                "weft replay " +
+                                    (program_path.empty() ? "" : shell_word(program_path) + " ") +
+                                    shell_word(replay_file))
+              : nlohmann::json();
+    write_report_files(reports, replay_result(replay_file, program, bug, ""), cwd);
+  }
   if (json) {
     nlohmann::json out = {{"reproduced", reproduced}};
     if (found) out["bug"] = native_bug_json(*found, threads, symbols);
@@ -749,9 +785,10 @@ int run_command(const Program& program, const ExploreSettings& settings) {
 }
 
 int replay_command(const std::string& replay_file, const std::string& program_path, bool under_gdb,
-                   bool json) {
-  return guarded(
-      [&] { return replay_command_unguarded(replay_file, program_path, under_gdb, json); });
+                   bool json, const ReportFiles& reports) {
+  return guarded([&] {
+    return replay_command_unguarded(replay_file, program_path, under_gdb, json, reports);
+  });
 }
 
 int check_command(const std::string& source, const std::vector<std::string>& compiler_flags,

@@ -192,6 +192,17 @@ int main(int argc, char** argv) {
   replay->add_option("args", replay_args, "[program] replay-file")->required()->expected(1, 2);
   replay->add_flag("--gdb", gdb, "Run it under gdb, stopped at the bug");
   replay->add_flag("--json", replay_json, "Print the result as JSON");
+  weft::driver::ReportFiles replay_reports;
+  replay->add_option("--sarif", replay_reports.sarif, "Also write the replayed bug as SARIF 2.1.0")
+      ->type_name("FILE");
+  replay
+      ->add_option("--junit", replay_reports.junit,
+                   "Also write the replayed bug as a JUnit XML report")
+      ->type_name("FILE");
+  replay
+      ->add_option("--html", replay_reports.html,
+                   "Also write the replayed bug as one self-contained HTML page")
+      ->type_name("FILE");
 
   std::vector<std::string> words(argv + 1, argv + argc);
   std::reverse(words.begin(), words.end());  // CLI11 takes the arguments last-first
@@ -254,7 +265,7 @@ int main(int argc, char** argv) {
     }
     const std::string file = replay_args.back();
     const std::string path = replay_args.size() == 2 ? replay_args.front() : "";
-    return weft::driver::replay_command(file, path, gdb, replay_json);
+    return weft::driver::replay_command(file, path, gdb, replay_json, replay_reports);
   } catch (const weft::driver::DriverError& e) {
     std::fprintf(stderr, "weft: error: %s\n", e.what());
     return weft::driver::kExitUsage;

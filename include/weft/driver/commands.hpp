@@ -63,8 +63,8 @@ int check_command(const std::string& source, const std::vector<std::string>& com
                   Program program, const ExploreSettings& settings);
 
 /// Re-executes the execution a replay file describes (optionally under gdb); `program_path`
-/// overrides the program named in the file.
+/// overrides the program named in the file. `reports`: report files of the replayed execution.
 int replay_command(const std::string& replay_file, const std::string& program_path, bool under_gdb,
-                   bool json);
+                   bool json, const ReportFiles& reports = {});
 
 }  // namespace weft::driver
