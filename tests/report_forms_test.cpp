@@ -473,6 +473,10 @@ TEST(ReportForms, AnUnwritableFileIsOneErrorLineAndExitCode2) {
                               fs::temp_directory_path().string());
   EXPECT_EQ(dir.exit_code, 2);
   EXPECT_TRUE(contains(dir.err, "it is a directory")) << dir.err;
+  const CliRun twice = weft_cli("check " + fixture("lost_update.c") + " -q --sarif " +
+                                temp_file("x") + " --html " + temp_file("x"));
+  EXPECT_EQ(twice.exit_code, 2);
+  EXPECT_TRUE(contains(twice.err, "it is given to both --sarif and --html")) << twice.err;
 }
 
 }  // namespace

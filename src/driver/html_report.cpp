@@ -1,5 +1,6 @@
 #include "weft/driver/html_report.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>

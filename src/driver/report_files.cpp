@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <utility>
 
 #include "weft/driver/html_report.hpp"
 #include "weft/driver/junit_report.hpp"
@@ -51,6 +52,14 @@ void check_report_paths(const ReportFiles& files) {
   check_path(files.sarif, "--sarif");
   check_path(files.junit, "--junit");
   check_path(files.html, "--html");
+  // One file for two forms would keep only the last one written.
+  const std::pair<const char*, const std::string*> forms[] = {
+      {"--sarif", &files.sarif}, {"--junit", &files.junit}, {"--html", &files.html}};
+  for (std::size_t a = 0; a < 3; ++a)
+    for (std::size_t b = a + 1; b < 3; ++b)
+      if (!forms[a].second->empty() && *forms[a].second == *forms[b].second)
+        throw DriverError("cannot write " + one_line(*forms[a].second) + ": it is given to both " +
+                          forms[a].first + " and " + forms[b].first + " (give each its own file)");
 }
 
 void write_report_files(const ReportFiles& files, const nlohmann::json& result,

@@ -16,7 +16,8 @@ struct ReportFiles {
 };
 
 /// Throws DriverError ("cannot write FILE: reason (...)") for a path that cannot be written:
-/// its directory is missing or not writable, or it names a directory. Checked before the
+/// its directory is missing or not writable, it names a directory, or two forms name the same
+/// file. Checked before the
 /// exploration, which may take long, so that a typo does not cost the run.
 void check_report_paths(const ReportFiles& files);
 
