@@ -7,9 +7,11 @@ set -euo pipefail
 # libomp-14-dev: omp.h for OpenMP programs (weft models the runtime itself; docs/openmp.md).
 # libz3-dev: the SMT solver that finds input values (docs/inputs.md).
 # pkg-config: the install test builds a program with weft.pc (docs/install.md).
+# chromium: a headless browser that loads --html reports in tests/report_forms_test.cpp.
+# python3-jsonschema: validates --sarif reports against tests/data/sarif-2.1.0-weft.schema.json.
 packages=(cmake ninja-build g++ python3 libgtest-dev libgmock-dev libbenchmark-dev
           clang-14 libclang-rt-14-dev llvm-14-dev llvm-14-tools libcli11-dev nlohmann-json3-dev
-          gdb libomp-14-dev libz3-dev pkg-config)
+          gdb libomp-14-dev libz3-dev pkg-config chromium python3-jsonschema)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -209,6 +209,9 @@ const char* verdict_name(int code) {
 
 static int run_command_unguarded(const Program& program, const ExploreSettings& settings) {
   check_options(program.options, settings);
+  check_report_paths(settings.reports);
+  // The result JSON is the model every report form renders: built when any of them is asked.
+  const bool result_json = settings.json || settings.reports.any();
   // The predicate is checked against the program's variables before anything runs.
   std::optional<GlobalCheck> global;
   if (!settings.check_global.empty()) {
@@ -417,7 +420,7 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
         replayed_bug = i;
         break;
       }
-  std::string replay;
+  std::string replay, replay_command;
   prepare_symbols(result.bugs, *symbols);
   for (std::size_t i = 0; i < result.bugs.size(); ++i) {
     const auto& bug = result.bugs[i];
@@ -431,12 +434,13 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
                         bug_message(bug, *symbols), settings.check_global);
       // The replay file names the program; `weft check` builds it in a temporary directory, so
       // its replay command needs only the file.
-      replay = "weft replay " +
-               (settings.program_is_temporary ? "" : shell_word(program.path) + " ") +
-               shell_word(replay_path) + "   (add --gdb to stop in gdb at the bug)";
+      replay_command = "weft replay " +
+                       (settings.program_is_temporary ? "" : shell_word(program.path) + " ") +
+                       shell_word(replay_path);
+      replay = replay_with_hint(replay_command);
     }
-    if (settings.json) {
-      auto j = native_bug_json(bug, threads, *symbols);
+    if (result_json) {
+      auto j = native_bug_json(bug, threads, *symbols, i == replayed_bug ? replay_command : "");
       if (i == replayed_bug) j["replay_file"] = replay_path;
       j["promoted_sites"] = found[i].promoted.size();
       j["execution"] = bug.execution;
@@ -539,7 +543,7 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
     thread_model_state = modelled->model().usable()
                              ? settings.thread_model
                              : "disabled: " + modelled->model().disabled_reason();
-  if (settings.json) {
+  if (result_json) {
     nlohmann::json j = {{"verdict", verdict_name(code)},
                         {"exit_code", code},
                         {"complete", complete},
@@ -571,8 +575,14 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
       j["incomplete_code"] = explorer::incompleteness_code(decision.why);
     }
     if (!unrestored_text.empty()) j["unrestored_state"] = result.unrestored_state;
-    std::printf("%s\n", j.dump(2).c_str());
-    return code;
+    j["weft_version"] = WEFT_VERSION;
+    if (!settings.source.empty()) j["source"] = settings.source;
+    std::error_code ec;
+    write_report_files(settings.reports, j, fs::current_path(ec).string());
+    if (settings.json) {
+      std::printf("%s\n", j.dump(2).c_str());
+      return code;
+    }
   }
   std::printf("%s", text.c_str());
   // A state reached is one of the bugs above; what else the check says gets its own line.
@@ -615,8 +625,32 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
   return code;
 }
 
+// The result JSON of a replay, for its report files: one execution, the bug it ended in (if
+// any), in the form run_command's result has.
+static nlohmann::json replay_result(const std::string& replay_file, const Program& program,
+                                    const nlohmann::json& bug, const std::string& stopped) {
+  const int code = !stopped.empty() ? kExitIncomplete : bug.is_null() ? kExitNoBug : kExitBug;
+  nlohmann::json j = {{"verdict", verdict_name(code)},
+                      {"exit_code", code},
+                      {"complete", false},
+                      {"program", program.path},
+                      {"strategy", "replay"},
+                      {"points", program.options.points},
+                      {"replay_file", replay_file},
+                      {"statistics", {{"executions", 1}}},
+                      {"weft_version", WEFT_VERSION},
+                      {"bugs", nlohmann::json::array()}};
+  if (!bug.is_null()) j["bugs"].push_back(bug);
+  if (!stopped.empty()) {
+    j["incomplete_because"] = "the replayed execution was stopped: " + stopped;
+    j["incomplete_code"] = "cut-short";
+  }
+  return j;
+}
+
 static int replay_command_unguarded(const std::string& replay_file, const std::string& program_path,
-                                    bool under_gdb, bool json) {
+                                    bool under_gdb, bool json, const ReportFiles& reports) {
+  check_report_paths(reports);
   ThreadRegistry threads;
   TestDirective directive;
   const ReplayFile file = load_replay_file(replay_file, threads, directive);
@@ -637,7 +671,10 @@ static int replay_command_unguarded(const std::string& replay_file, const std::s
   std::fflush(stdout);
   const Trace trace = replay_execution(program, directive, threads, under_gdb, &base, json);
   if (under_gdb) return kExitNoBug;  // the debugging session was the point
+  std::error_code cwd_error;
+  const std::string cwd = fs::current_path(cwd_error).string();
   if (trace.outcome == Outcome::kTimeout) {
+    write_report_files(reports, replay_result(replay_file, program, nullptr, trace.message), cwd);
     if (json)
       std::printf(
           "%s\n",
@@ -667,6 +704,15 @@ static int replay_command_unguarded(const std::string& replay_file, const std::s
       reproduced = true;
     }
   if (!found && !bugs.empty()) found = bugs.front();
+  if (reports.any()) {
+    const nlohmann::json bug =
+        found ? native_bug_json(*found, threads, symbols,
+                                "weft replay " +
+                                    (program_path.empty() ? "" : shell_word(program_path) + " ") +
+                                    shell_word(replay_file))
+              : nlohmann::json();
+    write_report_files(reports, replay_result(replay_file, program, bug, ""), cwd);
+  }
   if (json) {
     nlohmann::json out = {{"reproduced", reproduced}};
     if (found) out["bug"] = native_bug_json(*found, threads, symbols);
@@ -688,6 +734,7 @@ static int check_command_unguarded(const std::string& source,
                                    const std::vector<std::string>& compiler_flags, Program program,
                                    const ExploreSettings& settings) {
   check_options(program.options, settings);  // before the build, which takes seconds
+  check_report_paths(settings.reports);
   std::error_code ec;
   if (!fs::exists(source, ec)) throw DriverError("no such file: '" + source + "'");
   if (!fs::is_regular_file(source, ec)) throw DriverError("'" + source + "' is not a source file");
@@ -719,6 +766,7 @@ static int check_command_unguarded(const std::string& source,
   program.path = binary;
   ExploreSettings check_settings = settings;
   check_settings.program_is_temporary = true;
+  check_settings.source = source;
   return run_command_unguarded(program, check_settings);
 }
 
@@ -729,9 +777,10 @@ int run_command(const Program& program, const ExploreSettings& settings) {
 }
 
 int replay_command(const std::string& replay_file, const std::string& program_path, bool under_gdb,
-                   bool json) {
-  return guarded(
-      [&] { return replay_command_unguarded(replay_file, program_path, under_gdb, json); });
+                   bool json, const ReportFiles& reports) {
+  return guarded([&] {
+    return replay_command_unguarded(replay_file, program_path, under_gdb, json, reports);
+  });
 }
 
 int check_command(const std::string& source, const std::vector<std::string>& compiler_flags,

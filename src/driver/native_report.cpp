@@ -2,9 +2,11 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 
+#include "weft/driver/bug_parts.hpp"
 #include "weft/driver/report.hpp"
 #include "weft/runtime/native_protocol.hpp"
 #include "weft/trace/wire.hpp"
@@ -78,18 +80,10 @@ EventText event_text(const explorer::FoundBug& bug, const ThreadRegistry& thread
   return text;
 }
 
-}  // namespace
-
-void prepare_symbols(const std::vector<explorer::FoundBug>& bugs, Symbolizer& symbols) {
-  std::vector<std::uint64_t> code, data;
-  for (const auto& bug : bugs) add_addresses(bug, code, data);
-  symbols.prepare(code, data);
-}
-
-std::string bug_message(const explorer::FoundBug& bug, Symbolizer& symbols) {
-  // Objects the scheduler names by address (a deadlock's mutexes) get their variable names.
+// A raw message in the program's words: addresses the scheduler writes as 0x... (a deadlock's
+// mutexes) become variable names, and {pc:}/{data:} marks are resolved.
+std::string named_text(const std::string& raw, Symbolizer& symbols) {
   std::string m;
-  const std::string& raw = bug.message;
   for (std::size_t i = 0; i < raw.size();) {
     if (raw.compare(i, 2, "0x") == 0) {
       std::size_t end = i + 2;
@@ -103,6 +97,57 @@ std::string bug_message(const explorer::FoundBug& bug, Symbolizer& symbols) {
     }
   }
   return symbols.render(m);
+}
+
+// {file, line, function} of a code address, or null when the address is unknown.
+nlohmann::json location_json(std::uint64_t site, Symbolizer& symbols) {
+  if (!site) return nullptr;
+  const SourceLocation loc = symbols.code(site);
+  if (loc.file.empty()) return nullptr;
+  return {{"file", loc.file}, {"line", loc.line}, {"function", loc.function}};
+}
+
+// The thread a thread bug happened in (the failure recorded with the bug's message and step),
+// or the execution's failing thread for a deadlock or livelock.
+ThreadId bug_thread(const explorer::FoundBug& bug) {
+  for (const Failure& f : bug.trace.failures)
+    if (f.outcome == bug.outcome && f.step == bug.step && f.message == bug.message) return f.thread;
+  return is_whole_execution_bug(bug.outcome) ? bug.trace.failing_thread : kNoThread;
+}
+
+// The threads of the bug's execution in the order they first appear: in its steps (running or
+// being created), among the threads still pending, then those the bug names.
+std::vector<std::string> threads_of(const explorer::FoundBug& bug, const ThreadRegistry& threads,
+                                    const std::vector<RaceAccess>& accesses) {
+  std::vector<std::string> names;
+  const auto add = [&](const std::string& name) {
+    if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end())
+      names.push_back(name);
+  };
+  for (const Event& e : bug.trace.events) {
+    add(threads.name(e.thread));
+    if (e.op.kind == OpKind::kThreadCreate) add(threads.name(static_cast<ThreadId>(e.op.object)));
+  }
+  for (const auto& p : bug.trace.pending) add(threads.name(p.thread));
+  if (const ThreadId t = bug_thread(bug); t != kNoThread) add(threads.name(t));
+  for (const auto& a : accesses) add(a.thread);
+  return names;
+}
+
+}  // namespace
+
+void prepare_symbols(const std::vector<explorer::FoundBug>& bugs, Symbolizer& symbols) {
+  std::vector<std::uint64_t> code, data;
+  for (const auto& bug : bugs) add_addresses(bug, code, data);
+  symbols.prepare(code, data);
+}
+
+std::string replay_with_hint(const std::string& replay_command) {
+  return replay_command + "   (add --gdb to stop in gdb at the bug)";
+}
+
+std::string bug_message(const explorer::FoundBug& bug, Symbolizer& symbols) {
+  return named_text(bug.message, symbols);
 }
 
 std::string format_native_bug(const explorer::FoundBug& bug, const ThreadRegistry& threads,
@@ -164,7 +209,7 @@ std::string format_native_bugs(const std::vector<const explorer::FoundBug*>& bug
 }
 
 nlohmann::json native_bug_json(const explorer::FoundBug& bug, const ThreadRegistry& threads,
-                               Symbolizer& symbols) {
+                               Symbolizer& symbols, const std::string& replay_command) {
   prepare_symbols(bug, symbols);
   nlohmann::json steps = nlohmann::json::array();
   for (std::size_t i = 0; i < bug.trace.events.size(); ++i) {
@@ -185,6 +230,43 @@ nlohmann::json native_bug_json(const explorer::FoundBug& bug, const ThreadRegist
     pending.push_back({{"thread", threads.name(p.thread)},
                        {"operation", operation_text(p.op, threads, symbols)},
                        {"blocked", !p.enabled}});
+  // Each thread a deadlock or livelock leaves stuck, as the message says it: where its blocked
+  // operation is, or (a spinning thread, whose loop is no operation) where it last was.
+  const std::vector<ThreadWait> waits =
+      is_whole_execution_bug(bug.outcome) ? thread_waits(bug.message) : std::vector<ThreadWait>{};
+  nlohmann::json stuck = nlohmann::json::array();
+  for (const auto& w : waits) {
+    nlohmann::json entry = {{"thread", w.thread}, {"waits", named_text(w.text, symbols)}};
+    for (const auto& p : bug.trace.pending)
+      if (threads.name(p.thread) == w.thread)
+        entry["operation"] = operation_text(p.op, threads, symbols);
+    nlohmann::json where = location_json(w.site, symbols);
+    for (std::size_t i = bug.trace.events.size(); where.is_null() && i-- > 0;)
+      if (threads.name(bug.trace.events[i].thread) == w.thread && i < bug.trace.sites.size())
+        where = location_json(bug.trace.sites[i], symbols);
+    if (!where.is_null()) entry.update(where);
+    stuck.push_back(std::move(entry));
+  }
+  // Where the bug happened: the first stuck thread's place (a livelock's spinner comes first),
+  // the place an assertion states, else the first instruction the message names (a race's first
+  // access, a crash's or memory error's instruction).
+  const std::vector<RaceAccess> accesses =
+      bug.outcome == Outcome::kDataRace ? race_accesses(bug.message) : std::vector<RaceAccess>{};
+  nlohmann::json race = nlohmann::json::array();
+  for (const auto& a : accesses) {
+    nlohmann::json entry = {{"thread", a.thread}, {"access", a.access}};
+    if (auto where = location_json(a.site, symbols); !where.is_null()) entry.update(where);
+    race.push_back(std::move(entry));
+  }
+  nlohmann::json location = nullptr;
+  if (!stuck.empty() && stuck[0].contains("file"))
+    location = {
+        {"file", stuck[0]["file"]}, {"line", stuck[0]["line"]}, {"function", stuck[0]["function"]}};
+  if (location.is_null() && bug.outcome == Outcome::kAssertionFailure)
+    if (auto place = assertion_place(bug.message))
+      location = {{"file", place->file}, {"line", place->line}, {"function", place->function}};
+  if (location.is_null())
+    if (auto site = first_code_mark(bug.message)) location = location_json(*site, symbols);
   nlohmann::json inputs = nlohmann::json::array();
   for (const InputRead& in : bug.trace.symbolic.inputs) {
     const std::uint64_t bits = symbolic::truncate(in.value, in.width);
@@ -199,13 +281,25 @@ nlohmann::json native_bug_json(const explorer::FoundBug& bug, const ThreadRegist
       value["value"] = bits;
     inputs.push_back(std::move(value));
   }
-  return {{"kind", outcome_name(bug.outcome)},
-          {"message", bug_message(bug, symbols)},
-          {"schedule", encode_test(bug.schedule, bug.trace.symbolic.values(), threads)},
-          {"inputs", std::move(inputs)},
-          {"follows_inputs", bug.trace.symbolic.tracked},
-          {"interleaving", std::move(steps)},
-          {"pending", std::move(pending)}};
+  nlohmann::json j = {
+      {"kind", outcome_name(bug.outcome)},
+      {"message", bug_message(bug, symbols)},
+      {"schedule", encode_test(bug.schedule, bug.trace.symbolic.values(), threads)},
+      {"inputs", std::move(inputs)},
+      {"follows_inputs", bug.trace.symbolic.tracked},
+      {"interleaving", std::move(steps)},
+      {"pending", std::move(pending)},
+      {"bug_step", bug.step + 1},
+      {"threads", threads_of(bug, threads, accesses)},
+      {"report", format_native_bug(
+                     bug, threads, symbols,
+                     replay_command.empty() ? std::string() : replay_with_hint(replay_command))}};
+  if (const ThreadId t = bug_thread(bug); t != kNoThread) j["thread"] = threads.name(t);
+  if (!location.is_null()) j["location"] = std::move(location);
+  if (!accesses.empty()) j["accesses"] = std::move(race);
+  if (!stuck.empty()) j["stuck"] = std::move(stuck);
+  if (!replay_command.empty()) j["replay_command"] = replay_command;
+  return j;
 }
 
 nlohmann::json statistics_json(const explorer::Statistics& s, std::uint64_t program_peak_kib) {

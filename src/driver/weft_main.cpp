@@ -123,6 +123,17 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
                  "this file, "
                  "in Graphviz's dot language (dot -Tsvg FILE -o FILE.svg draws it)")
       ->type_name("FILE.dot");
+  cmd.add_option("--sarif", s.reports.sarif,
+                 "Also write the result as SARIF 2.1.0 to this file (for GitHub code scanning and "
+                 "SARIF viewers: each bug with its locations and interleaving)")
+      ->type_name("FILE");
+  cmd.add_option("--junit", s.reports.junit,
+                 "Also write the result as a JUnit XML report to this file (a failure per bug)")
+      ->type_name("FILE");
+  cmd.add_option("--html", s.reports.html,
+                 "Also write the result as one self-contained HTML page to this file (each "
+                 "bug's interleaving as swimlanes, with its source lines)")
+      ->type_name("FILE");
   cmd.add_flag("-q,--quiet", s.quiet, "No progress line on stderr");
 }
 
@@ -186,6 +197,17 @@ int main(int argc, char** argv) {
   replay->add_option("args", replay_args, "[program] replay-file")->required()->expected(1, 2);
   replay->add_flag("--gdb", gdb, "Run it under gdb, stopped at the bug");
   replay->add_flag("--json", replay_json, "Print the result as JSON");
+  weft::driver::ReportFiles replay_reports;
+  replay->add_option("--sarif", replay_reports.sarif, "Also write the replayed bug as SARIF 2.1.0")
+      ->type_name("FILE");
+  replay
+      ->add_option("--junit", replay_reports.junit,
+                   "Also write the replayed bug as a JUnit XML report")
+      ->type_name("FILE");
+  replay
+      ->add_option("--html", replay_reports.html,
+                   "Also write the replayed bug as one self-contained HTML page")
+      ->type_name("FILE");
 
   std::vector<std::string> words(argv + 1, argv + argc);
   std::reverse(words.begin(), words.end());  // CLI11 takes the arguments last-first
@@ -248,7 +270,7 @@ int main(int argc, char** argv) {
     }
     const std::string file = replay_args.back();
     const std::string path = replay_args.size() == 2 ? replay_args.front() : "";
-    return weft::driver::replay_command(file, path, gdb, replay_json);
+    return weft::driver::replay_command(file, path, gdb, replay_json, replay_reports);
   } catch (const weft::driver::DriverError& e) {
     std::fprintf(stderr, "weft: error: %s\n", e.what());
     return weft::driver::kExitUsage;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "weft/driver/native_runner.hpp"
+#include "weft/driver/report_files.hpp"
 #include "weft/explore/strategy.hpp"
 
 namespace weft::driver {
@@ -36,6 +37,8 @@ struct ExploreSettings {
   std::uint64_t random_executions = 1000;
   std::uint64_t seed = 1;
   bool json = false;
+  /// --sarif, --junit, --html: report files rendered from the result JSON, besides the output.
+  ReportFiles reports;
   /// Count the distinct Mazurkiewicz traces among the executions (a Foata fingerprint of each),
   /// to check a strategy's reduction; off by default, since no verdict needs it.
   bool count_traces = false;
@@ -47,6 +50,7 @@ struct ExploreSettings {
   bool quiet = false;                 ///< no progress line
   std::string replay_file;            ///< where to write the first bug's replay file ("" = default)
   bool program_is_temporary = false;  ///< built by `weft check`: refer to it only via the file
+  std::string source;  ///< the source file `weft check` built the program from ("" for run)
 };
 
 /// Explores `program` and prints the verdict; returns the exit code.
@@ -59,8 +63,8 @@ int check_command(const std::string& source, const std::vector<std::string>& com
                   Program program, const ExploreSettings& settings);
 
 /// Re-executes the execution a replay file describes (optionally under gdb); `program_path`
-/// overrides the program named in the file.
+/// overrides the program named in the file. `reports`: report files of the replayed execution.
 int replay_command(const std::string& replay_file, const std::string& program_path, bool under_gdb,
-                   bool json);
+                   bool json, const ReportFiles& reports = {});
 
 }  // namespace weft::driver

@@ -16,6 +16,9 @@ namespace weft::driver {
 /// (tens of milliseconds) per bug.
 void prepare_symbols(const std::vector<explorer::FoundBug>& bugs, Symbolizer& symbols);
 
+/// "weft replay FILE" with the hint the text report gives after it (--gdb).
+std::string replay_with_hint(const std::string& replay_command);
+
 /// The bug's one-line message with {pc:…}/{data:…} resolved.
 std::string bug_message(const explorer::FoundBug& bug, Symbolizer& symbols);
 
@@ -31,9 +34,16 @@ std::string format_native_bugs(const std::vector<const explorer::FoundBug*>& bug
                                std::size_t first_number, const ThreadRegistry& threads,
                                Symbolizer& symbols, const std::string& replay_command);
 
-/// The same as JSON: kind, message, thread, schedule, and the interleaving step by step.
+/// The same as JSON: kind, message, schedule, inputs, the interleaving step by step and the
+/// threads still pending at its end; and, for the report files (sarif_report.hpp,
+/// junit_report.hpp, html_report.hpp): `bug_step` (the bug happened as step interleaving + 1),
+/// `thread` (the thread it happened in, when one did), `location` (its own file, line and
+/// function), `accesses` (a data race's two accesses, each with its thread and place),
+/// `threads` (the execution's threads in order of appearance), `stuck` (each thread a deadlock
+/// or livelock leaves stuck: what it waits for and where), `report` (the text report) and
+/// `replay_command` (when given).
 nlohmann::json native_bug_json(const explorer::FoundBug& bug, const ThreadRegistry& threads,
-                               Symbolizer& symbols);
+                               Symbolizer& symbols, const std::string& replay_command = "");
 
 /// With the peak resident memory (KiB) of weft itself and of the program's processes
 /// (`program_peak_kib`, ForkServer::peak_rss_kib).
