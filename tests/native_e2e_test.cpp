@@ -78,6 +78,24 @@ TEST(NativeEndToEnd, HelpGroupsTheOptionsByPurpose) {
   }
 }
 
+TEST(NativeEndToEnd, PctFindsADepthTwoBugThatDepthOneCannot) {
+  // Depth 1 (no change point) never puts the load between the two stores; the verdict says
+  // what PCT's executions covered.
+  const CliRun one = check("pct_depth_two.c", "--strategy pct --depth 1 --executions 300");
+  EXPECT_EQ(one.exit_code, 3) << one.out;
+  EXPECT_EQ(one.result["incomplete_code"], "not-exhaustive");
+  EXPECT_NE(one.result["incomplete_because"].get<std::string>().find("PCT with depth 1"),
+            std::string::npos)
+      << one.out;
+  // Depth 2 finds it (about one execution in 2k), and its replay file reproduces it.
+  const CliRun two = check("pct_depth_two.c", "--strategy pct --depth 2 --executions 300");
+  ASSERT_EQ(two.exit_code, 1) << two.out;
+  EXPECT_NE(first_bug_message(two).find("seen != 1"), std::string::npos);
+  const CliRun replay = weft_cli("replay --json " + replay_file("pct_depth_two.c"));
+  EXPECT_EQ(replay.exit_code, 1) << replay.out;
+  EXPECT_TRUE(replay.result["reproduced"].get<bool>()) << replay.out;
+}
+
 TEST(NativeEndToEnd, ReplayReproducesTheBug) {
   ASSERT_EQ(check("lost_update.c").exit_code, 1);
   const CliRun r = weft_cli("replay --json " + replay_file("lost_update.c"));

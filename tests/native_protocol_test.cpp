@@ -37,8 +37,9 @@ TEST(NativeProtocol, ADirectiveRoundTripsAndGivesWeftsThreadsTheirIds) {
   join.object = c;
   d.sleep = {{b, memory_op(OpKind::kWrite, 0x4000, 4)}, {a, section}, {kMainThread, join}};
   d.read_policy = ReadPolicy::kReadsConflict;
-  d.policy = SchedulePolicy::kRandom;
+  d.policy = SchedulePolicy::kPriority;
   d.seed = 0x123456789abcdefULL;
+  d.priority_changes = {3, 17, 4000000000u};
 
   std::vector<char> bytes(4096);
   const std::size_t n = encode_directive(d, weft, bytes.data(), bytes.size());
@@ -51,6 +52,7 @@ TEST(NativeProtocol, ADirectiveRoundTripsAndGivesWeftsThreadsTheirIds) {
   EXPECT_EQ(back.read_policy, d.read_policy);
   EXPECT_EQ(back.policy, d.policy);
   EXPECT_EQ(back.seed, d.seed);
+  EXPECT_EQ(back.priority_changes, d.priority_changes);
   ASSERT_EQ(program.size(), weft.size());
   for (ThreadId t = 0; t < weft.size(); ++t) EXPECT_EQ(program.name(t), weft.name(t));
   // Too small a buffer: refused, not cut.

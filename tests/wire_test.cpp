@@ -32,8 +32,9 @@ TEST(Wire, DirectiveRoundTrips) {
   section.footprint.add(0x10, 4, false);
   d.sleep.push_back({r.child(0, 1), section});
   d.read_policy = ReadPolicy::kReadsConflict;
-  d.policy = SchedulePolicy::kRandom;
+  d.policy = SchedulePolicy::kPriority;
   d.seed = 99;
+  d.priority_changes = {2, 40};
   const std::string text = encode_directive(d, r);
   const TestDirective back = decode_directive(text, r);
   EXPECT_EQ(back.prefix, d.prefix);
@@ -42,6 +43,10 @@ TEST(Wire, DirectiveRoundTrips) {
   EXPECT_EQ(back.read_policy, d.read_policy);
   EXPECT_EQ(back.policy, d.policy);
   EXPECT_EQ(back.seed, 99u);
+  EXPECT_EQ(back.priority_changes, d.priority_changes);
+  // A policy that does not exist, and a step beyond 32 bits, are refused.
+  EXPECT_THROW(decode_directive("D|policy=3", r), WireError);
+  EXPECT_THROW(decode_directive("D|changes=1,4294967296", r), WireError);
 }
 
 TEST(Wire, TraceRoundTrips) {

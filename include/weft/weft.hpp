@@ -73,9 +73,11 @@ struct Options {
   /// reaches it stops there while the others run on, and the execution ends with "bound
   /// reached" (not a bug; the verdict becomes incomplete).
   std::uint32_t max_steps_per_thread = 10000;
-  /// Random strategy: number of executions and first seed.
+  /// Random and PCT strategies: number of executions and first seed.
   std::uint64_t random_executions = 1000;
   std::uint64_t seed = 1;
+  /// PCT: the depth of the bugs it aims at (depth - 1 priority change points per execution).
+  std::uint32_t pct_depth = 3;
   /// A schedule (as in a bug report) that the first execution follows.
   std::string start_from;
   /// Count distinct Mazurkiewicz traces (a hash per complete execution).

@@ -226,6 +226,8 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
   config.search_deadlocks = settings.deadlocks;
   config.random_executions = settings.random_executions;
   config.seed = settings.seed;
+  config.pct_depth = settings.pct_depth;
+  config.pct_steps = settings.pct_steps;
   std::unique_ptr<explorer::Strategy> strategy;
 
   explorer::ExplorationLimits limits;
@@ -519,7 +521,9 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
             " strategy did not cover all it set out to: " + result.strategy_gaps;
       break;
     case explorer::Incompleteness::kNotExhaustive:
-      why = "the random strategy does not explore exhaustively";
+      why = "the " + std::string(explorer::strategy_name(settings.strategy)) +
+            " strategy does not explore exhaustively";
+      if (!result.coverage.empty()) why += "; " + result.coverage;
       break;
     case explorer::Incompleteness::kLocalStatesOnly:
       why =

@@ -60,9 +60,18 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
          "run them too and stop if the two differ (check)")
       ->check(CLI::IsMember({"on", "off", "check"}))
       ->default_str("on");
-  cmd.add_option("--executions", s.random_executions, "Executions of the random strategy")
+  cmd.add_option("--executions", s.random_executions, "Executions of the random and pct strategies")
       ->capture_default_str();
-  cmd.add_option("--seed", s.seed, "Seed of the random strategy")->capture_default_str();
+  cmd.add_option("--seed", s.seed, "Seed of the random and pct strategies")->capture_default_str();
+  cmd.add_option("--depth", s.pct_depth,
+                 "With --strategy pct: the depth of the bugs it aims at, the number of ordering "
+                 "constraints a bug needs (depth - 1 priority change points per execution)")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  cmd.add_option("--pct-steps", s.pct_steps,
+                 "With --strategy pct: the steps among which the change points are placed (0: the "
+                 "longest execution so far)")
+      ->capture_default_str();
   cmd.add_flag("--count-traces", s.count_traces,
                "Also count the distinct Mazurkiewicz traces among the executions (costs a "
                "fingerprint per execution; shows how much a strategy's reduction leaves)");

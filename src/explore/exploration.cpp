@@ -132,6 +132,7 @@ ExplorationResult run_exploration_in_place(
   if (const UnfoldingStatistics* u = strategy.unfolding_statistics()) s.unfolding = *u;
   result.uncovered = strategy.uncovered();
   result.strategy_gaps = strategy.gaps();
+  result.coverage = strategy.coverage();
   s.traces = fingerprints.size();
   s.traces_counted = limits.count_traces;
   s.seconds = std::chrono::duration<double>(Clock::now() - started).count();

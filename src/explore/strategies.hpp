@@ -12,6 +12,7 @@ std::unique_ptr<Strategy> make_dfs(const StrategyConfig& config);
 std::unique_ptr<Strategy> make_dpor(const StrategyConfig& config, ReadPolicy policy);
 std::unique_ptr<Strategy> make_optimal_dpor(const StrategyConfig& config);
 std::unique_ptr<Strategy> make_random(const StrategyConfig& config);
+std::unique_ptr<Strategy> make_pct(const StrategyConfig& config);
 std::unique_ptr<Strategy> make_contextual_unfolding(const StrategyConfig& config);
 std::unique_ptr<Strategy> make_unfolding(const StrategyConfig& config);
 

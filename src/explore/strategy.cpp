@@ -9,7 +9,7 @@ namespace weft::explorer {
 namespace {
 
 // The one table of strategies (the default first).
-const std::array<StrategyInfo, 7> kStrategies = {{
+const std::array<StrategyInfo, 8> kStrategies = {{
     {StrategyKind::kOptimalDpor, "optimal",
      "optimal DPOR: source sets and wakeup trees, one execution per Mazurkiewicz trace",
      ReadPolicy::kReadsCommute, make_optimal_dpor},
@@ -31,6 +31,10 @@ const std::array<StrategyInfo, 7> kStrategies = {{
      ReadPolicy::kReadsCommute, make_contextual_unfolding},
     {StrategyKind::kRandom, "random", "seeded random scheduling, not exhaustive",
      ReadPolicy::kReadsCommute, make_random},
+    {StrategyKind::kPct, "pct",
+     "probabilistic concurrency testing: random thread priorities changed at --depth - 1 random "
+     "steps; finds a bug of that depth with a known probability per execution, not exhaustive",
+     ReadPolicy::kReadsCommute, make_pct},
 }};
 
 }  // namespace

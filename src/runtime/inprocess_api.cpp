@@ -115,7 +115,9 @@ std::string describe(Incompleteness why, const explorer::ExplorationResult& r,
     case Incompleteness::kStrategyGaps:
       return r.strategy_gaps;
     case Incompleteness::kNotExhaustive:
-      return "random scheduling does not cover every behaviour";
+      return std::string(explorer::strategy_name(options.strategy)) +
+             " scheduling does not cover every behaviour" +
+             (r.coverage.empty() ? "" : "; " + r.coverage);
     case Incompleteness::kLocalStatesOnly:
       return std::string(
                  "every reachable local state of every thread was covered, so every "
@@ -166,6 +168,7 @@ Result explore(const Options& options, const std::function<void()>& test) {
   config.search_deadlocks = options.search_deadlocks;
   config.random_executions = options.random_executions;
   config.seed = options.seed;
+  config.pct_depth = options.pct_depth;
   if (!options.start_from.empty()) {
     try {
       config.initial_prefix = decode_schedule(options.start_from, threads);

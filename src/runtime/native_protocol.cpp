@@ -351,6 +351,8 @@ std::size_t encode_directive(const TestDirective& d, const ThreadRegistry& threa
   w.put(static_cast<std::uint8_t>(d.read_policy));
   w.put(static_cast<std::uint8_t>(d.policy));
   w.put(d.seed);
+  w.put(static_cast<std::uint32_t>(d.priority_changes.size()));
+  w.bytes(d.priority_changes.data(), d.priority_changes.size() * sizeof(std::uint32_t));
   w.put(static_cast<std::uint8_t>(d.track_inputs));
   w.put(static_cast<std::uint32_t>(d.inputs.size()));
   for (const InputValue& v : d.inputs) {
@@ -385,8 +387,14 @@ TestDirective decode_directive(const char* in, std::size_t size, ThreadRegistry&
     d.sleep.push_back({t, get_op(r, map)});
   }
   d.read_policy = static_cast<ReadPolicy>(r.get<std::uint8_t>("read policy") & 1);
-  d.policy = static_cast<SchedulePolicy>(r.get<std::uint8_t>("policy") & 1);
+  const unsigned policy = r.get<std::uint8_t>("policy");
+  if (policy > kLastSchedulePolicy) throw ProtocolError("a directive names no schedule policy");
+  d.policy = static_cast<SchedulePolicy>(policy);
   d.seed = r.get<std::uint64_t>("seed");
+  const std::size_t changes = r.count(sizeof(std::uint32_t), "priority changes");
+  d.priority_changes.resize(changes);
+  for (std::size_t i = 0; i < changes; ++i)
+    d.priority_changes[i] = r.get<std::uint32_t>("priority changes");
   d.track_inputs = r.get<std::uint8_t>("input tracking") != 0;
   const std::size_t inputs = r.count(16, "inputs");
   d.inputs.reserve(inputs);

@@ -549,7 +549,7 @@ Trace Scheduler::Impl::run(const TestDirective& d, const std::function<void()>& 
   this->limits = &limits;
   directive_inputs = d.inputs;
   track_inputs = d.track_inputs;
-  random_input_seed = d.policy == SchedulePolicy::kRandom ? d.seed : 0;
+  random_input_seed = d.policy != SchedulePolicy::kSticky ? d.seed : 0;
   used_stack_slots.clear();
   DirectiveFollower follower(d);
   std::vector<ThreadId> bounded;

@@ -42,6 +42,7 @@ ThreadId DirectiveFollower::choose(std::size_t step, const ThreadSet& enabled, T
                                   [id](const SleepEntry& s) { return s.thread == id; }))
       candidates.insert(id);
   if (candidates.empty()) return kNoThread;
+  if (d_.policy == SchedulePolicy::kPriority) return highest_priority(step, candidates);
   if (d_.policy == SchedulePolicy::kRandom) {
     auto k = splitmix(rng_) % candidates.size();
     ThreadId chosen = candidates.first();
@@ -49,6 +50,25 @@ ThreadId DirectiveFollower::choose(std::size_t step, const ThreadSet& enabled, T
     return chosen;
   }
   return candidates.contains(last) ? last : candidates.first();
+}
+
+ThreadId DirectiveFollower::highest_priority(std::size_t step, const ThreadSet& candidates) {
+  // Initial priorities have the top bit set, so that every lowered one (the change point's
+  // number, from 1) is below them all, as PCT's d-1 lowest priorities are (Burckhardt et al.
+  // §3). Ties, which are unlikely, go to the lower thread id.
+  ThreadId best = kNoThread;
+  for (ThreadId id = candidates.first(); id != kNoThread; id = candidates.next_from(id + 1)) {
+    if (id >= priority_.size()) priority_.resize(id + 1, 0);
+    if (priority_[id] == 0) priority_[id] = splitmix(rng_) | (std::uint64_t{1} << 63);
+    if (best == kNoThread || priority_[id] > priority_[best]) best = id;
+  }
+  const auto& changes = d_.priority_changes;
+  while (next_change_ < changes.size() && changes[next_change_] < step) ++next_change_;
+  if (next_change_ < changes.size() && changes[next_change_] == step) {
+    ++next_change_;
+    priority_[best] = next_change_;
+  }
+  return best;
 }
 
 }  // namespace weft

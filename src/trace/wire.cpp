@@ -333,6 +333,13 @@ std::string encode_directive(const TestDirective& d, const ThreadRegistry& threa
   out += "|reads=" + std::to_string(static_cast<unsigned>(d.read_policy));
   out += "|policy=" + std::to_string(static_cast<unsigned>(d.policy));
   out += "|seed=" + std::to_string(d.seed);
+  if (!d.priority_changes.empty()) {
+    out += "|changes=";
+    for (std::size_t i = 0; i < d.priority_changes.size(); ++i) {
+      if (i) out += ',';
+      out += std::to_string(d.priority_changes[i]);
+    }
+  }
   if (!d.inputs.empty()) out += "|inputs=" + encode_inputs(d.inputs, threads);
   return out;
 }
@@ -352,7 +359,18 @@ TestDirective decode_directive(std::string_view text, ThreadRegistry& threads) {
     } else if (key == "reads") {
       d.read_policy = static_cast<ReadPolicy>(parse_number(value, "reads") & 1);
     } else if (key == "policy") {
-      d.policy = static_cast<SchedulePolicy>(parse_number(value, "policy") & 1);
+      const std::uint64_t policy = parse_number(value, "policy");
+      if (policy > kLastSchedulePolicy)
+        throw WireError("directive field policy: " + std::to_string(policy) + " is no policy");
+      d.policy = static_cast<SchedulePolicy>(policy);
+    } else if (key == "changes") {
+      for (auto part : split(value, ',')) {
+        const std::uint64_t step = parse_number(part, "changes");
+        if (step > 0xffffffffu)
+          throw WireError("directive field changes: step " + std::to_string(step) +
+                          " is too large");
+        d.priority_changes.push_back(static_cast<std::uint32_t>(step));
+      }
     } else if (key == "seed") {
       d.seed = parse_number(value, "seed");
     } else if (key == "inputs") {

@@ -79,6 +79,8 @@ struct ExplorationResult {
   const char* uncovered = nullptr;
   /// Why the strategy did not cover all it set out to (Strategy::gaps), or "".
   std::string strategy_gaps;
+  /// What a strategy that is not exhaustive covered (Strategy::coverage), or "".
+  std::string coverage;
 };
 
 /// Runs tests until the strategy is exhausted, a limit is hit, or (if asked) a bug is found.

@@ -31,6 +31,9 @@ class Strategy {
   virtual void observe(const Trace& trace) = 0;
   /// Whether exhausting this strategy means every behaviour was covered (false for random).
   virtual bool exhaustive() const { return true; }
+  /// For a strategy that is not exhaustive: what its executions did cover, for the verdict
+  /// (PCT's probability of finding a bug of its depth), or "".
+  virtual std::string coverage() const { return {}; }
   /// How the strategy explored inputs, or nullptr if it does not explore them.
   virtual const InputStatistics* input_statistics() const { return nullptr; }
   /// What it built, for an unfolding strategy; else nullptr.
@@ -63,6 +66,9 @@ enum class StrategyKind {
   kDporCommutingReads,  ///< DPOR where reads commute (Saarikivi et al. §II-D)
   kOptimalDpor,  ///< source sets + wakeup trees (Abdulla et al. 2014): one execution per trace
   kRandom,       ///< seeded random scheduling, a baseline
+  /// Probabilistic concurrency testing (Burckhardt et al., ASPLOS 2010): random priorities with
+  /// depth-1 priority change points; a bug of that depth with a guaranteed probability.
+  kPct,
   /// Unfolding testing with place replication (thesis ch. 3-4): every reachable local state
   /// of every thread.
   kUnfolding,
@@ -79,9 +85,14 @@ struct StrategyConfig {
   StrategyKind kind = StrategyKind::kOptimalDpor;
   /// Sleep sets (thesis §2.4) for DFS and both DPORs; optimal DPOR always uses them.
   bool sleep_sets = true;
-  /// Random: how many executions, and the seed of the first.
+  /// Random and PCT: how many executions, and the seed of the first.
   std::uint64_t random_executions = 1000;
   std::uint64_t seed = 1;
+  /// PCT: the depth of the bugs it aims at (d: d-1 priority change points per execution), and
+  /// the number of steps k among which the change points are placed (0: the longest execution
+  /// seen so far, measured as it goes).
+  std::uint32_t pct_depth = 3;
+  std::uint64_t pct_steps = 0;
   /// Unfolding strategies: once the unfolding is complete, search it for deadlocks (thesis
   /// §6.3) and run a test into each one found.
   bool search_deadlocks = false;

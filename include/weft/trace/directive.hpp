@@ -15,7 +15,13 @@ namespace weft {
 enum class SchedulePolicy : std::uint8_t {
   kSticky,  ///< keep running the last thread while it is enabled, else the lowest enabled id
   kRandom,  ///< uniformly among the enabled threads, from `seed`
+  /// PCT (Burckhardt et al., ASPLOS 2010): each thread gets a random priority from `seed` when
+  /// first enabled, and the enabled thread of highest priority runs; the thread that runs the
+  /// i-th step of `priority_changes` then drops to priority i, below every initial priority.
+  kPriority,
 };
+/// The largest SchedulePolicy, for checking a decoded one.
+inline constexpr unsigned kLastSchedulePolicy = static_cast<unsigned>(SchedulePolicy::kPriority);
 
 /// A sleep-set entry: thread `thread` need not run `op` until a dependent operation has run.
 struct SleepEntry {
@@ -36,6 +42,8 @@ struct TestDirective {
   ReadPolicy read_policy = ReadPolicy::kReadsCommute;
   SchedulePolicy policy = SchedulePolicy::kSticky;
   std::uint64_t seed = 0;
+  /// kPriority: the steps (ascending) after which the running thread's priority drops.
+  std::vector<std::uint32_t> priority_changes;
   std::vector<InputValue> inputs;
   /// Native programs: run the code that follows values computed from inputs (shadow
   /// expressions). Off, each function runs its plain copy, at full speed; an input read then

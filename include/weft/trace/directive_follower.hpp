@@ -34,10 +34,16 @@ class DirectiveFollower {
                   std::size_t& prefix_followed, std::optional<std::size_t>& diverged_at);
 
  private:
+  /// kPriority: the enabled candidate of highest priority (drawing a thread's priority when it
+  /// is first a candidate), lowered if `step` is a change point.
+  ThreadId highest_priority(std::size_t step, const ThreadSet& candidates);
+
   const TestDirective& d_;
   std::vector<SleepEntry> sleep_;
   std::uint64_t rng_;
   bool following_ = true;
+  std::vector<std::uint64_t> priority_;  ///< kPriority: by thread; 0 = not drawn yet
+  std::size_t next_change_ = 0;          ///< kPriority: the next of d_.priority_changes
 };
 
 }  // namespace weft
