@@ -1,8 +1,11 @@
 // Differential property test: on 2,000 seeded random programs every exhaustive strategy reports
 // the same reachable final states, assertion failures and deadlocks as exhaustive DFS, and optimal
-// DPOR has exactly one complete execution per Mazurkiewicz trace that DFS enumerates.
+// DPOR has exactly one complete execution per Mazurkiewicz trace that DFS enumerates. The
+// bounded searches without a bound run exactly DFS's interleavings; bounded ones and PCT report
+// only what DFS reaches.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "random_program.hpp"
@@ -28,12 +31,15 @@ struct StrategyRun {
   Result result;
 };
 
-StrategyRun run(const Program& p, StrategyKind kind, bool sleep_sets) {
+StrategyRun run(const Program& p, StrategyKind kind, bool sleep_sets,
+                std::uint32_t max_bound = 0xffffffffu) {
   StrategyRun r;
   Options o;
   o.strategy = kind;
   o.sleep_sets = sleep_sets;
   o.stop_on_first_bug = false;
+  o.max_bound = max_bound;
+  o.random_executions = 200;  // PCT
   r.result = explore(o, [&] { run_program(p, r.observed); });
   for (const auto& b : r.result.bugs) r.observed.bugs.insert(b.message);
   return r;
@@ -72,6 +78,35 @@ TEST_P(Differential, StrategiesAgreeWithExhaustiveDfs) {
       EXPECT_EQ(r.result.stats.complete, oracle.result.stats.traces) << name << "; " << where();
     }
   }
+
+  // The bounded searches with no bound: every interleaving once, as the oracle (which has no
+  // sleep sets either) runs them. With bound 1, and PCT: every bug they report is real, and what
+  // they reach the oracle reaches.
+  for (const StrategyKind kind : {StrategyKind::kPreemptionBound, StrategyKind::kDelayBound}) {
+    const std::string name = explorer::strategy_name(kind);
+    const StrategyRun all = run(p, kind, false);
+    EXPECT_EQ(all.observed.final_states, oracle.observed.final_states) << name << "; " << where();
+    EXPECT_EQ(all.observed.bugs, oracle.observed.bugs) << name << "; " << where();
+    EXPECT_EQ(all.result.stats.executions, oracle.result.stats.executions)
+        << name << "; " << where();
+    EXPECT_EQ(all.result.verdict == Verdict::kBugFound, !oracle.observed.bugs.empty()) << name;
+    const StrategyRun one = run(p, kind, false, 1);
+    EXPECT_TRUE(std::includes(oracle.observed.bugs.begin(), oracle.observed.bugs.end(),
+                              one.observed.bugs.begin(), one.observed.bugs.end()))
+        << name << " with bound 1; " << where();
+    EXPECT_TRUE(std::includes(oracle.observed.final_states.begin(),
+                              oracle.observed.final_states.end(), one.observed.final_states.begin(),
+                              one.observed.final_states.end()))
+        << name << " with bound 1; " << where();
+  }
+  const StrategyRun pct = run(p, StrategyKind::kPct, false);
+  EXPECT_TRUE(std::includes(oracle.observed.bugs.begin(), oracle.observed.bugs.end(),
+                            pct.observed.bugs.begin(), pct.observed.bugs.end()))
+      << "pct; " << where();
+  EXPECT_TRUE(std::includes(oracle.observed.final_states.begin(),
+                            oracle.observed.final_states.end(), pct.observed.final_states.begin(),
+                            pct.observed.final_states.end()))
+      << "pct; " << where();
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, Differential, ::testing::Range(kFirstSeed, kFirstSeed + kPrograms));

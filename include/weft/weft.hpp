@@ -78,6 +78,8 @@ struct Options {
   std::uint64_t seed = 1;
   /// PCT: the depth of the bugs it aims at (depth - 1 priority change points per execution).
   std::uint32_t pct_depth = 3;
+  /// Preemption- and delay-bounded search: the highest bound to explore.
+  std::uint32_t max_bound = 0xffffffffu;
   /// A schedule (as in a bug report) that the first execution follows.
   std::string start_from;
   /// Count distinct Mazurkiewicz traces (a hash per complete execution).

@@ -228,6 +228,7 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
   config.seed = settings.seed;
   config.pct_depth = settings.pct_depth;
   config.pct_steps = settings.pct_steps;
+  config.max_bound = settings.max_bound;
   std::unique_ptr<explorer::Strategy> strategy;
 
   explorer::ExplorationLimits limits;

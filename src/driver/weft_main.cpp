@@ -68,6 +68,9 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
                  "constraints a bug needs (depth - 1 priority change points per execution)")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
+  cmd.add_option("--bound", s.max_bound,
+                 "With --strategy preemption-bound or delay-bound: the highest bound to explore "
+                 "(default: raise it until every schedule was run)");
   cmd.add_option("--pct-steps", s.pct_steps,
                  "With --strategy pct: the steps among which the change points are placed (0: the "
                  "longest execution so far)")

@@ -9,7 +9,7 @@ namespace weft::explorer {
 namespace {
 
 // The one table of strategies (the default first).
-const std::array<StrategyInfo, 8> kStrategies = {{
+const std::array<StrategyInfo, 10> kStrategies = {{
     {StrategyKind::kOptimalDpor, "optimal",
      "optimal DPOR: source sets and wakeup trees, one execution per Mazurkiewicz trace",
      ReadPolicy::kReadsCommute, make_optimal_dpor},
@@ -35,6 +35,14 @@ const std::array<StrategyInfo, 8> kStrategies = {{
      "probabilistic concurrency testing: random thread priorities changed at --depth - 1 random "
      "steps; finds a bug of that depth with a known probability per execution, not exhaustive",
      ReadPolicy::kReadsCommute, make_pct},
+    {StrategyKind::kPreemptionBound, "preemption-bound",
+     "every schedule with at most 0, 1, 2, ... preemptions (up to --bound), each bound "
+     "completely before the next; no sleep sets",
+     ReadPolicy::kReadsCommute, make_preemption_bounded},
+    {StrategyKind::kDelayBound, "delay-bound",
+     "every schedule with at most 0, 1, 2, ... delays of a round-robin scheduler (up to "
+     "--bound), each bound completely before the next; no sleep sets",
+     ReadPolicy::kReadsCommute, make_delay_bounded},
 }};
 
 }  // namespace

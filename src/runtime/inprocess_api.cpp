@@ -169,6 +169,7 @@ Result explore(const Options& options, const std::function<void()>& test) {
   config.random_executions = options.random_executions;
   config.seed = options.seed;
   config.pct_depth = options.pct_depth;
+  config.max_bound = options.max_bound;
   if (!options.start_from.empty()) {
     try {
       config.initial_prefix = decode_schedule(options.start_from, threads);

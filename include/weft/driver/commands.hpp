@@ -36,8 +36,9 @@ struct ExploreSettings {
   double time_limit = 0;  ///< seconds for the whole exploration (0: none)
   std::uint64_t random_executions = 1000;
   std::uint64_t seed = 1;
-  std::uint32_t pct_depth = 3;  ///< --depth: PCT's bug depth
-  std::uint64_t pct_steps = 0;  ///< --pct-steps: PCT's k (0: measured)
+  std::uint32_t pct_depth = 3;            ///< --depth: PCT's bug depth
+  std::uint64_t pct_steps = 0;            ///< --pct-steps: PCT's k (0: measured)
+  std::uint32_t max_bound = 0xffffffffu;  ///< --bound: the bounded searches' highest bound
   bool json = false;
   /// --sarif, --junit, --html: report files rendered from the result JSON, besides the output.
   ReportFiles reports;

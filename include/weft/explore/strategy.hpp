@@ -69,6 +69,11 @@ enum class StrategyKind {
   /// Probabilistic concurrency testing (Burckhardt et al., ASPLOS 2010): random priorities with
   /// depth-1 priority change points; a bug of that depth with a guaranteed probability.
   kPct,
+  /// Every schedule with at most 0, 1, 2, ... preemptions, each bound completely before the next
+  /// (Musuvathi, Qadeer, PLDI 2007); exhaustive once no schedule costs more.
+  kPreemptionBound,
+  /// The same with delays of a round-robin scheduler (Emmi, Qadeer, Rakamaric, POPL 2011).
+  kDelayBound,
   /// Unfolding testing with place replication (thesis ch. 3-4): every reachable local state
   /// of every thread.
   kUnfolding,
@@ -93,6 +98,8 @@ struct StrategyConfig {
   /// seen so far, measured as it goes).
   std::uint32_t pct_depth = 3;
   std::uint64_t pct_steps = 0;
+  /// The bounded searches: the highest bound to explore (they stop after its round).
+  std::uint32_t max_bound = 0xffffffffu;
   /// Unfolding strategies: once the unfolding is complete, search it for deadlocks (thesis
   /// §6.3) and run a test into each one found.
   bool search_deadlocks = false;

@@ -1,0 +1,171 @@
+// Iterative bounded search: every schedule whose cost is at most c, for c = 0, 1, 2, ..., each
+// bound explored completely before the next. The cost is the number of preemptions (Musuvathi
+// and Qadeer, PLDI 2007: switching away from a thread that could go on) or of delays (Emmi,
+// Qadeer and Rakamaric, POPL 2011: each skip of the thread a deterministic scheduler would run
+// next, in round-robin order from it). The deterministic scheduler is the directives' sticky
+// policy (run the last thread while it is enabled, else the lowest enabled one), which costs
+// nothing under either measure, so an execution costs what its prefix's choices cost.
+//
+// As CHESS does, a choice that would exceed the bound is not dropped but kept as the root of a
+// subtree for the round of its cost, so each schedule runs once, in the round of its cost, and
+// round c runs exactly the schedules of cost c. No sleep sets: they are not sound together with
+// these bounds (Coons, Musuvathi, McKinley, OOPSLA 2013), so every interleaving within the
+// bound is run. With no bound left to raise (no choice was ever deferred) the search has run
+// every interleaving and is exhaustive.
+#include <algorithm>
+#include <map>
+
+#include "strategies.hpp"
+
+namespace weft::explorer {
+namespace {
+
+class BoundedSearch final : public Strategy {
+ public:
+  BoundedSearch(const StrategyConfig& config, bool delays)
+      : delays_(delays), max_bound_(config.max_bound), prefix_(config.initial_prefix) {}
+
+  std::optional<TestDirective> next() override {
+    TestDirective d;
+    d.read_policy = ReadPolicy::kReadsCommute;
+    if (!started_) {
+      started_ = true;
+      d.prefix = prefix_;
+      root_ = prefix_.size();
+      return d;
+    }
+    for (;;) {
+      // Backtrack within the current subtree: the deepest node with a choice left.
+      while (nodes_.size() > root_) {
+        Node& n = nodes_.back();
+        if (!n.todo.empty()) {
+          const ThreadId t = n.todo.first();
+          n.todo.erase(t);
+          branch_ = nodes_.size() - 1;
+          for (std::size_t k = 0; k < branch_; ++k) d.prefix.push_back(nodes_[k].chosen);
+          d.prefix.push_back(t);
+          return d;
+        }
+        nodes_.pop_back();
+      }
+      nodes_.clear();
+      // The next subtree of this round; or, the round done, the next round.
+      if (roots_.empty()) {
+        completed_ = bound_;
+        if (deferred_.empty()) {
+          finished_ = true;
+          return std::nullopt;
+        }
+        const auto cheapest = deferred_.begin();
+        if (cheapest->first > max_bound_) {
+          completed_ = max_bound_;  // no schedule costs between bound_ and max_bound_
+          return std::nullopt;
+        }
+        bound_ = cheapest->first;
+        roots_ = std::move(cheapest->second);
+        deferred_.erase(cheapest);
+      }
+      d.prefix = std::move(roots_.back());
+      roots_.pop_back();
+      root_ = d.prefix.size();
+      return d;
+    }
+  }
+
+  void observe(const Trace& trace) override {
+    std::size_t start = 0;
+    if (!nodes_.empty()) {  // a new choice at node branch_ of the current subtree
+      nodes_.resize(branch_ + 1);
+      start = std::min(branch_, trace.events.size());
+      if (branch_ < trace.events.size()) {
+        Node& n = nodes_[branch_];
+        n.chosen = trace.events[branch_].thread;
+        n.cost_of_chosen = cost(branch_, n.chosen, n.enabled);
+        start = branch_ + 1;
+      }
+    }
+    // New nodes: alternatives within the bound to run in this round, the others deferred to
+    // the round of their cost. The root prefix of a subtree (steps before root_) has none.
+    for (std::size_t k = start; k < trace.events.size(); ++k) {
+      Node n;
+      n.enabled = trace.enabled[k];
+      n.chosen = trace.events[k].thread;
+      n.cost_before = k == 0 ? 0 : nodes_[k - 1].cost_before + nodes_[k - 1].cost_of_chosen;
+      n.cost_of_chosen = cost(k, n.chosen, n.enabled);
+      if (k >= root_)
+        for (ThreadId t = n.enabled.first(); t != kNoThread; t = n.enabled.next_from(t + 1)) {
+          if (t == n.chosen) continue;
+          const std::uint32_t total = n.cost_before + cost(k, t, n.enabled);
+          if (total <= bound_) {
+            n.todo.insert(t);
+            continue;
+          }
+          std::vector<ThreadId> root;
+          root.reserve(k + 1);
+          for (std::size_t j = 0; j < k; ++j) root.push_back(nodes_[j].chosen);
+          root.push_back(t);
+          deferred_[total].push_back(std::move(root));
+        }
+      nodes_.push_back(std::move(n));
+    }
+  }
+
+  bool exhaustive() const override { return finished_; }
+
+  std::string coverage() const override {
+    const std::string unit = delays_ ? " delay" : " preemption";
+    if (!completed_) return "not even the schedules with 0" + unit + "s were all run";
+    return "every schedule with at most " + std::to_string(*completed_) + unit +
+           (*completed_ == 1 ? "" : "s") + " was run; schedules with more were not";
+  }
+
+ private:
+  struct Node {
+    ThreadSet enabled;
+    ThreadSet todo;  ///< alternatives within the bound not yet run
+    ThreadId chosen = kNoThread;
+    std::uint32_t cost_before = 0;     ///< of the choices before this step
+    std::uint32_t cost_of_chosen = 0;  ///< of this step's choice
+  };
+
+  // What choosing `t` at step k costs, `enabled` being the threads enabled there.
+  std::uint32_t cost(std::size_t k, ThreadId t, const ThreadSet& enabled) const {
+    const ThreadId last = k == 0 ? kNoThread : nodes_[k - 1].chosen;
+    const bool last_can_go_on = last != kNoThread && enabled.contains(last);
+    if (!delays_) return last_can_go_on && t != last ? 1 : 0;
+    // Delays: the threads skipped from the sticky scheduler's choice to t, round-robin by id.
+    const ThreadId preferred = last_can_go_on ? last : enabled.first();
+    std::uint32_t skipped = 0;
+    for (ThreadId u = preferred; u != t;) {
+      ++skipped;
+      u = enabled.next_from(u + 1);
+      if (u == kNoThread) u = enabled.first();
+    }
+    return skipped;
+  }
+
+  bool delays_;
+  std::uint32_t max_bound_;
+  std::vector<ThreadId> prefix_;
+  bool started_ = false;
+  bool finished_ = false;
+  std::uint32_t bound_ = 0;
+  std::vector<Node> nodes_;
+  std::size_t root_ = 0;    ///< steps of the current subtree's root prefix
+  std::size_t branch_ = 0;  ///< the step where the last directive took its new choice
+  std::optional<std::uint32_t> completed_;    ///< the highest bound whose round is complete
+  std::vector<std::vector<ThreadId>> roots_;  ///< this round's subtrees not yet started
+  std::map<std::uint32_t, std::vector<std::vector<ThreadId>>> deferred_;  ///< by cost
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_preemption_bounded(const StrategyConfig& config) {
+  return std::make_unique<BoundedSearch>(config, false);
+}
+
+std::unique_ptr<Strategy> make_delay_bounded(const StrategyConfig& config) {
+  return std::make_unique<BoundedSearch>(config, true);
+}
+
+}  // namespace weft::explorer
