@@ -118,4 +118,20 @@ TEST(BoundedSearch, ABugIsFoundFromTheBoundItNeedsAndNotBelow) {
   }
 }
 
+TEST(BoundedSearch, AProgramThatReadsInputsIsNeverCalledExploredCompletely) {
+  // The bug needs the input 7, which the bounded searches do not look for: without inputs
+  // explored, running every schedule is no verdict.
+  for (StrategyKind kind : {StrategyKind::kPreemptionBound, StrategyKind::kDelayBound}) {
+    const weft::Result r = weft::explore(bounded(kind, 0xffffffffu), [] {
+      weft::value<int> x = weft::input<int>("x");
+      weft::shared<int> w{0};
+      weft::thread t([&] { w = 1; });
+      t.join();
+      WEFT_ASSERT(x != 7);
+    });
+    EXPECT_EQ(r.verdict, weft::Verdict::kIncomplete) << r.incomplete_reason;
+    EXPECT_NE(r.incomplete_reason.find("read inputs"), std::string::npos) << r.incomplete_reason;
+  }
+}
+
 }  // namespace

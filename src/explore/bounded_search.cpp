@@ -73,6 +73,7 @@ class BoundedSearch final : public Strategy {
   }
 
   void observe(const Trace& trace) override {
+    read_inputs_ |= !trace.symbolic.inputs.empty() || trace.read_fixed_inputs;
     std::size_t start = 0;
     if (!nodes_.empty()) {  // a new choice at node branch_ of the current subtree
       nodes_.resize(branch_ + 1);
@@ -110,13 +111,19 @@ class BoundedSearch final : public Strategy {
     }
   }
 
-  bool exhaustive() const override { return finished_; }
+  // Inputs are not explored here: a program that reads any is covered for the values it got.
+  bool exhaustive() const override { return finished_ && !read_inputs_; }
 
   std::string coverage() const override {
     const std::string unit = delays_ ? " delay" : " preemption";
-    if (!completed_) return "not even the schedules with 0" + unit + "s were all run";
+    const std::string inputs =
+        read_inputs_ ? "; the program read inputs, which this strategy does not explore (each "
+                       "execution used the value weft gave it)"
+                     : "";
+    if (finished_) return "every schedule was run" + inputs;
+    if (!completed_) return "not even the schedules with 0" + unit + "s were all run" + inputs;
     return "every schedule with at most " + std::to_string(*completed_) + unit +
-           (*completed_ == 1 ? "" : "s") + " was run; schedules with more were not";
+           (*completed_ == 1 ? "" : "s") + " was run; schedules with more were not" + inputs;
   }
 
  private:
@@ -149,6 +156,7 @@ class BoundedSearch final : public Strategy {
   std::vector<ThreadId> prefix_;
   bool started_ = false;
   bool finished_ = false;
+  bool read_inputs_ = false;
   std::uint32_t bound_ = 0;
   std::vector<Node> nodes_;
   std::size_t root_ = 0;    ///< steps of the current subtree's root prefix
