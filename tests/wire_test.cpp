@@ -45,7 +45,7 @@ TEST(Wire, DirectiveRoundTrips) {
   EXPECT_EQ(back.seed, 99u);
   EXPECT_EQ(back.priority_changes, d.priority_changes);
   // A policy that does not exist, and a step beyond 32 bits, are refused.
-  EXPECT_THROW(decode_directive("D|policy=3", r), WireError);
+  EXPECT_THROW(decode_directive("D|policy=9", r), WireError);
   EXPECT_THROW(decode_directive("D|changes=1,4294967296", r), WireError);
 }
 

@@ -80,6 +80,11 @@ struct Options {
   std::uint32_t pct_depth = 3;
   /// Preemption- and delay-bounded search: the highest bound to explore.
   std::uint32_t max_bound = 0xffffffffu;
+  /// Optimal DPOR: estimate the number of executions it will run (Statistics::estimate), with
+  /// random walks among its executions (they count as executions too); a run cut short says
+  /// what fraction it covered. (StrategyKind::kPortfolio shares max_seconds among strategies
+  /// when the estimate says optimal DPOR will not finish in them.)
+  bool estimate_size = false;
   /// A schedule (as in a bug report) that the first execution follows.
   std::string start_from;
   /// Count distinct Mazurkiewicz traces (a hash per complete execution).

@@ -151,6 +151,7 @@ void add_statistics(explorer::Statistics& total, const explorer::Statistics& rou
   total.longest_execution = std::max(total.longest_execution, round.longest_execution);
   total.modelled += round.modelled;
   total.inputs += round.inputs;
+  if (round.estimate) total.estimate = round.estimate;  // each round estimates afresh
   total.seconds += round.seconds;
   if (round.unfolding) {  // each round builds its unfolding afresh: the last one's, and all time
     const double before = total.unfolding ? total.unfolding->extension_seconds : 0;
@@ -229,6 +230,10 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
   config.pct_depth = settings.pct_depth;
   config.pct_steps = settings.pct_steps;
   config.max_bound = settings.max_bound;
+  // The estimate (a few percent more executions) where a time limit may cut a run short, or
+  // its progress is watched. (Not for --max-executions: those are the search's to run.)
+  config.estimate_size =
+      settings.estimate && (settings.time_limit > 0 || (!settings.quiet && isatty(2)));
   std::unique_ptr<explorer::Strategy> strategy;
 
   explorer::ExplorationLimits limits;
@@ -283,12 +288,13 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
     round_program.options.promoted_sites.assign(promoted.begin(), promoted.end());
     server.reset();  // one fork server at a time
     server = std::make_unique<ForkServer>(round_program, threads);
-    strategy = explorer::make_strategy(config);
     explorer::ExplorationLimits round_limits = limits;
     const double spent =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (limits.max_seconds > 0)
       round_limits.max_seconds = std::max(limits.max_seconds - spent, 1e-3);
+    config.time_budget = round_limits.max_seconds;
+    strategy = explorer::make_strategy(config);
     if (limits.max_executions > 0)
       round_limits.max_executions =
           limits.max_executions - std::min(limits.max_executions - 1, total.executions);
@@ -540,6 +546,7 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
       break;
     case explorer::Incompleteness::kLimit:
       why = "stopped by --max-executions or --time-limit";
+      if (!result.coverage.empty()) why += "; " + result.coverage;
       break;
   }
   // "off" (not asked for, or not applicable), "on", "check", or why it stopped computing.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <map>
 
 #include "weft/driver/bug_parts.hpp"
@@ -321,6 +322,13 @@ nlohmann::json statistics_json(const explorer::Statistics& s, std::uint64_t prog
                       {"weft_peak_rss_kib", self.ru_maxrss},
                       {"program_peak_rss_kib", program_peak_kib}};
   if (s.traces_counted) j["traces"] = s.traces;  // only with --count-traces
+  if (s.estimate) {
+    // Infinity is no JSON number: an error not yet known is null.
+    const double error = s.estimate->relative_error();
+    j["estimate"] = {{"walks", s.estimate->walks()},
+                     {"executions", s.estimate->executions()},
+                     {"relative_error", std::isfinite(error) ? nlohmann::json(error) : nullptr}};
+  }
   const explorer::InputStatistics& in = s.inputs;
   j["inputs"] = {{"executions_with_inputs", in.executions_with_inputs},
                  {"branch_sides_flipped", in.flips},

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <vector>
 
@@ -156,7 +157,18 @@ std::string format_progress(const explorer::Statistics& s, double time_limit) {
     std::snprintf(times, sizeof times, "%.1f s elapsed", s.seconds);
   std::string line = "weft: ";
   line += group_digits(s.executions);
-  line += " executions, ";
+  line += " executions";
+  // With an estimate: how many the search has to run in all, and how long that takes at the
+  // rate so far (the walks are not the search's; the search has run at least what it ran).
+  if (s.estimate && s.estimate->executions() > 0 && s.executions > 0) {
+    const double search = static_cast<double>(s.executions - s.estimate->walks());
+    const double total = std::max(s.estimate->executions(), search);
+    line += " of ~" + explorer::approximate_count(total) + " estimated (~" +
+            explorer::approximate_duration((total - search) * s.seconds /
+                                           static_cast<double>(s.executions)) +
+            " to go)";
+  }
+  line += ", ";
   line += group_digits(static_cast<std::uint64_t>(s.executions_per_second()));
   line += "/s, ";
   line += group_digits(s.bugs);
@@ -169,10 +181,14 @@ std::string format_progress(const explorer::Statistics& s, double time_limit) {
 }
 
 std::string format_statistics(const explorer::Statistics& s) {
-  char spin[64] = "";
+  char spin[128] = "";
   if (s.spin_blocked)  // only programs with busy-wait loops have them
     std::snprintf(spin, sizeof spin, ", %llu spin blocked",
                   static_cast<unsigned long long>(s.spin_blocked));
+  if (s.estimate)  // the estimate's walks are executions too (size_estimate.hpp)
+    std::snprintf(spin + std::strlen(spin), sizeof spin - std::strlen(spin),
+                  ", %llu random walks of the estimate",
+                  static_cast<unsigned long long>(s.estimate->walks()));
   char traces[64] = "";
   if (s.traces_counted)
     std::snprintf(traces, sizeof traces, "%llu distinct traces, ",

@@ -21,7 +21,8 @@ std::string strategy_help() {
 // Options shared by `check` and `run`, in the groups --help lists them in, by purpose.
 void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std::string& strategy) {
   cmd.option_defaults()->group("Exploration");
-  cmd.add_option("--strategy", strategy, strategy_help())->capture_default_str();
+  cmd.add_option("--strategy", strategy, strategy_help())
+      ->default_str("optimal, or portfolio with --time-limit");
   cmd.add_option("--points", p.options.points,
                  "Scheduling points: sync (synchronisation and atomics; plain accesses are "
                  "checked for data races) or all (every shared access)")
@@ -60,8 +61,13 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
          "run them too and stop if the two differ (check)")
       ->check(CLI::IsMember({"on", "off", "check"}))
       ->default_str("on");
-  cmd.add_option("--executions", s.random_executions, "Executions of the random and pct strategies")
+  cmd.add_option("--executions", s.random_executions,
+                 "Executions of the random and pct strategies, walks of estimate")
       ->capture_default_str();
+  cmd.add_flag(
+      "--no-estimate", [&s](std::int64_t) { s.estimate = false; },
+      "Do not estimate optimal DPOR's size (random walks, about 5% of the executions, made when "
+      "--time-limit may cut the run short or the progress line is shown)");
   cmd.add_option("--seed", s.seed, "Seed of the random and pct strategies")->capture_default_str();
   cmd.add_option("--depth", s.pct_depth,
                  "With --strategy pct: the depth of the bugs it aims at, the number of ordering "
@@ -180,7 +186,7 @@ int main(int argc, char** argv) {
 
   ExploreSettings settings;
   Program program;
-  std::string strategy = "optimal";
+  std::string strategy;  // "": optimal, or the portfolio when there is a time limit
   std::string source;
   std::vector<std::string> compiler_flags;
   auto* check = app.add_subcommand(
@@ -262,6 +268,7 @@ int main(int argc, char** argv) {
   }
 
   try {
+    if (strategy.empty()) strategy = settings.time_limit > 0 ? "portfolio" : "optimal";
     const auto kind = weft::explorer::parse_strategy(strategy);
     if (!kind) {
       std::fprintf(stderr, "weft: unknown strategy '%s' (--strategy takes one of: %s)\n",

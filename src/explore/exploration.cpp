@@ -117,6 +117,7 @@ ExplorationResult run_exploration_in_place(
     }
     strategy.observe(trace);
     if (const InputStatistics* inputs = strategy.input_statistics()) s.inputs = *inputs;
+    if (const SizeEstimate* estimate = strategy.size_estimate()) s.estimate = *estimate;
     if (limits.on_execution) {
       s.seconds = std::chrono::duration<double>(Clock::now() - started).count();
       limits.on_execution(s);

@@ -9,7 +9,7 @@ namespace weft::explorer {
 namespace {
 
 // The one table of strategies (the default first).
-const std::array<StrategyInfo, 10> kStrategies = {{
+const std::array<StrategyInfo, 12> kStrategies = {{
     {StrategyKind::kOptimalDpor, "optimal",
      "optimal DPOR: source sets and wakeup trees, one execution per Mazurkiewicz trace",
      ReadPolicy::kReadsCommute, make_optimal_dpor},
@@ -43,6 +43,14 @@ const std::array<StrategyInfo, 10> kStrategies = {{
      "every schedule with at most 0, 1, 2, ... delays of a round-robin scheduler (up to "
      "--bound), each bound completely before the next; no sleep sets",
      ReadPolicy::kReadsCommute, make_delay_bounded},
+    {StrategyKind::kPortfolio, "portfolio",
+     "optimal DPOR if its estimated size fits in --time-limit, else the time shared with pct "
+     "(depths 2 and 3) and delay-bound; the default when --time-limit is given",
+     ReadPolicy::kReadsCommute, make_portfolio},
+    {StrategyKind::kEstimate, "estimate",
+     "only estimate how many executions optimal DPOR would run, from --executions random walks "
+     "(Knuth's estimator)",
+     ReadPolicy::kReadsCommute, make_size_estimate},
 }};
 
 }  // namespace
@@ -62,7 +70,12 @@ ReadPolicy read_policy_of(StrategyKind kind) {
 }
 
 std::unique_ptr<Strategy> make_strategy(const StrategyConfig& config) {
-  return strategy_info(config.kind).make(config);
+  const StrategyInfo& info = strategy_info(config.kind);
+  auto strategy = info.make(config);
+  // The estimate counts Mazurkiewicz traces: what optimal DPOR runs, one execution each.
+  if (config.estimate_size && config.kind == StrategyKind::kOptimalDpor)
+    return with_size_estimate(std::move(strategy), config, info.read_policy);
+  return strategy;
 }
 
 const char* strategy_name(StrategyKind kind) {

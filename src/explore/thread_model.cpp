@@ -401,7 +401,11 @@ const Trace* ThreadModel::simulate(const TestDirective& d) {
       break;
     }
     const ThreadId chosen =
-        follower.choose(step, enabled, last_, current_.prefix_followed, current_.diverged_at);
+        follower.choose(step, enabled, last_, current_.prefix_followed, current_.diverged_at,
+                        {this, [](const void* self, ThreadId id) -> const Operation& {
+                           const auto& model = *static_cast<const ThreadModel*>(self);
+                           return model.nodes_[model.threads_[id].node].op;
+                         }});
     if (chosen == kNoThread) {
       current_.outcome = Outcome::kSleepBlocked;
       break;
@@ -502,6 +506,7 @@ const Trace* ThreadModel::simulate(const TestDirective& d) {
   }
   for (ThreadId id = waiting_.first(); id != kNoThread; id = waiting_.next_from(id + 1))
     current_.pending.push_back({id, nodes_[threads_[id].node].op, is_enabled(id)});
+  current_.walk_log2_weight = follower.walk_log2_weight();
   return &current_;
 }
 

@@ -131,7 +131,8 @@ std::string describe(Incompleteness why, const explorer::ExplorationResult& r,
       char limits[96];
       std::snprintf(limits, sizeof limits, " (%llu executions, %g s; 0: none)",
                     static_cast<unsigned long long>(options.max_executions), options.max_seconds);
-      return std::string("stopped by Options::max_executions or max_seconds") + limits;
+      return std::string("stopped by Options::max_executions or max_seconds") + limits +
+             (r.coverage.empty() ? "" : "; " + r.coverage);
     }
   }
   return "";
@@ -170,6 +171,8 @@ Result explore(const Options& options, const std::function<void()>& test) {
   config.seed = options.seed;
   config.pct_depth = options.pct_depth;
   config.max_bound = options.max_bound;
+  config.time_budget = options.max_seconds;
+  config.estimate_size = options.estimate_size;
   if (!options.start_from.empty()) {
     try {
       config.initial_prefix = decode_schedule(options.start_from, threads);

@@ -598,6 +598,7 @@ void LogWriter::end(const Trace& t, const ThreadRegistry& threads) {
     w.put(static_cast<std::uint8_t>(p.enabled ? kEnabled : 0));
   }
   w.put(static_cast<std::uint8_t>(t.runtime_state_read));
+  w.put(t.walk_log2_weight);
   commit(Record::kEnd, w.ok(), w.size());
 }
 
@@ -704,6 +705,7 @@ LoggedExecution read_log_records(const void* log, std::size_t sent_threads, Thre
           t.pending.push_back(p);
         }
         t.runtime_state_read = r.get<std::uint8_t>("runtime state");
+        t.walk_log2_weight = r.get<double>("walk weight");
         out.ending = std::move(t);
         break;
       }

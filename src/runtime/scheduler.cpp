@@ -598,7 +598,10 @@ Trace Scheduler::Impl::run(const TestDirective& d, const std::function<void()>& 
       break;
     }
     const ThreadId chosen =
-        follower.choose(step, enabled, last, trace.prefix_followed, trace.diverged_at);
+        follower.choose(step, enabled, last, trace.prefix_followed, trace.diverged_at,
+                        {this, [](const void* self, ThreadId id) -> const Operation& {
+                           return static_cast<const Impl*>(self)->by_id[id]->pending;
+                         }});
     if (chosen == kNoThread) {
       if (!failed) trace.outcome = Outcome::kSleepBlocked;
       break;
@@ -628,6 +631,7 @@ Trace Scheduler::Impl::run(const TestDirective& d, const std::function<void()>& 
     ThreadRec& t = *by_id[id];
     trace.pending.push_back({id, t.pending, is_enabled(t)});
   }
+  trace.walk_log2_weight = follower.walk_log2_weight();
   if (limits.unwind_at_end) kill_all();
   use_os_thread_pointer();
   return std::move(trace);

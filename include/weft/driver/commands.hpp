@@ -39,6 +39,9 @@ struct ExploreSettings {
   std::uint32_t pct_depth = 3;            ///< --depth: PCT's bug depth
   std::uint64_t pct_steps = 0;            ///< --pct-steps: PCT's k (0: measured)
   std::uint32_t max_bound = 0xffffffffu;  ///< --bound: the bounded searches' highest bound
+  /// Estimate optimal DPOR's size with random walks when a run may be cut short or its progress
+  /// is shown (--no-estimate turns it off).
+  bool estimate = true;
   bool json = false;
   /// --sarif, --junit, --html: report files rendered from the result JSON, besides the output.
   ReportFiles reports;

@@ -31,6 +31,9 @@ struct Statistics {
   /// Executions the thread model computed instead of running them (thread_model.hpp).
   std::uint64_t modelled = 0;
   InputStatistics inputs;
+  /// The estimate of the whole exploration's size, when the strategy makes one
+  /// (StrategyConfig::estimate_size); its walks are among `executions`.
+  std::optional<SizeEstimate> estimate;
   /// Set by unfolding strategies (Strategy::unfolding_statistics).
   std::optional<UnfoldingStatistics> unfolding;
   double seconds = 0;

@@ -11,6 +11,7 @@
 
 #include "weft/explore/global_state.hpp"
 #include "weft/explore/input_statistics.hpp"
+#include "weft/explore/size_estimate.hpp"
 #include "weft/explore/unfolding_dot.hpp"
 #include "weft/explore/unfolding_statistics.hpp"
 #include "weft/trace/directive.hpp"
@@ -34,6 +35,9 @@ class Strategy {
   /// For a strategy that is not exhaustive: what its executions did cover, for the verdict
   /// (PCT's probability of finding a bug of its depth), or "".
   virtual std::string coverage() const { return {}; }
+  /// The estimate of how many executions the strategy will run in all (size_estimate.hpp), for
+  /// one built with StrategyConfig::estimate_size; else nullptr.
+  virtual const SizeEstimate* size_estimate() const { return nullptr; }
   /// How the strategy explored inputs, or nullptr if it does not explore them.
   virtual const InputStatistics* input_statistics() const { return nullptr; }
   /// What it built, for an unfolding strategy; else nullptr.
@@ -74,6 +78,11 @@ enum class StrategyKind {
   kPreemptionBound,
   /// The same with delays of a round-robin scheduler (Emmi, Qadeer, Rakamaric, POPL 2011).
   kDelayBound,
+  /// Optimal DPOR alone if its estimated size fits in the time budget, else the time shared
+  /// with PCT and delay bounding (portfolio.cpp).
+  kPortfolio,
+  /// Only Knuth's estimate of optimal DPOR's size (size_estimate.hpp), from random walks.
+  kEstimate,
   /// Unfolding testing with place replication (thesis ch. 3-4): every reachable local state
   /// of every thread.
   kUnfolding,
@@ -105,6 +114,11 @@ struct StrategyConfig {
   bool search_deadlocks = false;
   /// Unfolding strategies: keep what each write event wrote, for search_global_state.
   bool record_written_values = false;
+  /// The portfolio: the seconds it has (it shares them among its strategies).
+  double time_budget = 0;
+  /// Optimal DPOR: estimate how many executions it will run (size_estimate.hpp), with random
+  /// walks among its executions (about one in twenty).
+  bool estimate_size = false;
   /// A schedule prefix the first execution follows (e.g. to start from a given interleaving).
   std::vector<ThreadId> initial_prefix;
 };

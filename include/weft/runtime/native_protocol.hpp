@@ -78,14 +78,18 @@ inline constexpr const char* kRuntimeMarker = "weft-runtime-v1";
 /// records "W"; 4: free is an operation, memory-error options, sanitizer reports "S"; 5: the
 /// shared-memory channel and binary records of this header; 6: events carry the values they read
 /// and wrote; 7: directives carry inputs, logs the inputs, expressions and branches; 8: the
-/// expression mirror, kKnownExpressions; 9: directives carry PCT's priority changes).
-inline constexpr int kProtocolVersion = 9;
+/// expression mirror, kKnownExpressions; 9: directives carry PCT's priority changes; 10: traces
+/// carry a sleep-set walk's weight).
+inline constexpr int kProtocolVersion = 10;
 /// The protocol version as a string every instrumented binary contains (fork_server.cpp), so that
 /// weft can refuse a binary built by another version before it starts it: an older runtime does
 /// not understand WEFT_CONTROL and would die before it could say HELLO.
-#define WEFT_PROTOCOL_MARKER "weft-protocol-v9"
+#define WEFT_PROTOCOL_MARKER "weft-protocol-v10"
 inline constexpr const char* kProtocolMarker = WEFT_PROTOCOL_MARKER;
-static_assert(WEFT_PROTOCOL_MARKER[sizeof WEFT_PROTOCOL_MARKER - 2] == '0' + kProtocolVersion,
+static_assert(WEFT_PROTOCOL_MARKER[sizeof WEFT_PROTOCOL_MARKER - 3] ==
+                      '0' + kProtocolVersion / 10 &&
+                  WEFT_PROTOCOL_MARKER[sizeof WEFT_PROTOCOL_MARKER - 2] ==
+                      '0' + kProtocolVersion % 10,
               "the protocol marker names kProtocolVersion");
 
 /// The mutex that __VERIFIER_atomic_* functions and atomic_begin/end blocks hold (no object

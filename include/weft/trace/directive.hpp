@@ -19,9 +19,16 @@ enum class SchedulePolicy : std::uint8_t {
   /// first enabled, and the enabled thread of highest priority runs; the thread that runs the
   /// i-th step of `priority_changes` then drops to priority i, below every initial priority.
   kPriority,
+  /// A random path of the tree that depth-first search with sleep sets explores (thesis §2.4),
+  /// for Knuth's estimate of its size (explore/size_estimate.hpp): uniformly among the threads
+  /// not asleep, from `seed`; the candidates of lower id than the chosen one join the sleep set,
+  /// as the siblings that search explores first would. The trace records the product of the
+  /// numbers of candidates (Trace::walk_log2_weight).
+  kSleepSetWalk,
 };
 /// The largest SchedulePolicy, for checking a decoded one.
-inline constexpr unsigned kLastSchedulePolicy = static_cast<unsigned>(SchedulePolicy::kPriority);
+inline constexpr unsigned kLastSchedulePolicy =
+    static_cast<unsigned>(SchedulePolicy::kSleepSetWalk);
 
 /// A sleep-set entry: thread `thread` need not run `op` until a dependent operation has run.
 struct SleepEntry {

@@ -13,6 +13,13 @@
 
 namespace weft {
 
+/// How a follower learns the operation a thread is about to perform (for kSleepSetWalk, whose
+/// sleep set takes in the candidates it passes over): `at(context, thread)`.
+struct PendingOperations {
+  const void* context = nullptr;
+  const Operation& (*at)(const void* context, ThreadId thread) = nullptr;
+};
+
 /// Follows `directive` (which must outlive it): its prefix while the prefix's threads are
 /// enabled, then its policy among the threads not in the sleep set (thesis §2.4), which holds
 /// from step `sleep_from` on and loses an entry when a dependent event runs.
@@ -31,19 +38,29 @@ class DirectiveFollower {
   /// else the rest of the prefix is dropped and `diverged_at` says where), else the policy's
   /// among the enabled threads not asleep; kNoThread when every enabled thread is asleep.
   ThreadId choose(std::size_t step, const ThreadSet& enabled, ThreadId last,
-                  std::size_t& prefix_followed, std::optional<std::size_t>& diverged_at);
+                  std::size_t& prefix_followed, std::optional<std::size_t>& diverged_at,
+                  PendingOperations pending = {});
+
+  /// kSleepSetWalk: log2 of the product of the numbers of candidates of the steps it chose
+  /// (Knuth's weight of the path; 0 for every other policy).
+  double walk_log2_weight() const { return walk_log2_weight_; }
 
  private:
   /// kPriority: the enabled candidate of highest priority (drawing a thread's priority when it
   /// is first a candidate), lowered if `step` is a change point.
   ThreadId highest_priority(std::size_t step, const ThreadSet& candidates);
 
+  /// kSleepSetWalk: the step's thread, its weight and the siblings it puts to sleep.
+  ThreadId walk_step(const ThreadSet& candidates, PendingOperations pending);
+
   const TestDirective& d_;
   std::vector<SleepEntry> sleep_;
   std::uint64_t rng_;
   bool following_ = true;
-  std::vector<std::uint64_t> priority_;  ///< kPriority: by thread; 0 = not drawn yet
-  std::size_t next_change_ = 0;          ///< kPriority: the next of d_.priority_changes
+  std::vector<std::uint64_t> priority_;    ///< kPriority: by thread; 0 = not drawn yet
+  std::size_t next_change_ = 0;            ///< kPriority: the next of d_.priority_changes
+  double walk_log2_weight_ = 0;            ///< kSleepSetWalk
+  std::vector<ThreadId> walk_candidates_;  ///< kSleepSetWalk, reused by each step
 };
 
 }  // namespace weft

@@ -130,6 +130,9 @@ struct Trace {
   /// Native programs: functions the execution called that changed process state which the
   /// worker process does not restore afterwards (docs/process-state.md, "Detected").
   std::vector<std::string> unrestored_state;
+  /// A SchedulePolicy::kSleepSetWalk execution: log2 of the product of the numbers of threads it
+  /// could choose from at its steps (Knuth's weight of the path; 0 otherwise).
+  double walk_log2_weight = 0;
 
   /// The operation thread t was about to perform in the state before step k (k == size() means
   /// the final state), or nullopt if t had finished or did not exist yet.

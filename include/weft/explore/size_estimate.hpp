@@ -1,0 +1,53 @@
+// How big an exhaustive exploration is, before it is over: Knuth's estimator (D. E. Knuth,
+// "Estimating the efficiency of backtrack programs", Math. Comp. 29, 1975) over random paths of
+// the tree that depth-first search with sleep sets explores (thesis §2.4).
+//
+// Why that tree: without persistent sets, a sleep-set search ends exactly one of its paths
+// without being sleep-set blocked per Mazurkiewicz trace (Godefroid 1996, and the thesis' own
+// count of traces, Table 8.1 footnote 3). So the number of its leaves that are not blocked is
+// the number of traces, which is the number of executions optimal DPOR runs. A walk picks a
+// child uniformly at each node (SchedulePolicy::kSleepSetWalk) and its weight is the product of
+// the numbers of children on its path, or 0 if it ends sleep-set blocked; the mean weight is an
+// unbiased estimate of that number.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "weft/trace/directive.hpp"
+#include "weft/trace/trace.hpp"
+
+namespace weft::explorer {
+
+class SizeEstimate {
+ public:
+  /// The directive of one walk from the initial state.
+  static TestDirective walk(std::uint64_t seed, ReadPolicy policy);
+
+  /// Adds a walk's execution (run from a directive of walk()).
+  void add(const Trace& walk);
+
+  std::uint64_t walks() const { return walks_; }
+  /// The estimated number of executions of optimal DPOR (of Mazurkiewicz traces), 0 before the
+  /// first walk that was not sleep-set blocked.
+  double executions() const;
+  /// The standard error of that estimate, relative to it (how far off it may well be: 0.5 is
+  /// ±50%); infinite before two walks reached an end.
+  double relative_error() const;
+
+ private:
+  // The weights are products of up to thousands of factors: they are kept as powers of two
+  // relative to the largest seen, 2^(log2 - scale_), summed with their squares.
+  std::uint64_t walks_ = 0;
+  std::uint64_t ended_ = 0;  // walks not sleep-set blocked
+  double scale_ = 0;
+  double sum_ = 0;
+  double sum_of_squares_ = 0;
+};
+
+/// An estimated count for people: two significant digits, "35,000", "2.1 million", "4.7e+15".
+std::string approximate_count(double n);
+/// A duration for people: "45 s", "12 min", "3.5 h", "2.1 days", "40 years".
+std::string approximate_duration(double seconds);
+
+}  // namespace weft::explorer

@@ -1,0 +1,143 @@
+// An exhaustive strategy with Knuth's estimate of its size beside it (size_estimate.hpp): a few
+// random walks of the sleep-set tree before its first execution, then one walk per twenty of
+// its executions, so that the estimate sharpens as the search goes on for about 5% more
+// executions. The walks' traces go to the estimate only: the search explores as it would alone.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "strategies.hpp"
+#include "weft/explore/size_estimate.hpp"
+
+namespace weft::explorer {
+namespace {
+
+constexpr std::uint64_t kFirstWalks = 32;
+constexpr std::uint64_t kExecutionsPerWalk = 20;
+
+std::string percent(double p) {
+  char text[32];
+  std::snprintf(text, sizeof text, p < 10 ? "%.1f" : "%.0f", p);
+  return text;
+}
+
+class EstimatingSearch final : public Strategy {
+ public:
+  EstimatingSearch(std::unique_ptr<Strategy> search, const StrategyConfig& config,
+                   ReadPolicy policy)
+      : search_(std::move(search)),
+        policy_(policy),
+        seed_(config.seed * 0x9e3779b97f4a7c15ULL + 0x57a1c0deULL) {}
+
+  std::optional<TestDirective> next() override {
+    if (done_) return std::nullopt;
+    if (estimate_.walks() < kFirstWalks + executions_ / kExecutionsPerWalk) {
+      walking_ = true;
+      return SizeEstimate::walk(seed_++, policy_);
+    }
+    walking_ = false;
+    auto d = search_->next();
+    if (!d) done_ = true;
+    return d;
+  }
+  void observe(const Trace& trace) override {
+    if (walking_) {
+      estimate_.add(trace);
+      return;
+    }
+    ++executions_;
+    search_->observe(trace);
+  }
+
+  bool exhaustive() const override { return search_->exhaustive(); }
+  std::string coverage() const override {
+    const double estimate = estimate_.executions();
+    if (done_ || estimate <= 0) return search_->coverage();
+    // The estimate is low more often than high (a few walks with large weights carry it).
+    if (static_cast<double>(executions_) >= estimate)
+      return "the search ran " + std::to_string(executions_) + " executions, more than the " +
+             approximate_count(estimate) +
+             " it was estimated to need: how many are left is unknown";
+    const double error = estimate_.relative_error();
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  "the search ran %llu executions of an estimated %s (%s%%; the estimate may be "
+                  "off by %s, from %llu random walks)",
+                  static_cast<unsigned long long>(executions_), approximate_count(estimate).c_str(),
+                  percent(100.0 * static_cast<double>(executions_) / estimate).c_str(),
+                  std::isfinite(error) ? ("±" + percent(100 * error) + "%").c_str() : "any amount",
+                  static_cast<unsigned long long>(estimate_.walks()));
+    return text;
+  }
+  const SizeEstimate* size_estimate() const override { return &estimate_; }
+  const InputStatistics* input_statistics() const override { return search_->input_statistics(); }
+  const UnfoldingStatistics* unfolding_statistics() const override {
+    return search_->unfolding_statistics();
+  }
+  const char* uncovered() const override { return search_->uncovered(); }
+  std::string gaps() const override { return search_->gaps(); }
+
+ private:
+  std::unique_ptr<Strategy> search_;
+  ReadPolicy policy_;
+  std::uint64_t seed_;
+  SizeEstimate estimate_;
+  std::uint64_t executions_ = 0;  // the search's, walks not counted
+  bool walking_ = false;
+  bool done_ = false;
+};
+
+// `--strategy estimate`: the walks alone, and what they say about optimal DPOR.
+class SizeEstimateWalks final : public Strategy {
+ public:
+  explicit SizeEstimateWalks(const StrategyConfig& config)
+      : walks_(config.random_executions),
+        seed_(config.seed * 0x9e3779b97f4a7c15ULL + 0x57a1c0deULL),
+        started_(std::chrono::steady_clock::now()) {}
+
+  std::optional<TestDirective> next() override {
+    if (estimate_.walks() >= walks_) return std::nullopt;
+    return SizeEstimate::walk(seed_++, strategy_info(StrategyKind::kOptimalDpor).read_policy);
+  }
+  void observe(const Trace& trace) override { estimate_.add(trace); }
+  bool exhaustive() const override { return false; }
+  std::string coverage() const override {
+    const double estimate = estimate_.executions();
+    if (estimate <= 0)
+      return "every random walk so far ended sleep-set blocked: no estimate yet (give more "
+             "--executions)";
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count() /
+        static_cast<double>(estimate_.walks()) * estimate;
+    const double error = estimate_.relative_error();
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  "optimal DPOR would run an estimated %s executions (may be off by %s, from "
+                  "%llu random walks), about %s at the walks' rate",
+                  approximate_count(estimate).c_str(),
+                  std::isfinite(error) ? ("±" + percent(100 * error) + "%").c_str() : "any amount",
+                  static_cast<unsigned long long>(estimate_.walks()),
+                  approximate_duration(seconds).c_str());
+    return text;
+  }
+  const SizeEstimate* size_estimate() const override { return &estimate_; }
+
+ private:
+  std::uint64_t walks_;
+  std::uint64_t seed_;
+  std::chrono::steady_clock::time_point started_;
+  SizeEstimate estimate_;
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_size_estimate(const StrategyConfig& config) {
+  return std::make_unique<SizeEstimateWalks>(config);
+}
+
+std::unique_ptr<Strategy> with_size_estimate(std::unique_ptr<Strategy> search,
+                                             const StrategyConfig& config, ReadPolicy policy) {
+  return std::make_unique<EstimatingSearch>(std::move(search), config, policy);
+}
+
+}  // namespace weft::explorer

@@ -1,0 +1,164 @@
+// The portfolio (`weft check --time-limit T` without --strategy): optimal DPOR alone when its
+// estimated size says it will finish in time, else the time shared between it and the
+// strategies that find bugs fast in programs too big to explore (Thomson, Donaldson, Betts,
+// PPoPP 2014: PCT and delay bounding found most bugs of their benchmarks within few
+// executions). docs/strategies.md describes the policy.
+//
+// How: optimal DPOR runs with its estimate (estimating_search.cpp) until it has made kProbe
+// executions. If the estimated executions at the rate measured so far need more than half the
+// time left (the estimate may be off by a factor of two), or it has run more executions than
+// estimated (the estimate errs low when it errs), the remaining time is shared: each next test
+// goes to the part that has used the least of its share. Alone, the decision is taken again
+// every kRecheck executions, as the estimate sharpens. Optimal DPOR, and delay
+// bounding once it has run every schedule, cover everything when they finish: then so has the
+// portfolio.
+#include <chrono>
+#include <cstdio>
+#include <limits>
+
+#include "strategies.hpp"
+
+namespace weft::explorer {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr std::uint64_t kProbe = 64;
+constexpr std::uint64_t kRecheck = 256;
+
+class Portfolio final : public Strategy {
+ public:
+  explicit Portfolio(const StrategyConfig& config) : budget_(config.time_budget) {
+    StrategyConfig search = config;
+    search.kind = StrategyKind::kOptimalDpor;
+    search.estimate_size = true;
+    add("optimal DPOR", 2, make_strategy(search));
+    StrategyConfig pct = config;
+    pct.kind = StrategyKind::kPct;
+    pct.random_executions = std::numeric_limits<std::uint64_t>::max();
+    pct.initial_prefix.clear();
+    for (std::uint32_t depth : {2u, 3u}) {
+      pct.pct_depth = depth;
+      add(depth == 2 ? "PCT depth 2" : "PCT depth 3", 1, make_strategy(pct));
+    }
+    StrategyConfig delays = config;
+    delays.kind = StrategyKind::kDelayBound;
+    delays.initial_prefix.clear();
+    add("delay bounding", 2, make_strategy(delays));
+    started_ = Clock::now();
+  }
+
+  std::optional<TestDirective> next() override {
+    if (finished_) return std::nullopt;
+    const auto now = Clock::now();
+    if (!shared_ && parts_[0].executions >= next_decision_) decide(now);
+    for (;;) {
+      Part* part = shared_ ? least_used() : &parts_[0];
+      if (!part) return std::nullopt;
+      auto d = part->strategy->next();
+      if (!d) {
+        part->exhausted = true;
+        // Exhausting an exhaustive part covered every behaviour: the portfolio is done.
+        if (part->strategy->exhaustive()) {
+          finished_ = true;
+          return std::nullopt;
+        }
+        shared_ = true;  // the others go on
+        continue;
+      }
+      current_ = part;
+      step_started_ = now;
+      return d;
+    }
+  }
+
+  void observe(const Trace& trace) override {
+    current_->seconds += std::chrono::duration<double>(Clock::now() - step_started_).count();
+    ++current_->executions;
+    current_->strategy->observe(trace);
+  }
+
+  // It covers every behaviour when it finishes (finished_); cut short, coverage() says what.
+  bool exhaustive() const override { return true; }
+
+  std::string coverage() const override {
+    if (finished_) return {};
+    std::string out;
+    if (!shared_) {
+      out = "optimal DPOR had all the time (its estimated size fit in it): " +
+            parts_[0].strategy->coverage();
+    } else {
+      double total = 0;
+      for (const Part& p : parts_) total += p.seconds;
+      out = "the time was shared, as optimal DPOR was not estimated to finish in it: ";
+      for (std::size_t i = 0; i < parts_.size(); ++i) {
+        const Part& p = parts_[i];
+        char head[160];
+        std::snprintf(head, sizeof head, "%s%s had %.0f%% of the time and %llu executions",
+                      i ? "; " : "", p.name, total > 0 ? 100 * p.seconds / total : 0.0,
+                      static_cast<unsigned long long>(p.executions));
+        out += head;
+        const std::string covered = p.strategy->coverage();
+        if (!covered.empty()) out += " (" + covered + ")";
+      }
+    }
+    return out;
+  }
+
+  const SizeEstimate* size_estimate() const override { return parts_[0].strategy->size_estimate(); }
+  const InputStatistics* input_statistics() const override {
+    return parts_[0].strategy->input_statistics();
+  }
+  std::string gaps() const override { return parts_[0].strategy->gaps(); }
+
+ private:
+  struct Part {
+    const char* name;
+    double share;  // relative to the others'
+    std::unique_ptr<Strategy> strategy;
+    double seconds = 0;
+    std::uint64_t executions = 0;
+    bool exhausted = false;
+  };
+
+  void add(const char* name, double share, std::unique_ptr<Strategy> strategy) {
+    parts_.push_back({name, share, std::move(strategy)});
+  }
+
+  // Whether optimal DPOR, at the rate it ran so far, is estimated to need more than half of the
+  // time left; if so, the time is shared from now on.
+  void decide(Clock::time_point now) {
+    next_decision_ = parts_[0].executions + kRecheck;
+    const SizeEstimate* estimate = parts_[0].strategy->size_estimate();
+    if (budget_ <= 0 || !estimate || estimate->executions() <= 0) return;
+    const double left = budget_ - std::chrono::duration<double>(now - started_).count();
+    const double per_execution = parts_[0].seconds / static_cast<double>(parts_[0].executions);
+    // Past its estimate the search's size is unknown: the estimate errs low when it errs.
+    const double to_go = estimate->executions() - static_cast<double>(parts_[0].executions);
+    if (to_go <= 0 || to_go * per_execution > left / 2) shared_ = true;
+  }
+
+  // The part that has used the least of its share of the time, of those not exhausted.
+  Part* least_used() {
+    Part* best = nullptr;
+    for (Part& p : parts_)
+      if (!p.exhausted && (!best || p.seconds / p.share < best->seconds / best->share)) best = &p;
+    return best;
+  }
+
+  double budget_;
+  std::vector<Part> parts_;
+  Clock::time_point started_, step_started_;
+  Part* current_ = nullptr;
+  std::uint64_t next_decision_ = kProbe;
+  bool shared_ = false;
+  bool finished_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_portfolio(const StrategyConfig& config) {
+  return std::make_unique<Portfolio>(config);
+}
+
+}  // namespace weft::explorer
