@@ -26,14 +26,14 @@ class EstimatingSearch final : public Strategy {
   EstimatingSearch(std::unique_ptr<Strategy> search, const StrategyConfig& config,
                    ReadPolicy policy)
       : search_(std::move(search)),
-        policy_(policy),
+        walks_(policy),
         seed_(config.seed * 0x9e3779b97f4a7c15ULL + 0x57a1c0deULL) {}
 
   std::optional<TestDirective> next() override {
     if (done_) return std::nullopt;
-    if (estimate_.walks() < kFirstWalks + executions_ / kExecutionsPerWalk) {
+    if (walks_.estimate().walks() < kFirstWalks + executions_ / kExecutionsPerWalk) {
       walking_ = true;
-      return SizeEstimate::walk(seed_++, policy_);
+      return walks_.next(seed_++);
     }
     walking_ = false;
     auto d = search_->next();
@@ -42,7 +42,7 @@ class EstimatingSearch final : public Strategy {
   }
   void observe(const Trace& trace) override {
     if (walking_) {
-      estimate_.add(trace);
+      walks_.observe(trace);
       return;
     }
     ++executions_;
@@ -51,14 +51,14 @@ class EstimatingSearch final : public Strategy {
 
   bool exhaustive() const override { return search_->exhaustive(); }
   std::string coverage() const override {
-    const double estimate = estimate_.executions();
+    const double estimate = walks_.estimate().executions();
     if (done_ || estimate <= 0) return search_->coverage();
     // The estimate is low more often than high (a few walks with large weights carry it).
     if (static_cast<double>(executions_) >= estimate)
       return "the search ran " + std::to_string(executions_) + " executions, more than the " +
              approximate_count(estimate) +
              " it was estimated to need: how many are left is unknown";
-    const double error = estimate_.relative_error();
+    const double error = walks_.estimate().relative_error();
     char text[256];
     std::snprintf(text, sizeof text,
                   "the search ran %llu executions of an estimated %s (%s%%; the estimate may be "
@@ -66,10 +66,10 @@ class EstimatingSearch final : public Strategy {
                   static_cast<unsigned long long>(executions_), approximate_count(estimate).c_str(),
                   percent(100.0 * static_cast<double>(executions_) / estimate).c_str(),
                   std::isfinite(error) ? ("±" + percent(100 * error) + "%").c_str() : "any amount",
-                  static_cast<unsigned long long>(estimate_.walks()));
+                  static_cast<unsigned long long>(walks_.estimate().walks()));
     return text;
   }
-  const SizeEstimate* size_estimate() const override { return &estimate_; }
+  const SizeEstimate* size_estimate() const override { return &walks_.estimate(); }
   const InputStatistics* input_statistics() const override { return search_->input_statistics(); }
   const UnfoldingStatistics* unfolding_statistics() const override {
     return search_->unfolding_statistics();
@@ -79,9 +79,8 @@ class EstimatingSearch final : public Strategy {
 
  private:
   std::unique_ptr<Strategy> search_;
-  ReadPolicy policy_;
+  SleepSetWalks walks_;
   std::uint64_t seed_;
-  SizeEstimate estimate_;
   std::uint64_t executions_ = 0;  // the search's, walks not counted
   bool walking_ = false;
   bool done_ = false;
@@ -91,42 +90,43 @@ class EstimatingSearch final : public Strategy {
 class SizeEstimateWalks final : public Strategy {
  public:
   explicit SizeEstimateWalks(const StrategyConfig& config)
-      : walks_(config.random_executions),
+      : count_(config.random_executions),
+        walks_(strategy_info(StrategyKind::kOptimalDpor).read_policy),
         seed_(config.seed * 0x9e3779b97f4a7c15ULL + 0x57a1c0deULL),
         started_(std::chrono::steady_clock::now()) {}
 
   std::optional<TestDirective> next() override {
-    if (estimate_.walks() >= walks_) return std::nullopt;
-    return SizeEstimate::walk(seed_++, strategy_info(StrategyKind::kOptimalDpor).read_policy);
+    if (walks_.estimate().walks() >= count_) return std::nullopt;
+    return walks_.next(seed_++);
   }
-  void observe(const Trace& trace) override { estimate_.add(trace); }
+  void observe(const Trace& trace) override { walks_.observe(trace); }
   bool exhaustive() const override { return false; }
   std::string coverage() const override {
-    const double estimate = estimate_.executions();
+    const double estimate = walks_.estimate().executions();
     if (estimate <= 0)
       return "every random walk so far ended sleep-set blocked: no estimate yet (give more "
              "--executions)";
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count() /
-        static_cast<double>(estimate_.walks()) * estimate;
-    const double error = estimate_.relative_error();
+        static_cast<double>(walks_.estimate().walks()) * estimate;
+    const double error = walks_.estimate().relative_error();
     char text[256];
     std::snprintf(text, sizeof text,
                   "optimal DPOR would run an estimated %s executions (may be off by %s, from "
                   "%llu random walks), about %s at the walks' rate",
                   approximate_count(estimate).c_str(),
                   std::isfinite(error) ? ("±" + percent(100 * error) + "%").c_str() : "any amount",
-                  static_cast<unsigned long long>(estimate_.walks()),
+                  static_cast<unsigned long long>(walks_.estimate().walks()),
                   approximate_duration(seconds).c_str());
     return text;
   }
-  const SizeEstimate* size_estimate() const override { return &estimate_; }
+  const SizeEstimate* size_estimate() const override { return &walks_.estimate(); }
 
  private:
-  std::uint64_t walks_;
+  std::uint64_t count_;
+  SleepSetWalks walks_;
   std::uint64_t seed_;
   std::chrono::steady_clock::time_point started_;
-  SizeEstimate estimate_;
 };
 
 }  // namespace

@@ -1,19 +1,51 @@
 #include "weft/explore/size_estimate.hpp"
 
 #include <algorithm>
+#include <unordered_map>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 
 namespace weft::explorer {
 
-TestDirective SizeEstimate::walk(std::uint64_t seed, ReadPolicy policy) {
+TestDirective SleepSetWalks::next(std::uint64_t seed) {
   TestDirective d;
   d.policy = SchedulePolicy::kSleepSetWalk;
   d.seed = seed;
-  d.read_policy = policy;
+  d.read_policy = policy_;
   d.sleep_from = 0;
+  if (quiet_stale_) {
+    quiet_.clear();
+    for (std::uint64_t key : seen_)
+      if (!woken_.count(key)) quiet_.push_back(key);
+    std::sort(quiet_.begin(), quiet_.end());
+    quiet_stale_ = false;
+  }
+  d.quiet_accesses = quiet_;
   return d;
+}
+
+void SleepSetWalks::observe(const Trace& walk) {
+  estimate_.add(walk);
+  // Per object, the threads that accessed it so far, each with whether it wrote: an access
+  // conflicts with another thread's earlier one when either writes (reads commute; mutex
+  // operations count as writes).
+  constexpr std::size_t kMaxKeys = 100000;  // the guesses need not grow without bound
+  std::unordered_map<ObjectKey, std::vector<std::pair<ThreadId, bool>>> earlier;
+  for (const Event& e : walk.events) {
+    const auto key = quiet_access_key(e.op);
+    if (!key) continue;
+    const bool writes = *key & 1;
+    auto& seen_here = earlier[e.op.object];
+    for (const auto& [thread, wrote] : seen_here)
+      if (thread != e.thread && (wrote || writes) &&
+          woken_.insert(e.op.object << 1 | (wrote ? 1 : 0)).second)
+        quiet_stale_ = true;
+    if (std::find(seen_here.begin(), seen_here.end(), std::make_pair(e.thread, writes)) ==
+        seen_here.end())
+      seen_here.emplace_back(e.thread, writes);
+    if (seen_.size() < kMaxKeys && seen_.insert(*key).second) quiet_stale_ = true;
+  }
 }
 
 void SizeEstimate::add(const Trace& walk) {

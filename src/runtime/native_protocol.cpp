@@ -360,6 +360,8 @@ std::size_t encode_directive(const TestDirective& d, const ThreadRegistry& threa
     w.put(v.key.ordinal);
     w.put(v.value);
   }
+  w.put(static_cast<std::uint32_t>(d.quiet_accesses.size()));
+  w.bytes(d.quiet_accesses.data(), d.quiet_accesses.size() * sizeof(std::uint64_t));
   return w.ok() ? w.size() : 0;
 }
 
@@ -405,6 +407,11 @@ TestDirective decode_directive(const char* in, std::size_t size, ThreadRegistry&
     v.value = r.get<std::uint64_t>("input value");
     d.inputs.push_back(v);
   }
+  const std::size_t quiet = r.count(sizeof(std::uint64_t), "quiet accesses");
+  d.quiet_accesses.resize(quiet);
+  for (std::size_t i = 0; i < quiet; ++i) d.quiet_accesses[i] = r.get<std::uint64_t>("quiet accesses");
+  if (!std::is_sorted(d.quiet_accesses.begin(), d.quiet_accesses.end()))
+    throw ProtocolError("a directive's quiet accesses are not sorted");
   return d;
 }
 

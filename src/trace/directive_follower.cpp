@@ -6,7 +6,24 @@
 namespace weft {
 namespace {
 
-constexpr double kWalkFirstChild = 0.8;  // kSleepSetWalk's a
+// kSleepSetWalk's guesses: the factor by which a sleeper the child does not wake at once makes
+// the child's subtree smaller, one that never wakes, and one earlier walks never saw woken.
+constexpr double kWalkSleeper = 0.25;
+constexpr double kWalkDeadSleeper = 0.01;
+constexpr double kWalkQuietSleeper = 0.03;  // guessed from earlier walks: less sure
+
+// A sleeping thread about to do this is never woken: only the child's events depend on a
+// creation, and a yield depends on nothing.
+bool never_wakes(const Operation& op) {
+  return op.kind == OpKind::kThreadCreate || (op.kind == OpKind::kYield && op.object == 0);
+}
+
+// Whether earlier walks never saw another thread's operation depend on one like `op` after it
+// (TestDirective::quiet_accesses).
+bool quiet(const Operation& op, const std::vector<std::uint64_t>& quiet_accesses) {
+  const auto key = quiet_access_key(op);
+  return key && std::binary_search(quiet_accesses.begin(), quiet_accesses.end(), *key);
+}
 
 std::uint64_t splitmix(std::uint64_t& state) {
   std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
@@ -59,33 +76,39 @@ ThreadId DirectiveFollower::choose(std::size_t step, const ThreadSet& enabled, T
 
 ThreadId DirectiveFollower::walk_step(const ThreadSet& candidates, PendingOperations pending) {
   // The node's children in an order drawn at random (any order per node gives a tree of the
-  // sleep-set search with one unblocked leaf per trace, so the estimate stays unbiased); the
-  // walk takes the child at position j with probability q(j) = a (1-a)^j (the last takes the
-  // rest) and weighs it 1/q(j) (importance sampling). The children before it sleep below it:
-  // early positions, with fewer sleepers, have the larger subtrees and are taken more often
-  // (a = 0.8 was the most accurate of 0.5, 0.8 and 0.92 on the thesis' rows, docs/strategies.md).
+  // sleep-set search with one unblocked leaf per trace, so the estimate stays unbiased). The
+  // children before the one taken sleep below it, so the walk takes the child at position j with
+  // a probability q(j) that guesses how large its subtree is, and weighs it 1/q(j) (importance
+  // sampling: unbiased whatever the guess, as long as no q(j) is 0). A sleeper the child's
+  // operation depends on wakes at once and costs nothing; one it does not may never wake (the
+  // subtree then ends sleep-set blocked), some never do (never_wakes), and some did not in any
+  // earlier walk (quiet).
   const std::size_t n = candidates.size();
-  std::size_t j = 0;
-  double q = 1;
-  while (j + 1 < n) {
-    const double coin = static_cast<double>(splitmix(rng_) >> 11) * 0x1.0p-53;
-    if (coin < kWalkFirstChild) {
-      q *= kWalkFirstChild;
-      break;
-    }
-    q *= 1 - kWalkFirstChild;
-    ++j;
-  }
-  walk_log2_weight_ -= std::log2(q);
-  // The child (uniform) and the j siblings ordered before it (a uniform subset of the others).
   std::vector<ThreadId>& ids = walk_candidates_;
   ids.clear();
   for (ThreadId id = candidates.first(); id != kNoThread; id = candidates.next_from(id + 1))
     ids.push_back(id);
-  for (std::size_t i = 0; i <= j; ++i) std::swap(ids[i], ids[i + splitmix(rng_) % (n - i)]);
-  for (std::size_t i = 1; i <= j; ++i)
-    sleep_.push_back({ids[i], pending.at(pending.context, ids[i])});
-  return ids[0];
+  for (std::size_t i = 0; i + 1 < n; ++i) std::swap(ids[i], ids[i + splitmix(rng_) % (n - i)]);
+  std::vector<double>& h = walk_guesses_;
+  h.assign(n, 1.0);
+  double total = 0;
+  for (std::size_t j = 0; j < n; ++j) {
+    const Event child{ids[j], pending.at(pending.context, ids[j])};
+    for (std::size_t i = 0; i < j && h[j] > 0; ++i) {
+      const Operation& sleeper = pending.at(pending.context, ids[i]);
+      if (dependent(child, Event{ids[i], sleeper}, d_.read_policy)) continue;
+      h[j] *= never_wakes(sleeper)                ? kWalkDeadSleeper
+              : quiet(sleeper, d_.quiet_accesses) ? kWalkQuietSleeper
+                                                  : kWalkSleeper;
+    }
+    total += h[j];
+  }
+  double coin = static_cast<double>(splitmix(rng_) >> 11) * 0x1.0p-53 * total;
+  std::size_t j = 0;
+  while (j + 1 < n && coin >= h[j]) coin -= h[j++];
+  walk_log2_weight_ += std::log2(total / h[j]);
+  for (std::size_t i = 0; i < j; ++i) sleep_.push_back({ids[i], pending.at(pending.context, ids[i])});
+  return ids[j];
 }
 
 ThreadId DirectiveFollower::highest_priority(std::size_t step, const ThreadSet& candidates) {

@@ -341,6 +341,13 @@ std::string encode_directive(const TestDirective& d, const ThreadRegistry& threa
     }
   }
   if (!d.inputs.empty()) out += "|inputs=" + encode_inputs(d.inputs, threads);
+  if (!d.quiet_accesses.empty()) {
+    out += "|quiet=";
+    for (std::size_t i = 0; i < d.quiet_accesses.size(); ++i) {
+      if (i) out += ',';
+      out += std::to_string(d.quiet_accesses[i]);
+    }
+  }
   return out;
 }
 
@@ -375,6 +382,10 @@ TestDirective decode_directive(std::string_view text, ThreadRegistry& threads) {
       d.seed = parse_number(value, "seed");
     } else if (key == "inputs") {
       d.inputs = decode_inputs(value, threads);
+    } else if (key == "quiet") {
+      for (auto part : split(value, ',')) d.quiet_accesses.push_back(parse_number(part, "quiet"));
+      if (!std::is_sorted(d.quiet_accesses.begin(), d.quiet_accesses.end()))
+        throw WireError("directive field quiet: the accesses are not sorted");
     } else {
       throw WireError("unknown directive field " + quoted(key));
     }

@@ -13,18 +13,18 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_set>
+#include <vector>
 
 #include "weft/trace/directive.hpp"
 #include "weft/trace/trace.hpp"
 
 namespace weft::explorer {
 
+/// The estimate itself: a small value (Statistics carries a copy).
 class SizeEstimate {
  public:
-  /// The directive of one walk from the initial state.
-  static TestDirective walk(std::uint64_t seed, ReadPolicy policy);
-
-  /// Adds a walk's execution (run from a directive of walk()).
+  /// Adds a walk's execution (a SchedulePolicy::kSleepSetWalk directive's).
   void add(const Trace& walk);
 
   std::uint64_t walks() const { return walks_; }
@@ -43,6 +43,27 @@ class SizeEstimate {
   double scale_ = 0;
   double sum_ = 0;
   double sum_of_squares_ = 0;
+};
+
+/// The walks and what they learn: the directive of each next walk, with the accesses no walk
+/// so far saw another thread's operation depend on afterwards (TestDirective::quiet_accesses),
+/// and the estimate from their executions.
+class SleepSetWalks {
+ public:
+  explicit SleepSetWalks(ReadPolicy policy) : policy_(policy) {}
+
+  /// The directive of one walk from the initial state.
+  TestDirective next(std::uint64_t seed);
+  /// Adds the walk's execution to the estimate, and learns which accesses it saw woken.
+  void observe(const Trace& walk);
+  const SizeEstimate& estimate() const { return estimate_; }
+
+ private:
+  ReadPolicy policy_;
+  SizeEstimate estimate_;
+  std::unordered_set<std::uint64_t> seen_, woken_;  // quiet_access_key()s
+  std::vector<std::uint64_t> quiet_;                // seen_ - woken_, sorted
+  bool quiet_stale_ = false;
 };
 
 /// An estimated count for people: two significant digits, "35,000", "2.1 million", "4.7e+15".

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,27 @@ enum class SchedulePolicy : std::uint8_t {
 inline constexpr unsigned kLastSchedulePolicy =
     static_cast<unsigned>(SchedulePolicy::kSleepSetWalk);
 
+/// For SchedulePolicy::kSleepSetWalk's guesses: a memory access or mutex operation as its
+/// object and whether it only reads (object << 1 | writes); nullopt for other operations.
+inline std::optional<std::uint64_t> quiet_access_key(const Operation& op) {
+  switch (op.kind) {
+    case OpKind::kRead:
+    case OpKind::kAtomicLoad:
+      return op.object << 1;
+    case OpKind::kWrite:
+    case OpKind::kAtomicStore:
+    case OpKind::kAtomicRmw:
+    case OpKind::kAtomicCas:
+    case OpKind::kFree:
+    case OpKind::kMutexLock:
+    case OpKind::kMutexTryLock:
+    case OpKind::kMutexUnlock:
+      return op.object << 1 | 1;
+    default:
+      return std::nullopt;
+  }
+}
+
 /// A sleep-set entry: thread `thread` need not run `op` until a dependent operation has run.
 struct SleepEntry {
   ThreadId thread = kNoThread;
@@ -52,6 +74,10 @@ struct TestDirective {
   /// kPriority: the steps (ascending) after which the running thread's priority drops.
   std::vector<std::uint32_t> priority_changes;
   std::vector<InputValue> inputs;
+  /// kSleepSetWalk: the accesses (quiet_access_key, sorted) that earlier walks never saw
+  /// another thread's operation depend on afterwards: a thread put to sleep at one is guessed
+  /// never to wake, and the walk seldom puts one to sleep (explore/size_estimate.hpp).
+  std::vector<std::uint64_t> quiet_accesses;
   /// Native programs: run the code that follows values computed from inputs (shadow
   /// expressions). Off, each function runs its plain copy, at full speed; an input read then
   /// makes the runner run the directive again with it on (ForkServer::run).

@@ -61,6 +61,7 @@ class DirectiveFollower {
   std::size_t next_change_ = 0;            ///< kPriority: the next of d_.priority_changes
   double walk_log2_weight_ = 0;            ///< kSleepSetWalk
   std::vector<ThreadId> walk_candidates_;  ///< kSleepSetWalk, reused by each step
+  std::vector<double> walk_guesses_;       ///< kSleepSetWalk, reused by each step
 };
 
 }  // namespace weft
