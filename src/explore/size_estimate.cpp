@@ -1,10 +1,10 @@
 #include "weft/explore/size_estimate.hpp"
 
 #include <algorithm>
-#include <unordered_map>
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <unordered_map>
 
 namespace weft::explorer {
 

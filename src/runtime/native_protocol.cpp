@@ -409,7 +409,8 @@ TestDirective decode_directive(const char* in, std::size_t size, ThreadRegistry&
   }
   const std::size_t quiet = r.count(sizeof(std::uint64_t), "quiet accesses");
   d.quiet_accesses.resize(quiet);
-  for (std::size_t i = 0; i < quiet; ++i) d.quiet_accesses[i] = r.get<std::uint64_t>("quiet accesses");
+  for (std::size_t i = 0; i < quiet; ++i)
+    d.quiet_accesses[i] = r.get<std::uint64_t>("quiet accesses");
   if (!std::is_sorted(d.quiet_accesses.begin(), d.quiet_accesses.end()))
     throw ProtocolError("a directive's quiet accesses are not sorted");
   return d;

@@ -9,13 +9,19 @@ namespace {
 // kSleepSetWalk's guesses: the factor by which a sleeper the child does not wake at once makes
 // the child's subtree smaller, one that never wakes, and one earlier walks never saw woken.
 constexpr double kWalkSleeper = 0.25;
-constexpr double kWalkDeadSleeper = 0.01;
-constexpr double kWalkQuietSleeper = 0.03;  // guessed from earlier walks: less sure
+constexpr double kWalkDeadSleeper = 1e-4;
+constexpr double kWalkQuietSleeper = 1e-3;  // guessed from earlier walks: less sure
+// A thread that holds a mutex, asleep at a memory access: what it accesses is likely guarded by
+// that mutex, which no other thread can take while it sleeps.
+constexpr double kWalkGuardedSleeper = 0.01;
 
-// A sleeping thread about to do this is never woken: only the child's events depend on a
-// creation, and a yield depends on nothing.
+// A candidate thread put to sleep about to do this is never woken: only the child's events
+// depend on a creation, a join that can run joins a thread that has ended, a yield depends on
+// nothing, and while a thread holds a mutex (so that it can unlock it) no other thread can lock
+// or unlock it.
 bool never_wakes(const Operation& op) {
-  return op.kind == OpKind::kThreadCreate || (op.kind == OpKind::kYield && op.object == 0);
+  return op.kind == OpKind::kThreadCreate || op.kind == OpKind::kThreadJoin ||
+         op.kind == OpKind::kMutexUnlock || (op.kind == OpKind::kYield && op.object == 0);
 }
 
 // Whether earlier walks never saw another thread's operation depend on one like `op` after it
@@ -35,6 +41,7 @@ std::uint64_t splitmix(std::uint64_t& state) {
 }  // namespace
 
 void DirectiveFollower::start_step(std::size_t step, const Event* previous) {
+  if (d_.policy == SchedulePolicy::kSleepSetWalk && previous) count_locks_held(*previous);
   // The previous event wakes the sleepers it depends on. (In the scheduler it has run on to its
   // thread's next operation by now: an atomic section's footprint is known only when it ended.)
   if (step > d_.sleep_from && !sleep_.empty() && previous)
@@ -74,6 +81,27 @@ ThreadId DirectiveFollower::choose(std::size_t step, const ThreadSet& enabled, T
   return candidates.contains(last) ? last : candidates.first();
 }
 
+void DirectiveFollower::count_locks_held(const Event& e) {
+  int change = 0;
+  switch (e.op.kind) {
+    case OpKind::kMutexLock:
+    case OpKind::kCondWake:
+      change = 1;
+      break;
+    case OpKind::kMutexTryLock:
+      change = e.op.result ? 1 : 0;
+      break;
+    case OpKind::kMutexUnlock:
+    case OpKind::kCondWait:
+      change = -1;
+      break;
+    default:
+      return;
+  }
+  if (e.thread >= locks_held_.size()) locks_held_.resize(e.thread + 1, 0);
+  locks_held_[e.thread] += change;
+}
+
 ThreadId DirectiveFollower::walk_step(const ThreadSet& candidates, PendingOperations pending) {
   // The node's children in an order drawn at random (any order per node gives a tree of the
   // sleep-set search with one unblocked leaf per trace, so the estimate stays unbiased). The
@@ -97,8 +125,11 @@ ThreadId DirectiveFollower::walk_step(const ThreadSet& candidates, PendingOperat
     for (std::size_t i = 0; i < j && h[j] > 0; ++i) {
       const Operation& sleeper = pending.at(pending.context, ids[i]);
       if (dependent(child, Event{ids[i], sleeper}, d_.read_policy)) continue;
+      const bool guarded = ids[i] < locks_held_.size() && locks_held_[ids[i]] > 0 &&
+                           (sleeper.kind <= OpKind::kAtomicCas || sleeper.kind == OpKind::kFree);
       h[j] *= never_wakes(sleeper)                ? kWalkDeadSleeper
               : quiet(sleeper, d_.quiet_accesses) ? kWalkQuietSleeper
+              : guarded                           ? kWalkGuardedSleeper
                                                   : kWalkSleeper;
     }
     total += h[j];
@@ -107,7 +138,8 @@ ThreadId DirectiveFollower::walk_step(const ThreadSet& candidates, PendingOperat
   std::size_t j = 0;
   while (j + 1 < n && coin >= h[j]) coin -= h[j++];
   walk_log2_weight_ += std::log2(total / h[j]);
-  for (std::size_t i = 0; i < j; ++i) sleep_.push_back({ids[i], pending.at(pending.context, ids[i])});
+  for (std::size_t i = 0; i < j; ++i)
+    sleep_.push_back({ids[i], pending.at(pending.context, ids[i])});
   return ids[j];
 }
 

@@ -52,6 +52,7 @@ class DirectiveFollower {
 
   /// kSleepSetWalk: the step's thread, its weight and the siblings it puts to sleep.
   ThreadId walk_step(const ThreadSet& candidates, PendingOperations pending);
+  void count_locks_held(const Event& e);
 
   const TestDirective& d_;
   std::vector<SleepEntry> sleep_;
@@ -62,6 +63,7 @@ class DirectiveFollower {
   double walk_log2_weight_ = 0;            ///< kSleepSetWalk
   std::vector<ThreadId> walk_candidates_;  ///< kSleepSetWalk, reused by each step
   std::vector<double> walk_guesses_;       ///< kSleepSetWalk, reused by each step
+  std::vector<int> locks_held_;            ///< kSleepSetWalk: mutexes each thread holds
 };
 
 }  // namespace weft
