@@ -225,13 +225,35 @@ TEST(NativeEndToEnd, PthreadApiProgramIsExploredCompletelyWithoutFalseAlarms) {
   // timed waits, pthread_exit: any modelling mistake shows up as a failed assertion or deadlock.
   // It takes seconds, so without -q weft shows its progress line on stderr, with the time left
   // under the (generous) time limit.
+  // A time limit and no --strategy: the portfolio, which finds optimal DPOR's estimated size
+  // fits in the time and lets it run alone to the end; the progress line shows the estimate.
   const CliRun r = weft_cli("check " + fixture("pthread_api.c") + " --json --time-limit 3600");
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_GT(stat(r, "complete"), 1000u);
-  EXPECT_NE(r.err.find(" executions, "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" executions of ~"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" estimated (~"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("/s, 0 bugs, longest execution "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(" s left"), std::string::npos) << r.err;
   EXPECT_GT(stat(r, "longest_execution"), 10u);
+  EXPECT_EQ(r.result["strategy"], "portfolio");
+  EXPECT_GT(r.result["statistics"]["estimate"]["walks"].get<std::uint64_t>(), 32u);
+}
+
+TEST(NativeEndToEnd, TheEstimateStrategyEstimatesWithoutExploring) {
+  // Five threads that each take one lock once: 5! = 120 traces. 5,000 walks estimate them; the
+  // verdict is incomplete (an estimate covers nothing) and says the estimate.
+  const CliRun exact = check("locked_counter.c", "--points=all -- -DTHREADS=5");
+  const CliRun r =
+      check("locked_counter.c", "--points=all --strategy estimate --executions 5000 -- -DTHREADS=5");
+  ASSERT_EQ(exact.exit_code, 0) << exact.out;
+  EXPECT_EQ(stat(exact, "executions"), 120u);
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+  const double estimate = r.result["statistics"]["estimate"]["executions"].get<double>();
+  EXPECT_NEAR(estimate / 120, 1.0, 0.5) << estimate << " estimated";
+  EXPECT_NE(r.result["incomplete_because"].get<std::string>().find(
+                "optimal DPOR would run an estimated"),
+            std::string::npos)
+      << r.out;
 }
 
 TEST(NativeEndToEnd, SvCompConventions) {
