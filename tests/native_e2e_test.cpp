@@ -243,16 +243,16 @@ TEST(NativeEndToEnd, TheEstimateStrategyEstimatesWithoutExploring) {
   // Five threads that each take one lock once: 5! = 120 traces. 5,000 walks estimate them; the
   // verdict is incomplete (an estimate covers nothing) and says the estimate.
   const CliRun exact = check("locked_counter.c", "--points=all -- -DTHREADS=5");
-  const CliRun r =
-      check("locked_counter.c", "--points=all --strategy estimate --executions 5000 -- -DTHREADS=5");
+  const CliRun r = check("locked_counter.c",
+                         "--points=all --strategy estimate --executions 5000 -- -DTHREADS=5");
   ASSERT_EQ(exact.exit_code, 0) << exact.out;
   EXPECT_EQ(stat(exact, "executions"), 120u);
   EXPECT_EQ(r.exit_code, 3) << r.out;
   const double estimate = r.result["statistics"]["estimate"]["executions"].get<double>();
   EXPECT_NEAR(estimate / 120, 1.0, 0.5) << estimate << " estimated";
-  EXPECT_NE(r.result["incomplete_because"].get<std::string>().find(
-                "optimal DPOR would run an estimated"),
-            std::string::npos)
+  EXPECT_NE(
+      r.result["incomplete_because"].get<std::string>().find("optimal DPOR would run an estimated"),
+      std::string::npos)
       << r.out;
 }
 

@@ -56,6 +56,26 @@ TEST(PctPolicy, TheHighestPriorityThreadRunsUntilAChangePointLowersIt) {
   EXPECT_EQ(firsts.size(), 3u);
 }
 
+TEST(PctPolicy, TheOrderInWhichChangePointsWereDrawnRanksTheLoweredThreads) {
+  // Two threads: the first to run drops at step 4, the other at step 6. The i-th change point
+  // drawn lowers to priority i (Burckhardt et al. §3), so whether the first thread runs again
+  // after step 6 depends on the order of the two points, not on their steps: with the drawn
+  // order {4, 6} the second thread ranks above (2 > 1) and runs on; with {6, 4} the first does.
+  TestDirective d;
+  d.policy = SchedulePolicy::kPriority;
+  for (d.seed = 1; d.seed <= 20; ++d.seed) {
+    TestDirective in_step_order = d, reversed = d;
+    in_step_order.priority_changes = {4, 6};
+    reversed.priority_changes = {6, 4};
+    const std::vector<ThreadId> a = run(in_step_order, 2, 10);
+    const std::vector<ThreadId> b = run(reversed, 2, 10);
+    for (std::size_t step = 0; step <= 6; ++step) EXPECT_EQ(a[step], b[step]);
+    EXPECT_NE(a[4], a[5]);
+    EXPECT_EQ(a[7], a[5]) << "seed " << d.seed;
+    EXPECT_EQ(b[7], b[4]) << "seed " << d.seed;
+  }
+}
+
 // A bug of depth 2 (thesis-style "ordering constraints"): the main thread must read w after the
 // other thread's first write and before its second. Steps before the writes make k larger.
 void depth_two_bug() {

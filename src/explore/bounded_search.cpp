@@ -14,6 +14,7 @@
 // every interleaving and is exhaustive.
 #include <algorithm>
 #include <map>
+#include <memory>
 
 #include "strategies.hpp"
 
@@ -65,7 +66,9 @@ class BoundedSearch final : public Strategy {
         roots_ = std::move(cheapest->second);
         deferred_.erase(cheapest);
       }
-      d.prefix = std::move(roots_.back());
+      const Root& root = roots_.back();
+      d.prefix.assign(root.schedule->begin(), root.schedule->begin() + root.length);
+      d.prefix.push_back(root.next);
       roots_.pop_back();
       root_ = d.prefix.size();
       return d;
@@ -87,6 +90,9 @@ class BoundedSearch final : public Strategy {
     }
     // New nodes: alternatives within the bound to run in this round, the others deferred to
     // the round of their cost. The root prefix of a subtree (steps before root_) has none.
+    // Deferred roots share this execution's schedule (made at the first one), each naming how
+    // much of it is its prefix: a copy each would cost steps x choices per execution.
+    std::shared_ptr<std::vector<ThreadId>> schedule;
     for (std::size_t k = start; k < trace.events.size(); ++k) {
       Node n;
       n.enabled = trace.enabled[k];
@@ -101,11 +107,13 @@ class BoundedSearch final : public Strategy {
             n.todo.insert(t);
             continue;
           }
-          std::vector<ThreadId> root;
-          root.reserve(k + 1);
-          for (std::size_t j = 0; j < k; ++j) root.push_back(nodes_[j].chosen);
-          root.push_back(t);
-          deferred_[total].push_back(std::move(root));
+          if (!schedule) {
+            schedule = std::make_shared<std::vector<ThreadId>>();
+            schedule->reserve(trace.events.size());
+            for (std::size_t j = 0; j < trace.events.size(); ++j)
+              schedule->push_back(j < start ? nodes_[j].chosen : trace.events[j].thread);
+          }
+          deferred_[total].push_back({schedule, static_cast<std::uint32_t>(k), t});
         }
       nodes_.push_back(std::move(n));
     }
@@ -127,6 +135,13 @@ class BoundedSearch final : public Strategy {
   }
 
  private:
+  /// The root prefix of a subtree: the first `length` steps of `schedule`, then `next`.
+  struct Root {
+    std::shared_ptr<const std::vector<ThreadId>> schedule;
+    std::uint32_t length;
+    ThreadId next;
+  };
+
   struct Node {
     ThreadSet enabled;
     ThreadSet todo;  ///< alternatives within the bound not yet run
@@ -161,9 +176,9 @@ class BoundedSearch final : public Strategy {
   std::vector<Node> nodes_;
   std::size_t root_ = 0;    ///< steps of the current subtree's root prefix
   std::size_t branch_ = 0;  ///< the step where the last directive took its new choice
-  std::optional<std::uint32_t> completed_;    ///< the highest bound whose round is complete
-  std::vector<std::vector<ThreadId>> roots_;  ///< this round's subtrees not yet started
-  std::map<std::uint32_t, std::vector<std::vector<ThreadId>>> deferred_;  ///< by cost
+  std::optional<std::uint32_t> completed_;  ///< the highest bound whose round is complete
+  std::vector<Root> roots_;                 ///< this round's subtrees not yet run
+  std::map<std::uint32_t, std::vector<Root>> deferred_;  ///< by cost
 };
 
 }  // namespace

@@ -39,7 +39,8 @@ class Pct final : public Strategy {
     d.policy = SchedulePolicy::kPriority;
     d.seed = seed_++;
     d.prefix = prefix_;
-    // d-1 change points, uniform among steps 1..k (distinct; fewer when k < d-1).
+    // d-1 change points, uniform among steps 1..k (distinct; fewer when k < d-1), in the order
+    // drawn: the i-th lowers its thread to priority i.
     const std::uint64_t k = steps();
     std::uint64_t state = mix(d.seed ^ 0x5043545043545043ULL);
     for (std::uint32_t i = 1; i < depth_ && d.priority_changes.size() < k; ++i) {
@@ -51,7 +52,6 @@ class Pct final : public Strategy {
                d.priority_changes.end());
       d.priority_changes.push_back(step);
     }
-    std::sort(d.priority_changes.begin(), d.priority_changes.end());
     return d;
   }
 

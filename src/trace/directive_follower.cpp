@@ -154,11 +154,10 @@ ThreadId DirectiveFollower::highest_priority(std::size_t step, const ThreadSet& 
     if (best == kNoThread || priority_[id] > priority_[best]) best = id;
   }
   const auto& changes = d_.priority_changes;
-  while (next_change_ < changes.size() && changes[next_change_] < step) ++next_change_;
-  if (next_change_ < changes.size() && changes[next_change_] == step) {
-    ++next_change_;
-    priority_[best] = next_change_;
-  }
+  // The i-th change point drawn lowers to priority i, whatever its step: the order in which
+  // the lowered threads rank is random (Burckhardt et al. §3). d-1 is small: a scan will do.
+  const auto at = std::find(changes.begin(), changes.end(), static_cast<std::uint32_t>(step));
+  if (at != changes.end()) priority_[best] = static_cast<std::uint64_t>(at - changes.begin()) + 1;
   return best;
 }
 

@@ -18,13 +18,16 @@ enum class SchedulePolicy : std::uint8_t {
   kRandom,  ///< uniformly among the enabled threads, from `seed`
   /// PCT (Burckhardt et al., ASPLOS 2010): each thread gets a random priority from `seed` when
   /// first enabled, and the enabled thread of highest priority runs; the thread that runs the
-  /// i-th step of `priority_changes` then drops to priority i, below every initial priority.
+  /// step `priority_changes[i-1]` then drops to priority i, below every initial priority (the
+  /// steps come in the order they were drawn, so which lowered thread ranks above which is
+  /// random too: PCT §3).
   kPriority,
   /// A random path of the tree that depth-first search with sleep sets explores (thesis §2.4),
-  /// for Knuth's estimate of its size (explore/size_estimate.hpp): uniformly among the threads
-  /// not asleep, from `seed`; the candidates of lower id than the chosen one join the sleep set,
-  /// as the siblings that search explores first would. The trace records the product of the
-  /// numbers of candidates (Trace::walk_log2_weight).
+  /// for Knuth's estimate of its size (explore/size_estimate.hpp): each step orders the threads
+  /// not asleep at random and takes one by a guess of its subtree's size (using
+  /// `quiet_accesses`); the ones ordered before it join the sleep set, as the siblings that
+  /// search explores first would. The trace records the walk's weight
+  /// (Trace::walk_log2_weight).
   kSleepSetWalk,
 };
 /// The largest SchedulePolicy, for checking a decoded one.
@@ -71,7 +74,8 @@ struct TestDirective {
   ReadPolicy read_policy = ReadPolicy::kReadsCommute;
   SchedulePolicy policy = SchedulePolicy::kSticky;
   std::uint64_t seed = 0;
-  /// kPriority: the steps (ascending) after which the running thread's priority drops.
+  /// kPriority: the steps (distinct, in the order drawn) at which the running thread's priority
+  /// drops, to 1 at the first, 2 at the second, ...
   std::vector<std::uint32_t> priority_changes;
   std::vector<InputValue> inputs;
   /// kSleepSetWalk: the accesses (quiet_access_key, sorted) that earlier walks never saw

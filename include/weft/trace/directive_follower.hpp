@@ -59,7 +59,6 @@ class DirectiveFollower {
   std::uint64_t rng_;
   bool following_ = true;
   std::vector<std::uint64_t> priority_;    ///< kPriority: by thread; 0 = not drawn yet
-  std::size_t next_change_ = 0;            ///< kPriority: the next of d_.priority_changes
   double walk_log2_weight_ = 0;            ///< kSleepSetWalk
   std::vector<ThreadId> walk_candidates_;  ///< kSleepSetWalk, reused by each step
   std::vector<double> walk_guesses_;       ///< kSleepSetWalk, reused by each step
