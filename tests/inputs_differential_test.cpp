@@ -35,7 +35,8 @@ struct Collected {
 // Runs the strategy on `p` (fixed inputs, or explored ones) through the exploration loop, looking
 // at every trace.
 void collect(const InputProgram& p, const std::optional<std::vector<std::uint8_t>>& fixed,
-             StrategyKind kind, bool sleep_sets, Collected& into) {
+             StrategyKind kind, bool sleep_sets, Collected& into,
+             std::uint64_t max_executions = 200000) {
   ThreadRegistry threads;
   runtime::Scheduler scheduler(threads);
   explorer::StrategyConfig config;
@@ -45,7 +46,7 @@ void collect(const InputProgram& p, const std::optional<std::vector<std::uint8_t
   auto strategy = explorer::make_strategy(config);
   explorer::ExplorationLimits limits;
   limits.stop_on_first_bug = false;
-  limits.max_executions = 200000;
+  limits.max_executions = max_executions;
   InputRun run;
   runtime::RunLimits run_limits;
   into.result = explorer::run_exploration(
@@ -132,13 +133,36 @@ TEST_P(InputsDifferential, SymbolicInputsAgreeWithEveryInputVector) {
     EXPECT_LE(unfolded.complete, oracle.pairs.size()) << name << ", " << where();
   }
 
-  // Random search finds only real behaviours.
-  Collected random;
-  collect(p, std::nullopt, StrategyKind::kRandom, true, random);
-  for (const auto& s : random.final_states)
-    EXPECT_TRUE(oracle.final_states.contains(s)) << "random: " << s << ", " << where();
-  for (const auto& b : random.bugs)
-    EXPECT_TRUE(oracle.bugs.contains(b)) << "random: " << b << ", " << where();
+  // Unbounded, the bounded searches run every interleaving of every input path (no sleep
+  // sets: many more executions). Where they finish within the execution limit they must find
+  // what the oracle finds; where not, only what it finds.
+  for (StrategyKind kind : {StrategyKind::kPreemptionBound, StrategyKind::kDelayBound}) {
+    const char* name = explorer::strategy_name(kind);
+    Collected bounded;
+    collect(p, std::nullopt, kind, false, bounded, 20000);
+    for (const auto& s : bounded.final_states)
+      EXPECT_TRUE(oracle.final_states.contains(s)) << name << ": " << s << ", " << where();
+    for (const auto& b : bounded.bugs)
+      EXPECT_TRUE(oracle.bugs.contains(b)) << name << ": " << b << ", " << where();
+    for (const auto& pair : bounded.pairs)
+      EXPECT_TRUE(oracle.pairs.contains(pair)) << name << " has an impossible path, " << where();
+    if (!bounded.result.exhausted) continue;
+    EXPECT_TRUE(bounded.result.stats.inputs.complete()) << name << ", " << where();
+    EXPECT_EQ(bounded.final_states, oracle.final_states) << name << ", " << where();
+    EXPECT_EQ(bounded.bugs, oracle.bugs) << name << ", " << where();
+    EXPECT_EQ(bounded.pairs, oracle.pairs) << name << ", " << where();
+  }
+
+  // Random search and PCT find only real behaviours.
+  for (StrategyKind kind : {StrategyKind::kRandom, StrategyKind::kPct}) {
+    const char* name = explorer::strategy_name(kind);
+    Collected random;
+    collect(p, std::nullopt, kind, true, random);
+    for (const auto& s : random.final_states)
+      EXPECT_TRUE(oracle.final_states.contains(s)) << name << ": " << s << ", " << where();
+    for (const auto& b : random.bugs)
+      EXPECT_TRUE(oracle.bugs.contains(b)) << name << ": " << b << ", " << where();
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, InputsDifferential,

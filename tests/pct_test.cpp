@@ -154,4 +154,31 @@ TEST(Pct, DepthTwoFindsTheBugWithinItsExpectedNumberOfExecutions) {
   EXPECT_LE(total / 50, 2 * (1 / p + 1)) << "mean executions to the bug";
 }
 
+// The depth-two bug behind an input: only x == 12345 reaches it. Random values would almost
+// never give it; PCT, as the random walk, takes the other side of a branch on inputs half the
+// time, with the solver's values.
+void depth_two_bug_behind_an_input() {
+  weft::value<int> x = weft::input<int>("x");
+  weft::shared<int> w{0};
+  weft::thread t([&] {
+    w = 1;
+    w = 2;
+  });
+  const int seen = w.load();
+  t.join();
+  if (x == 12345) WEFT_ASSERT(seen != 1);
+}
+
+TEST(Pct, ExploresInputsAsTheRandomWalkDoes) {
+  weft::Options o = pct(2, 2000);
+  o.stop_on_first_bug = true;
+  const weft::Result r = weft::explore(o, depth_two_bug_behind_an_input);
+  ASSERT_EQ(r.verdict, weft::Verdict::kBugFound) << r.incomplete_reason;
+  EXPECT_GT(r.stats.inputs.flips, 0u);
+  ASSERT_EQ(r.bugs.front().inputs.size(), 1u);
+  EXPECT_EQ(static_cast<std::int32_t>(r.bugs.front().inputs[0].value), 12345);
+  EXPECT_EQ(weft::replay(r.bugs.front().schedule, depth_two_bug_behind_an_input).verdict,
+            weft::Verdict::kBugFound);
+}
+
 }  // namespace

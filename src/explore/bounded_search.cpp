@@ -11,11 +11,14 @@
 // round c runs exactly the schedules of cost c. No sleep sets: they are not sound together with
 // these bounds (Coons, Musuvathi, McKinley, OOPSLA 2013), so every interleaving within the
 // bound is run. With no bound left to raise (no choice was ever deferred) the search has run
-// every interleaving and is exhaustive.
+// every interleaving and is exhaustive. Inputs are explored as ExecutionTreeSearch does (thesis
+// §2.2-2.4): at each node the other sides of its step's input branches first, at no cost; a
+// deferred root keeps the inputs of the execution it came from.
 #include <algorithm>
 #include <map>
 #include <memory>
 
+#include "input_paths.hpp"
 #include "strategies.hpp"
 
 namespace weft::explorer {
@@ -36,18 +39,38 @@ class BoundedSearch final : public Strategy {
       return d;
     }
     for (;;) {
-      // Backtrack within the current subtree: the deepest node with a choice left.
+      // Backtrack within the current subtree: the deepest node with a choice left. The other
+      // sides of the input branches of a node's step come first (they cost nothing), as in
+      // ExecutionTreeSearch.
       while (nodes_.size() > root_) {
+        const std::size_t i = nodes_.size() - 1;
+        if (auto inputs = inputs_.flip_in_step(i + 1)) {
+          branch_ = i;
+          for (std::size_t k = 0; k <= i; ++k) d.prefix.push_back(nodes_[k].chosen);
+          d.inputs = std::move(*inputs);
+          return d;
+        }
         Node& n = nodes_.back();
         if (!n.todo.empty()) {
           const ThreadId t = n.todo.first();
           n.todo.erase(t);
-          branch_ = nodes_.size() - 1;
+          branch_ = i;
           for (std::size_t k = 0; k < branch_; ++k) d.prefix.push_back(nodes_[k].chosen);
           d.prefix.push_back(t);
+          d.inputs = inputs_.current_inputs();
+          kept_steps_ = i + 1;
           return d;
         }
         nodes_.pop_back();
+      }
+      // The branches of the code the subtree's root prefix leads into: the subtree again, on the
+      // other side (its nodes are built afresh).
+      if (auto inputs = inputs_.flip_in_step(root_)) {
+        for (std::size_t k = 0; k < root_ && k < nodes_.size(); ++k)
+          d.prefix.push_back(nodes_[k].chosen);
+        nodes_.clear();
+        d.inputs = std::move(*inputs);
+        return d;
       }
       nodes_.clear();
       // The next subtree of this round; or, the round done, the next round.
@@ -69,6 +92,7 @@ class BoundedSearch final : public Strategy {
       const Root& root = roots_.back();
       d.prefix.assign(root.schedule->begin(), root.schedule->begin() + root.length);
       d.prefix.push_back(root.next);
+      d.inputs = *root.inputs;
       roots_.pop_back();
       root_ = d.prefix.size();
       return d;
@@ -76,7 +100,8 @@ class BoundedSearch final : public Strategy {
   }
 
   void observe(const Trace& trace) override {
-    read_inputs_ |= !trace.symbolic.inputs.empty() || trace.read_fixed_inputs;
+    inputs_.observe(trace, kept_steps_);
+    kept_steps_ = 0;
     std::size_t start = 0;
     if (!nodes_.empty()) {  // a new choice at node branch_ of the current subtree
       nodes_.resize(branch_ + 1);
@@ -93,6 +118,7 @@ class BoundedSearch final : public Strategy {
     // Deferred roots share this execution's schedule (made at the first one), each naming how
     // much of it is its prefix: a copy each would cost steps x choices per execution.
     std::shared_ptr<std::vector<ThreadId>> schedule;
+    std::shared_ptr<std::vector<InputValue>> inputs;  // its inputs, which the roots follow
     for (std::size_t k = start; k < trace.events.size(); ++k) {
       Node n;
       n.enabled = trace.enabled[k];
@@ -112,32 +138,32 @@ class BoundedSearch final : public Strategy {
             schedule->reserve(trace.events.size());
             for (std::size_t j = 0; j < trace.events.size(); ++j)
               schedule->push_back(j < start ? nodes_[j].chosen : trace.events[j].thread);
+            inputs = std::make_shared<std::vector<InputValue>>(inputs_.current_inputs());
           }
-          deferred_[total].push_back({schedule, static_cast<std::uint32_t>(k), t});
+          deferred_[total].push_back({schedule, inputs, static_cast<std::uint32_t>(k), t});
         }
       nodes_.push_back(std::move(n));
     }
   }
 
-  // Inputs are not explored here: a program that reads any is covered for the values it got.
-  bool exhaustive() const override { return finished_ && !read_inputs_; }
+  bool exhaustive() const override { return finished_; }
+  const InputStatistics* input_statistics() const override { return &inputs_.statistics(); }
 
+  // (With inputs, "every schedule" of every input path the search could follow: the verdict
+  // adds the input gaps, if any.)
   std::string coverage() const override {
     const std::string unit = delays_ ? " delay" : " preemption";
-    const std::string inputs =
-        read_inputs_ ? "; the program read inputs, which this strategy does not explore (each "
-                       "execution used the value weft gave it)"
-                     : "";
-    if (finished_) return "every schedule was run" + inputs;
-    if (!completed_) return "not even the schedules with 0" + unit + "s were all run" + inputs;
+    if (finished_) return "every schedule was run";
+    if (!completed_) return "not even the schedules with 0" + unit + "s were all run";
     return "every schedule with at most " + std::to_string(*completed_) + unit +
-           (*completed_ == 1 ? "" : "s") + " was run; schedules with more were not" + inputs;
+           (*completed_ == 1 ? "" : "s") + " was run; schedules with more were not";
   }
 
  private:
   /// The root prefix of a subtree: the first `length` steps of `schedule`, then `next`.
   struct Root {
     std::shared_ptr<const std::vector<ThreadId>> schedule;
+    std::shared_ptr<const std::vector<InputValue>> inputs;
     std::uint32_t length;
     ThreadId next;
   };
@@ -171,7 +197,8 @@ class BoundedSearch final : public Strategy {
   std::vector<ThreadId> prefix_;
   bool started_ = false;
   bool finished_ = false;
-  bool read_inputs_ = false;
+  InputPaths inputs_;
+  std::size_t kept_steps_ = 0;  ///< steps the last directive shares with the execution before
   std::uint32_t bound_ = 0;
   std::vector<Node> nodes_;
   std::size_t root_ = 0;    ///< steps of the current subtree's root prefix

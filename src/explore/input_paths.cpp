@@ -136,4 +136,15 @@ const InputStatistics& InputPaths::statistics() const {
   return stats_;
 }
 
+void RandomInputWalk::observe(const Trace& trace, std::uint64_t seed) {
+  paths_.observe(trace, 0);
+  next_.reset();
+  // Half the time, and only when there is a side to take: the walk also needs fresh values.
+  const std::size_t n = paths_.branches();
+  if (n == 0 || (seed & 1)) return;
+  const std::size_t start = static_cast<std::size_t>(seed * 0x9E3779B97F4A7C15ULL >> 7) % n;
+  for (std::size_t k = 0; k < n && !next_; ++k)
+    if (paths_.flippable((start + k) % n)) next_ = paths_.flip((start + k) % n);
+}
+
 }  // namespace weft::explorer

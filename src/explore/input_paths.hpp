@@ -57,4 +57,26 @@ class InputPaths {
   mutable InputStatistics stats_;
 };
 
+/// Inputs for strategies that schedule at random (random, PCT): after an execution that
+/// branched on inputs, half the time the next one takes the other side of one of its branches,
+/// chosen at random (a random walk of the symbolic execution tree, with the solver's values);
+/// otherwise inputs get uniform random values from the execution's seed (the scheduler's
+/// fallback for a random policy).
+class RandomInputWalk {
+ public:
+  /// The inputs the next test should have (none: random values), taken once.
+  std::vector<InputValue> take_next() {
+    std::vector<InputValue> out = std::move(next_).value_or(std::vector<InputValue>{});
+    next_.reset();
+    return out;
+  }
+  /// The execution that ran; `seed` is the next test's, which picks whether and which branch.
+  void observe(const Trace& trace, std::uint64_t seed);
+  const InputStatistics& statistics() const { return paths_.statistics(); }
+
+ private:
+  InputPaths paths_;
+  std::optional<std::vector<InputValue>> next_;
+};
+
 }  // namespace weft::explorer

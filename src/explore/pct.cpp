@@ -6,10 +6,12 @@
 // 1). The scheduling itself is SchedulePolicy::kPriority (directive_follower.cpp), so that the
 // runtime and the thread model agree; this side draws the change points and, unless k is
 // given, measures k as the longest execution so far (the paper's practical variant, §4).
+// Inputs: as the random walk's (RandomInputWalk).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
+#include "input_paths.hpp"
 #include "strategies.hpp"
 
 namespace weft::explorer {
@@ -52,10 +54,12 @@ class Pct final : public Strategy {
                d.priority_changes.end());
       d.priority_changes.push_back(step);
     }
+    d.inputs = inputs_.take_next();
     return d;
   }
 
   void observe(const Trace& trace) override {
+    inputs_.observe(trace, seed_);
     longest_ = std::max<std::uint64_t>(longest_, trace.events.size());
     ThreadId most = 0;
     for (const Event& e : trace.events) most = std::max(most, e.thread);
@@ -63,6 +67,7 @@ class Pct final : public Strategy {
   }
 
   bool exhaustive() const override { return false; }
+  const InputStatistics* input_statistics() const override { return &inputs_.statistics(); }
 
   std::string coverage() const override {
     if (threads_ == 0) return {};
@@ -90,6 +95,7 @@ class Pct final : public Strategy {
   std::vector<ThreadId> prefix_;
   std::uint64_t longest_ = 0;  ///< events of the longest execution so far
   std::uint64_t threads_ = 0;  ///< the most threads one execution had
+  RandomInputWalk inputs_;
 };
 
 }  // namespace

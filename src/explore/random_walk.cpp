@@ -1,8 +1,6 @@
 // Seeded random scheduling: each execution picks uniformly among the enabled threads at every
-// step. A baseline: it proves nothing when it finds no bug. Inputs: after an execution that
-// branched on inputs, the next one takes the other side of one of its branches, chosen at random
-// (a random walk of the symbolic execution tree, with the solver's values); otherwise inputs get
-// uniform random values from the execution's seed (the scheduler's fallback).
+// step. A baseline: it proves nothing when it finds no bug. Inputs: RandomInputWalk.
+#include "input_paths.hpp"
 #include "strategies.hpp"
 
 namespace weft::explorer {
@@ -20,19 +18,10 @@ class RandomWalk final : public Strategy {
     d.policy = SchedulePolicy::kRandom;
     d.seed = seed_++;
     d.prefix = prefix_;
-    if (next_inputs_) d.inputs = std::move(*next_inputs_);
-    next_inputs_.reset();
+    d.inputs = inputs_.take_next();
     return d;
   }
-  void observe(const Trace& trace) override {
-    inputs_.observe(trace, 0);
-    // Half the time, and only when there is a side to take: the walk also needs fresh values.
-    const std::size_t n = inputs_.branches();
-    if (n == 0 || (seed_ & 1)) return;
-    const std::size_t start = static_cast<std::size_t>(seed_ * 0x9E3779B97F4A7C15ULL >> 7) % n;
-    for (std::size_t k = 0; k < n && !next_inputs_; ++k)
-      if (inputs_.flippable((start + k) % n)) next_inputs_ = inputs_.flip((start + k) % n);
-  }
+  void observe(const Trace& trace) override { inputs_.observe(trace, seed_); }
   bool exhaustive() const override { return false; }
   const InputStatistics* input_statistics() const override { return &inputs_.statistics(); }
 
@@ -40,8 +29,7 @@ class RandomWalk final : public Strategy {
   std::uint64_t remaining_;
   std::uint64_t seed_;
   std::vector<ThreadId> prefix_;
-  InputPaths inputs_;
-  std::optional<std::vector<InputValue>> next_inputs_;
+  RandomInputWalk inputs_;
 };
 
 }  // namespace
