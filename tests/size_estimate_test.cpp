@@ -108,13 +108,14 @@ TEST(SizeEstimate, OneSequentialThreadIsOneExecutionForEveryWalk) {
 TEST(SizeEstimate, AnEstimatingSearchExploresAsItWouldAloneAndCountsItsWalks) {
   weft::Options o;
   o.estimate_size = true;
-  const weft::Result r = weft::explore(o, critical_sections(3, 2));
+  const weft::Result r = weft::explore(o, critical_sections(3, 3));
   EXPECT_EQ(r.verdict, weft::Verdict::kNoBugFound);
   ASSERT_TRUE(r.stats.estimate.has_value());
-  // 32 walks before the search's first execution, then one per twenty of its executions.
-  EXPECT_EQ(r.stats.estimate->walks(), 32u + 90u / 20u);
-  EXPECT_EQ(r.stats.executions, 90u + r.stats.estimate->walks());
-  EXPECT_EQ(r.stats.traces, 90u);
+  // 32 walks before the search's first execution, then 16 after every 320 of its executions:
+  // 9!/3!^3 = 1,680 executions, 5 batches.
+  EXPECT_EQ(r.stats.estimate->walks(), 32u + 5u * 16u);
+  EXPECT_EQ(r.stats.executions, 1680u + r.stats.estimate->walks());
+  EXPECT_EQ(r.stats.traces, 1680u);
 }
 
 TEST(SizeEstimate, ACutShortSearchSaysWhatFractionOfItsEstimateItRan) {

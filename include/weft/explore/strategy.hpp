@@ -117,7 +117,7 @@ struct StrategyConfig {
   /// The portfolio: the seconds it has (it shares them among its strategies).
   double time_budget = 0;
   /// Optimal DPOR: estimate how many executions it will run (size_estimate.hpp), with random
-  /// walks among its executions (about one in twenty).
+  /// walks among its executions (16 after every 320 of them).
   bool estimate_size = false;
   /// A schedule prefix the first execution follows (e.g. to start from a given interleaving).
   std::vector<ThreadId> initial_prefix;
