@@ -26,13 +26,23 @@ std::string percent(double p) {
   return text;
 }
 
+// How far off the estimate may be, and from how many walks: "±16%, from 528 random walks".
+std::string error_text(const SizeEstimate& estimate) {
+  const double error = estimate.relative_error();
+  return (std::isfinite(error) ? "±" + percent(100 * error) + "%" : std::string("any amount")) +
+         ", from " + std::to_string(estimate.walks()) + " random walks";
+}
+
+// The walks' first seed: apart from the seeds of the search's own random choices.
+std::uint64_t first_walk_seed(const StrategyConfig& config) {
+  return config.seed * 0x9e3779b97f4a7c15ULL + 0x57a1c0deULL;
+}
+
 class EstimatingSearch final : public Strategy {
  public:
   EstimatingSearch(std::unique_ptr<Strategy> search, const StrategyConfig& config,
                    ReadPolicy policy)
-      : search_(std::move(search)),
-        walks_(policy),
-        seed_(config.seed * 0x9e3779b97f4a7c15ULL + 0x57a1c0deULL) {}
+      : search_(std::move(search)), walks_(policy), seed_(first_walk_seed(config)) {}
 
   std::optional<TestDirective> next() override {
     if (done_) return std::nullopt;
@@ -64,16 +74,10 @@ class EstimatingSearch final : public Strategy {
       return "the search ran " + std::to_string(executions_) + " executions, more than the " +
              approximate_count(estimate) +
              " it was estimated to need: how many are left is unknown";
-    const double error = walks_.estimate().relative_error();
-    char text[256];
-    std::snprintf(text, sizeof text,
-                  "the search ran %llu executions of an estimated %s (%s%%; the estimate may be "
-                  "off by %s, from %llu random walks)",
-                  static_cast<unsigned long long>(executions_), approximate_count(estimate).c_str(),
-                  percent(100.0 * static_cast<double>(executions_) / estimate).c_str(),
-                  std::isfinite(error) ? ("±" + percent(100 * error) + "%").c_str() : "any amount",
-                  static_cast<unsigned long long>(walks_.estimate().walks()));
-    return text;
+    return "the search ran " + std::to_string(executions_) + " executions of an estimated " +
+           approximate_count(estimate) + " (" +
+           percent(100.0 * static_cast<double>(executions_) / estimate) +
+           "%; the estimate may be off by " + error_text(walks_.estimate()) + ")";
   }
   const SizeEstimate* size_estimate() const override { return &walks_.estimate(); }
   const InputStatistics* input_statistics() const override { return search_->input_statistics(); }
@@ -98,7 +102,7 @@ class SizeEstimateWalks final : public Strategy {
   explicit SizeEstimateWalks(const StrategyConfig& config)
       : count_(config.random_executions),
         walks_(strategy_info(StrategyKind::kOptimalDpor).read_policy),
-        seed_(config.seed * 0x9e3779b97f4a7c15ULL + 0x57a1c0deULL),
+        seed_(first_walk_seed(config)),
         started_(std::chrono::steady_clock::now()) {}
 
   std::optional<TestDirective> next() override {
@@ -115,16 +119,9 @@ class SizeEstimateWalks final : public Strategy {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count() /
         static_cast<double>(walks_.estimate().walks()) * estimate;
-    const double error = walks_.estimate().relative_error();
-    char text[256];
-    std::snprintf(text, sizeof text,
-                  "optimal DPOR would run an estimated %s executions (may be off by %s, from "
-                  "%llu random walks), about %s at the walks' rate",
-                  approximate_count(estimate).c_str(),
-                  std::isfinite(error) ? ("±" + percent(100 * error) + "%").c_str() : "any amount",
-                  static_cast<unsigned long long>(walks_.estimate().walks()),
-                  approximate_duration(seconds).c_str());
-    return text;
+    return "optimal DPOR would run an estimated " + approximate_count(estimate) +
+           " executions (may be off by " + error_text(walks_.estimate()) + "), about " +
+           approximate_duration(seconds) + " at the walks' rate";
   }
   const SizeEstimate* size_estimate() const override { return &walks_.estimate(); }
 

@@ -60,7 +60,7 @@ class Portfolio final : public Strategy {
         part->exhausted = true;
         // Exhausting an exhaustive part covered every behaviour: the portfolio is done.
         if (part->strategy->exhaustive()) {
-          finished_ = true;
+          finished_ = part;
           return std::nullopt;
         }
         shared_ = true;  // the others go on
@@ -78,7 +78,7 @@ class Portfolio final : public Strategy {
     current_->strategy->observe(trace);
   }
 
-  // It covers every behaviour when it finishes (finished_); cut short, coverage() says what.
+  // It covers every behaviour when a part finishes (finished_); cut short, coverage() says what.
   bool exhaustive() const override { return true; }
 
   std::string coverage() const override {
@@ -106,10 +106,14 @@ class Portfolio final : public Strategy {
   }
 
   const SizeEstimate* size_estimate() const override { return parts_[0].strategy->size_estimate(); }
+  // Of the part that covered everything, if one did (the verdict checks its input paths);
+  // else optimal DPOR's.
   const InputStatistics* input_statistics() const override {
-    return parts_[0].strategy->input_statistics();
+    return (finished_ ? finished_ : &parts_[0])->strategy->input_statistics();
   }
-  std::string gaps() const override { return parts_[0].strategy->gaps(); }
+  std::string gaps() const override {
+    return (finished_ ? finished_ : &parts_[0])->strategy->gaps();
+  }
 
  private:
   struct Part {
@@ -152,7 +156,7 @@ class Portfolio final : public Strategy {
   Part* current_ = nullptr;
   std::uint64_t next_decision_ = kProbe;
   bool shared_ = false;
-  bool finished_ = false;
+  const Part* finished_ = nullptr;  ///< the exhaustive part that finished, if one did
 };
 
 }  // namespace

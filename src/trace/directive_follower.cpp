@@ -71,10 +71,10 @@ ThreadId DirectiveFollower::choose(std::size_t step, const ThreadSet& enabled, T
       candidates.insert(id);
   if (candidates.empty()) return kNoThread;
   if (d_.policy == SchedulePolicy::kPriority) return highest_priority(step, candidates);
-  if (d_.policy == SchedulePolicy::kRandom || d_.policy == SchedulePolicy::kSleepSetWalk) {
+  if (d_.policy == SchedulePolicy::kSleepSetWalk) return walk_step(candidates, pending);
+  if (d_.policy == SchedulePolicy::kRandom) {
     auto k = splitmix(rng_) % candidates.size();
     ThreadId chosen = candidates.first();
-    if (d_.policy == SchedulePolicy::kSleepSetWalk) return walk_step(candidates, pending);
     while (k--) chosen = candidates.next_from(chosen + 1);
     return chosen;
   }

@@ -6,9 +6,10 @@
 // without being sleep-set blocked per Mazurkiewicz trace (Godefroid 1996, and the thesis' own
 // count of traces, Table 8.1 footnote 3). So the number of its leaves that are not blocked is
 // the number of traces, which is the number of executions optimal DPOR runs. A walk picks a
-// child uniformly at each node (SchedulePolicy::kSleepSetWalk) and its weight is the product of
-// the numbers of children on its path, or 0 if it ends sleep-set blocked; the mean weight is an
-// unbiased estimate of that number.
+// child at each node with a probability that guesses the child's subtree size
+// (SchedulePolicy::kSleepSetWalk, DirectiveFollower::walk_step), and its weight is the product
+// of the inverse probabilities of its choices, or 0 if it ends sleep-set blocked; the mean
+// weight is an unbiased estimate of that number, whatever the guesses (importance sampling).
 #pragma once
 
 #include <cstdint>
