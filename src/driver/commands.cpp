@@ -236,11 +236,20 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
       settings.estimate && (settings.time_limit > 0 || (!settings.quiet && isatty(2)));
   std::unique_ptr<explorer::Strategy> strategy;
 
+  std::unique_ptr<ForkServer> server;
+  std::optional<Symbolizer> symbols;
   explorer::ExplorationLimits limits;
   limits.stop_on_first_bug = !settings.all_bugs && settings.stop_on.empty();
+  // --stop-on matches the bug's kind and its message as the user reads it, memory named (a race
+  // names its variable, which the raw message holds as an address mark) but without the places
+  // in the code, whose file names would match too.
   if (!settings.stop_on.empty())
-    limits.stop_at = [&settings](const explorer::FoundBug& bug) {
-      return bug.message.find(settings.stop_on) != std::string::npos ||
+    limits.stop_at = [&settings, &symbols, &server, &program](const explorer::FoundBug& bug) {
+      if (!symbols) symbols.emplace(program.path, server->load_base());
+      std::string message = bug.message;
+      for (std::size_t at; (at = message.find(" at {pc:")) != std::string::npos;)
+        message.erase(at, message.find('}', at) + 1 - at);
+      return symbols->render(message).find(settings.stop_on) != std::string::npos ||
              std::string(outcome_name(bug.outcome)).find(settings.stop_on) != std::string::npos;
     };
   limits.max_executions = settings.max_executions;
@@ -263,12 +272,10 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
     return sites;
   };
   Program round_program = program;
-  std::unique_ptr<ForkServer> server;
   explorer::ExplorationResult result;
   explorer::Statistics total;
   std::vector<RoundBug> found;
   std::set<std::string> seen;
-  std::optional<Symbolizer> symbols;
   std::set<std::string> unrestored;
   std::size_t rounds = 0;
   std::uint64_t program_peak_kib = 0;  // of the program's processes, over every round
@@ -411,6 +418,35 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
   for (const auto& what : result.unrestored_state)
     unrestored_text += (unrestored_text.empty() ? "" : ", ") + what;
   const explorer::Decision decision = explorer::decide(result, strategy->exhaustive(), limits);
+  // What weft saw only in part, as the user reads it: the places of weak atomics, and what
+  // talked through the kernel.
+  if (!symbols) symbols.emplace(program.path, server->load_base());
+  // Weak atomics in the program's own code, and in library headers it compiled in (libstdc++'s
+  // shared_ptr counts, stop_token): both are explored as sequentially consistent, and the text
+  // says whose they are.
+  std::vector<std::string> weak_atomics, weak_in_library, kernel_talk;
+  for (const Caveat& c : result.caveats) {
+    if (c.kind != CaveatKind::kWeakAtomics) {
+      kernel_talk.push_back(symbols->render(c.what));
+      continue;
+    }
+    const std::string where = symbols->render(c.what);
+    const std::uint64_t pc =
+        c.what.starts_with("{pc:") ? std::strtoull(c.what.c_str() + 4, nullptr, 16) : 0;
+    const bool system = pc != 0 && symbols->code(pc).file.starts_with("/usr/");
+    (system ? weak_in_library : weak_atomics).push_back(where);
+  }
+  for (auto* list : {&weak_atomics, &weak_in_library}) {
+    std::sort(list->begin(), list->end());
+    list->erase(std::unique(list->begin(), list->end()), list->end());
+  }
+  const bool weak_memory = !weak_atomics.empty() || !weak_in_library.empty();
+  const auto listed = [](const std::vector<std::string>& items, std::size_t most) {
+    std::string text;
+    for (std::size_t i = 0; i < items.size() && i < most; ++i) text += (i ? ", " : "") + items[i];
+    if (items.size() > most) text += " and " + std::to_string(items.size() - most) + " more";
+    return text;
+  };
   const bool complete = decision.complete();
   const bool within_bounds = decision.within_bounds();
   const int code = exit_code_of(decision.verdict);
@@ -523,6 +559,14 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
           unrestored_text +
           "), so later executions may have started from it; run with --fresh-process";
       break;
+    case explorer::Incompleteness::kKernelCommunication:
+      why =
+          "every interleaving of the threads' visible operations was explored, but the "
+          "threads talked through the kernel (" +
+          listed(kernel_talk, 3) +
+          "), whose messages weft does not see, so the orders in which they could arrive were "
+          "not explored";
+      break;
     case explorer::Incompleteness::kStrategyGaps:
       why = "the " + std::string(explorer::strategy_name(settings.strategy)) +
             " strategy did not cover all it set out to: " + result.strategy_gaps;
@@ -587,6 +631,11 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
       j["incomplete_code"] = explorer::incompleteness_code(decision.why);
     }
     if (!unrestored_text.empty()) j["unrestored_state"] = result.unrestored_state;
+    // weft explores sequential consistency; the places whose weaker orderings allow more.
+    j["memory_model"] = "sequential-consistency";
+    if (!weak_atomics.empty()) j["weak_atomics"] = weak_atomics;
+    if (!weak_in_library.empty()) j["weak_atomics_in_libraries"] = weak_in_library;
+    if (!kernel_talk.empty()) j["kernel_communication"] = kernel_talk;
     j["weft_version"] = WEFT_VERSION;
     if (!settings.source.empty()) j["source"] = settings.source;
     std::error_code ec;
@@ -610,7 +659,8 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
         std::printf("; the exploration is incomplete: %s", why.c_str());
       break;
     case kExitNoBug:
-      std::printf("weft: no bug found; every behaviour was explored");
+      std::printf("weft: no bug found; every behaviour %swas explored",
+                  weak_memory ? "under sequential consistency " : "");
       break;
     case kExitUsage:
       std::printf("weft: %s", why.c_str());
@@ -629,6 +679,12 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
         "rounds of exploration; the verdict is that of the last round\n",
         group_digits(promoted.size()).c_str(), promoted.size() == 1 ? "" : "s",
         group_digits(rounds).c_str());
+  if (weak_memory)
+    std::printf(
+        "weft: %s atomics weaker than seq_cst (at %s), which weft explores as sequentially "
+        "consistent: behaviours only a weaker memory model allows were not explored\n",
+        weak_atomics.empty() ? "library code the program compiled in uses" : "the program uses",
+        listed(weak_atomics.empty() ? weak_in_library : weak_atomics, 3).c_str());
   if (!unrestored_text.empty() && code == kExitBug)
     std::printf(
         "weft: the program changed process state weft does not restore between executions "
@@ -767,8 +823,11 @@ static int check_command_unguarded(const std::string& source,
   for (const auto& f : compiler_flags) has_opt |= f.starts_with("-O");
   if (!has_opt) command += " -O0";  // every access in the source stays an access
   command += cxx ? " -std=c++20" : "";
+  // The source before the flags: libraries and objects given after `--` must follow the
+  // program's object on the link line (preprocessor and code flags apply wherever they are).
+  command += " " + shell_word(source);
   for (const auto& f : compiler_flags) command.append(" ").append(shell_word(f));
-  command += " " + shell_word(source) + " -o " + shell_word(binary);
+  command += " -o " + shell_word(binary);
   const int status = std::system(command.c_str());
   // system() ignores Ctrl-C while the compiler runs; the compiler died of it instead.
   if (status != -1 && WIFSIGNALED(status))

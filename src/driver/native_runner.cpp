@@ -398,6 +398,7 @@ Trace read_log(const void* log, std::size_t sent_threads, const TestDirective& d
   trace.read_fixed_inputs = logged.read_inputs;
   trace.symbolic = std::move(logged.symbolic);
   trace.unrestored_state = std::move(logged.unrestored);
+  trace.caveats = std::move(logged.caveats);
   if (ending) {
     // A sanitizer that was told to go on after a report (UBSAN_OPTIONS=halt_on_error=0): the
     // report is still the bug of the thread that ran into it.

@@ -68,6 +68,7 @@ ExplorationResult run_exploration_in_place(
     ++s.executions;
     if (trace.read_fixed_inputs) result.fixed_inputs = true;
     result.unrestored_state.insert(trace.unrestored_state.begin(), trace.unrestored_state.end());
+    result.caveats.insert(trace.caveats.begin(), trace.caveats.end());
     s.events += trace.events.size();
     s.longest_execution = std::max<std::uint64_t>(s.longest_execution, trace.events.size());
     if (trace.diverged_at) ++s.diverged;

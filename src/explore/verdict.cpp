@@ -20,6 +20,8 @@ const char* incompleteness_code(Incompleteness why) {
       return "input-gaps";
     case Incompleteness::kUnrestoredState:
       return "unrestored-state";
+    case Incompleteness::kKernelCommunication:
+      return "kernel-communication";
     case Incompleteness::kStrategyGaps:
       return "strategy-gaps";
     case Incompleteness::kNotExhaustive:
@@ -41,9 +43,12 @@ namespace {
 Incompleteness why_incomplete(const ExplorationResult& r, bool exhaustive,
                               const ExplorationLimits& limits) {
   // Everything the strategy could reach was run, and nothing kept it from reaching everything.
+  const bool talked_through_kernel =
+      std::any_of(r.caveats.begin(), r.caveats.end(),
+                  [](const Caveat& c) { return c.kind == CaveatKind::kKernelCommunication; });
   const bool explored = r.unsupported.empty() && r.exhausted && !r.fixed_inputs &&
                         r.stats.inputs.complete() && exhaustive && r.unrestored_state.empty() &&
-                        r.strategy_gaps.empty();
+                        !talked_through_kernel && r.strategy_gaps.empty();
   if (explored && !r.hit_bound)
     return r.uncovered ? Incompleteness::kLocalStatesOnly : Incompleteness::kNone;
   if (!r.unsupported.empty()) return Incompleteness::kUnsupported;
@@ -54,6 +59,7 @@ Incompleteness why_incomplete(const ExplorationResult& r, bool exhaustive,
   if (r.fixed_inputs && r.exhausted) return Incompleteness::kFixedInputs;
   if (!r.stats.inputs.complete() && r.exhausted) return Incompleteness::kInputGaps;
   if (!r.unrestored_state.empty() && r.exhausted) return Incompleteness::kUnrestoredState;
+  if (talked_through_kernel && r.exhausted) return Incompleteness::kKernelCommunication;
   if (!r.strategy_gaps.empty() && r.exhausted) return Incompleteness::kStrategyGaps;
   if (!exhaustive) return Incompleteness::kNotExhaustive;
   if (!r.bugs.empty() && limits.stop_on_first_bug) return Incompleteness::kStoppedAtFirstBug;

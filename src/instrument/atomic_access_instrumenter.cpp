@@ -1,5 +1,6 @@
 // Atomic instructions become __weft_atomic(addr, size, kind, ordering) calls immediately before
 // them. They are visible operations whether or not the memory looks shared, so nothing is filtered.
+#include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/Instructions.h>
 
 #include <optional>
@@ -20,11 +21,22 @@ struct AtomicAccess {
   llvm::AtomicOrdering ordering;  // for cmpxchg, the success ordering
 };
 
+// The compiler's test of a function-local static's guard (a global named _ZGV...): its acquire
+// pairs with the release the runtime models (cxx_guards.cpp), which is right under any memory
+// model, so the runtime is told it is sequentially consistent and the verdict does not name it
+// among the program's weak atomics.
+bool is_static_guard(const llvm::Value* pointer) {
+  const auto* global = llvm::dyn_cast<llvm::GlobalVariable>(pointer->stripPointerCasts());
+  return global != nullptr && global->getName().startswith("_ZGV");
+}
+
 std::optional<AtomicAccess> as_atomic_access(llvm::Instruction& inst) {
   if (auto* load = llvm::dyn_cast<llvm::LoadInst>(&inst)) {
     if (!load->isAtomic()) return std::nullopt;
     return AtomicAccess{load, load->getPointerOperand(), load->getType(), WEFT_ATOMIC_LOAD,
-                        load->getOrdering()};
+                        is_static_guard(load->getPointerOperand())
+                            ? llvm::AtomicOrdering::SequentiallyConsistent
+                            : load->getOrdering()};
   }
   if (auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst)) {
     if (!store->isAtomic()) return std::nullopt;

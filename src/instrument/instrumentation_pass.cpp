@@ -34,6 +34,7 @@ std::vector<std::unique_ptr<Instrumenter>> make_instrumenters(Stage stage) {
       // After the access hooks, which may hand the baton to another thread: a store's
       // expression must reach shadow memory after its hook, right before the store itself.
       instrumenters.push_back(make_symbolic_instrumenter());
+      instrumenters.push_back(make_cxx_guard_redirector());
       // Last: it gives main a runtime name (__weft_*), and instrumenters skip such functions.
       instrumenters.push_back(make_main_renamer());
       break;

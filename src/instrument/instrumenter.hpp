@@ -46,6 +46,9 @@ std::unique_ptr<Instrumenter> make_reach_error_instrumenter();
 // Reduces the spinning before libstdc++'s C++20 waits to one test of the predicate.
 std::unique_ptr<Instrumenter> make_library_spin_remover();
 
+// Sends the program's calls to the C++ ABI's static-initialisation guards to the runtime's model.
+std::unique_ptr<Instrumenter> make_cxx_guard_redirector();
+
 // Renames the program's main so that the runtime's main can run it.
 std::unique_ptr<Instrumenter> make_main_renamer();
 

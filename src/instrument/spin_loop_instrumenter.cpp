@@ -45,9 +45,11 @@ bool stores_thread_local(const llvm::Value* pointer) {
   return global != nullptr && global->isThreadLocal();
 }
 
-// Declared functions a busy-wait iteration may call: what they do, the runtime sees.
+// Declared functions a busy-wait iteration may call: what they do, the runtime sees. A yield
+// (sched_yield, which std::this_thread::yield and libstdc++'s own spins call) changes nothing.
 bool is_known_declaration(llvm::StringRef name) {
-  return name == hook_name(Hook::__weft_atomic_begin) ||
+  return name == "sched_yield" || name == "pthread_yield" || name == "thrd_yield" ||
+         name == hook_name(Hook::__weft_atomic_begin) ||
          name == hook_name(Hook::__weft_atomic_end) ||
          name == hook_name(Hook::__weft_reach_error) || name == "__VERIFIER_atomic_begin" ||
          name == "__VERIFIER_atomic_end" || name == "__VERIFIER_assume";

@@ -112,6 +112,8 @@ std::string describe(Incompleteness why, const explorer::ExplorationResult& r,
       return "input paths left unexplored: " + driver::describe_input_gaps(r.stats.inputs);
     case Incompleteness::kUnrestoredState:
       return "process state changed that is not restored between executions";
+    case Incompleteness::kKernelCommunication:
+      return "threads talked through the kernel, which weft does not see";
     case Incompleteness::kStrategyGaps:
       return r.strategy_gaps;
     case Incompleteness::kNotExhaustive:

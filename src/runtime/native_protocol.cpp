@@ -623,6 +623,13 @@ void LogWriter::text(Record tag, std::string_view text) {
   commit(tag, w.ok(), w.size());
 }
 
+void LogWriter::caveat(CaveatKind kind, std::string_view what) {
+  ByteWriter w = payload_writer(header_, records_);
+  w.put(static_cast<std::uint8_t>(kind));
+  w.string(what);
+  commit(Record::kCaveat, w.ok(), w.size());
+}
+
 void LogWriter::note_fault(int signal, std::uint64_t pc, std::uint64_t address) {
   header_->fault_signal = signal;
   header_->fault_pc = pc;
@@ -794,6 +801,12 @@ LoggedExecution read_log_records(const void* log, std::size_t sent_threads, Thre
       case Record::kUnrestored:
         out.unrestored.emplace_back(text);
         break;
+      case Record::kCaveat: {
+        const auto kind = r.get<std::uint8_t>("caveat kind");
+        if (kind > kLastCaveatKind) throw ProtocolError("an unknown kind of caveat");
+        out.caveats.push_back(Caveat{static_cast<CaveatKind>(kind), r.string("caveat")});
+        break;
+      }
       default:
         throw ProtocolError("unknown log record " + std::to_string(static_cast<int>(tag)));
     }

@@ -78,6 +78,8 @@ struct ExplorationResult {
   /// Process state some execution changed and the worker does not restore
   /// (Trace::unrestored_state), each function once.
   std::set<std::string> unrestored_state;
+  /// What executions did that weft sees only in part (Trace::caveats), each once.
+  std::set<Caveat> caveats;
   /// What the strategy's exhaustion does not cover (Strategy::uncovered), or nullptr.
   const char* uncovered = nullptr;
   /// Why the strategy did not cover all it set out to (Strategy::gaps), or "".

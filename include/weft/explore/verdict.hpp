@@ -36,6 +36,9 @@ enum class Incompleteness : std::uint8_t {
   /// The program changed process state weft does not restore between executions (native
   /// programs): later executions may have started from it.
   kUnrestoredState,
+  /// Threads talked through the kernel (pipes, sockets...), which weft does not see: the orders
+  /// of their messages were not explored (CaveatKind::kKernelCommunication).
+  kKernelCommunication,
   kNotExhaustive,  ///< the strategy does not explore exhaustively (random)
   /// Every reachable local state of every thread was covered (assertion failures, crashes), but
   /// not every global state: what ExplorationResult::uncovered names (deadlocks, races).

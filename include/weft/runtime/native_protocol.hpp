@@ -79,12 +79,12 @@ inline constexpr const char* kRuntimeMarker = "weft-runtime-v1";
 /// shared-memory channel and binary records of this header; 6: events carry the values they read
 /// and wrote; 7: directives carry inputs, logs the inputs, expressions and branches; 8: the
 /// expression mirror, kKnownExpressions; 9: directives carry PCT's priority changes; 10: traces
-/// carry a sleep-set walk's weight).
-inline constexpr int kProtocolVersion = 10;
+/// carry a sleep-set walk's weight; 11: kCaveat records).
+inline constexpr int kProtocolVersion = 11;
 /// The protocol version as a string every instrumented binary contains (fork_server.cpp), so that
 /// weft can refuse a binary built by another version before it starts it: an older runtime does
 /// not understand WEFT_CONTROL and would die before it could say HELLO.
-#define WEFT_PROTOCOL_MARKER "weft-protocol-v10"
+#define WEFT_PROTOCOL_MARKER "weft-protocol-v11"
 inline constexpr const char* kProtocolMarker = WEFT_PROTOCOL_MARKER;
 static_assert(WEFT_PROTOCOL_MARKER[sizeof WEFT_PROTOCOL_MARKER - 3] ==
                       '0' + kProtocolVersion / 10 &&
@@ -218,6 +218,8 @@ TestDirective decode_directive(const char* in, std::size_t size, ThreadRegistry&
 ///   kUntracked an input was read while inputs were not followed (TestDirective::track_inputs)
 ///   kUnrestored  the program changed process state a worker does not restore (setuid, nice,
 ///              prctl...; the function's name): later executions may start from it
+///   kCaveat    something the execution did that weft sees only in part: a CaveatKind byte, then
+///              what it was as a string (may hold {pc:} marks)
 ///   kCrashed   the thread that crashed (an id)
 ///   kWhere     where it crashed, beyond fault_pc (describe_crash): a library function and the
 ///              program's frame that called it, what the faulting address is
@@ -235,6 +237,7 @@ enum class Record : std::uint8_t {
   kUnconstrained = 'K',
   kUntracked = 'Q',
   kUnrestored = 'U',
+  kCaveat = 'V',
   kCrashed = 'C',
   kWhere = 'W',
   kSanitizer = 'S',
@@ -289,6 +292,8 @@ class LogWriter {
   void crashed(ThreadId thread, const ThreadRegistry& threads);
   /// Appends a record whose payload is text (kInputs, kUnrestored, kWhere, kSanitizer).
   void text(Record tag, std::string_view text);
+  /// Appends a kCaveat record.
+  void caveat(CaveatKind kind, std::string_view what);
   /// Notes the signal the process dies of (called from the signal handler).
   void note_fault(int signal, std::uint64_t pc, std::uint64_t address);
 
@@ -319,6 +324,7 @@ struct LoggedExecution {
   bool read_inputs = false;               ///< a kInputs record
   InputObservations symbolic;             ///< kInput, kExpressions, kBranch records
   std::vector<std::string> unrestored;    ///< kUnrestored records
+  std::vector<Caveat> caveats;            ///< kCaveat records
 };
 
 /// Decodes a log. `sent_threads`: how many threads weft sent with the directive (those keep their

@@ -12,6 +12,25 @@
 
 namespace weft {
 
+/// Something an execution did that weft sees only in part, so that exploring its interleavings
+/// does not cover all its behaviours (docs/process-state.md, "What weft does not see").
+enum class CaveatKind : std::uint8_t {
+  /// Threads talked through the kernel (a pipe, socket, eventfd...): weft does not see the
+  /// messages, so the orders in which they could arrive were not explored.
+  kKernelCommunication,
+  /// Atomics or fences weaker than seq_cst: only their sequentially consistent behaviours were
+  /// explored.
+  kWeakAtomics,
+};
+inline constexpr std::uint8_t kLastCaveatKind = static_cast<std::uint8_t>(CaveatKind::kWeakAtomics);
+
+/// One caveat: its kind and what it was, as text for reports (may hold {pc:} marks).
+struct Caveat {
+  CaveatKind kind = CaveatKind::kKernelCommunication;
+  std::string what;
+  auto operator<=>(const Caveat&) const = default;
+};
+
 /// How an execution ended.
 enum class Outcome : std::uint8_t {
   kComplete,           ///< every thread finished
@@ -130,6 +149,8 @@ struct Trace {
   /// Native programs: functions the execution called that changed process state which the
   /// worker process does not restore afterwards (docs/process-state.md, "Detected").
   std::vector<std::string> unrestored_state;
+  /// What the execution did that weft sees only in part (each once).
+  std::vector<Caveat> caveats;
   /// A SchedulePolicy::kSleepSetWalk execution: log2 of the product of the numbers of threads it
   /// could choose from at its steps (Knuth's weight of the path; 0 otherwise).
   double walk_log2_weight = 0;

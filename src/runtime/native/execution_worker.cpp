@@ -20,6 +20,7 @@
 #include <new>
 #include <string>
 
+#include "glibc_thread_state.hpp"
 #include "memory_snapshot.hpp"
 #include "native_runtime.hpp"
 #include "process_state.hpp"
@@ -203,6 +204,7 @@ namespace {
   const OpenDescriptors descriptors;
   CpuLimit cpu_limit(cpu_seconds);
   NativeRuntime::mapped_stack_slots();  // before the snapshot: it must outlive every restore
+  weft::runtime::native::libc_single_threaded_flag();  // looked up once, kept by the snapshot
   const bool ok = snapshot.capture();
   shared.state.store(ok ? kIdle : kUnavailable);
   if (!ok) _exit(0);

@@ -24,6 +24,18 @@ constexpr std::uint32_t kLoad = WEFT_ATOMIC_LOAD;
 constexpr std::uint32_t kStore = WEFT_ATOMIC_STORE;
 constexpr std::uint32_t kFence = WEFT_ATOMIC_FENCE;
 constexpr std::uint32_t kAsmBarrier = WEFT_ASM_BARRIER;
+// llvm::AtomicOrdering's values, which the pass passes as they are.
+constexpr std::uint32_t kAcquireRelease = 6;
+constexpr std::uint32_t kSequentiallyConsistent = 7;
+
+// Whether an atomic of this kind and ordering has behaviours that sequential consistency does
+// not: loads, stores and fences weaker than seq_cst, read-modify-writes weaker than acq_rel (an
+// acq_rel RMW reads the latest value and orders both ways; what it lacks is only seq_cst's one
+// total order, which no test here has shown to matter, and every shared_ptr copy uses it).
+bool weaker_than_sequential_consistency(std::uint32_t kind, std::uint32_t ordering) {
+  const bool rmw = (kind & 3) == WEFT_ATOMIC_RMW || (kind & 3) == WEFT_ATOMIC_CMPXCHG;
+  return ordering < (rmw && kind != kFence ? kAcquireRelease : kSequentiallyConsistent);
+}
 
 // Every instrumented access to the heap is checked against the heap's shadow before it happens
 // (memory_errors.hpp): the test is two compares and a load unless the access is wrong.
@@ -146,14 +158,15 @@ void __weft_write_range(void* addr, std::uint64_t size) {
   plain_access(addr, size, true, WEFT_CALLER_SITE());
 }
 
-// Atomics are treated as sequentially consistent (the ordering is recorded by the pass for
-// later memory-model work): each is one visible operation, run right after this returns.
+// Atomics are treated as sequentially consistent (weaker orderings are noted for the verdict):
+// each is one visible operation, run right after this returns.
 void __weft_atomic(void* addr, std::uint64_t size, std::uint32_t kind, std::uint32_t ordering) {
-  (void)ordering;
   NativeRuntime* rt = NativeRuntime::for_hook();
-  if (!rt || kind == kFence) return;
+  if (!rt) return;
   const std::uint64_t site = WEFT_CALLER_SITE();
   RuntimeScope scope(*rt);
+  if (weaker_than_sequential_consistency(kind, ordering)) rt->note_weak_atomic(site);
+  if (kind == kFence) return;
   static constexpr OpKind kOps[] = {OpKind::kAtomicLoad, OpKind::kAtomicStore, OpKind::kAtomicRmw,
                                     OpKind::kAtomicCas};
   auto& sched = rt->scheduler();

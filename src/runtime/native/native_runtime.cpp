@@ -166,6 +166,9 @@ Trace NativeRuntime::run(const TestDirective& directive, int argc, char** argv, 
   logged_ = 0;
   values_.clear();
   runtime_state_read_ = false;
+  noted_caveats_.clear();
+  weak_atomic_sites_noted_ = 0;
+  channels_.reset();
   symbolic_logged_ = {};
   shadow_.clear();
   __weft_sym_memory = 0;
@@ -254,6 +257,29 @@ void NativeRuntime::note_unrestored(const char* what) {
   RuntimeScope scope(*this);
   noted_unrestored_.push_back(what);
   log_->text(weft::native::Record::kUnrestored, what);
+}
+
+void NativeRuntime::note_caveat(weft::CaveatKind kind, const std::string& what) {
+  if (!log_) return;
+  // A few places of each kind say what happened; more would only lengthen every log.
+  constexpr std::size_t kPerKind = 4;
+  std::size_t of_kind = 0;
+  for (const weft::Caveat& noted : noted_caveats_) {
+    if (noted.kind != kind) continue;
+    if (noted.what == what || ++of_kind == kPerKind) return;
+  }
+  RuntimeScope scope(*this);
+  noted_caveats_.push_back(weft::Caveat{kind, what});
+  log_->caveat(kind, what);
+}
+
+void NativeRuntime::note_weak_atomic(std::uint64_t site) {
+  if (weak_atomic_sites_noted_ == weak_atomic_sites_.size()) return;
+  for (std::size_t i = 0; i < weak_atomic_sites_noted_; ++i)
+    if (weak_atomic_sites_[i] == site) return;
+  weak_atomic_sites_[weak_atomic_sites_noted_++] = site;
+  RuntimeScope scope(*this);  // the text is weft's allocation, not the program's
+  note_caveat(weft::CaveatKind::kWeakAtomics, weft::code_mark(site));
 }
 
 void NativeRuntime::flush_log() {

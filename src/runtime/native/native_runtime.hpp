@@ -7,11 +7,13 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "kernel_channels.hpp"
 #include "race_detector.hpp"
 #include "spin_tracker.hpp"
 #include "thread_heap.hpp"
@@ -158,6 +160,12 @@ class NativeRuntime {
   /// The program changed process state that a worker does not put back after the execution
   /// (`what`: the function, a string literal); the log says so once per execution and function.
   void note_unrestored(const char* what);
+  /// The execution did something weft sees only in part (Trace::caveats); the log says so once
+  /// per execution and text, for at most a few texts of each kind.
+  void note_caveat(weft::CaveatKind kind, const std::string& what);
+  /// An atomic weaker than sequential consistency ran at `site` (CaveatKind::kWeakAtomics); cheap
+  /// once the execution has noted as many places as it names.
+  void note_weak_atomic(std::uint64_t site);
   /// A sanitizer the program was built with reported an error (`report`: one line, in weft's
   /// terms), which is about to end the process: the log gets the events so far, the running
   /// thread and the report (sanitizer_reports.cpp).
@@ -193,6 +201,10 @@ class NativeRuntime {
   std::unordered_map<ObjectKey, bool>& once_done() { return once_done_; }
   std::unordered_map<ObjectKey, bool>& known_semaphores() { return known_semaphores_; }
   RaceDetector& races() { return races_; }
+  /// Signals sent to the process and not yet taken by a thread (signals.cpp).
+  sigset_t& process_pending_signals() { return process_pending_signals_; }
+  /// The execution's pipes, sockets and eventfds (kernel_channels.cpp).
+  KernelChannels& channels() { return channels_; }
   /// The heap of the program thread running now, and its region slot; nullptr when the
   /// allocation is not the program's (the scheduler itself, or weft's code on a program thread).
   ThreadHeap* program_heap(std::uint32_t& slot);
@@ -236,6 +248,8 @@ class NativeRuntime {
   std::unordered_map<ObjectKey, bool> once_done_;
   std::unordered_map<ObjectKey, bool> known_semaphores_;
   RaceDetector races_;
+  KernelChannels channels_;
+  sigset_t process_pending_signals_{};
   std::uint32_t threads_created_ = 1;
   Outcome exit_outcome_ = Outcome::kComplete;
   const Trace* current_trace_ = nullptr;  // the scheduler's trace while run() runs
@@ -248,6 +262,9 @@ class NativeRuntime {
   std::uint64_t heap_slots_used_[64] = {};  // bitset over the 4096 heap regions
   bool noted_input_ = false;
   std::vector<const char*> noted_unrestored_;
+  std::vector<weft::Caveat> noted_caveats_;
+  std::array<std::uint64_t, 4> weak_atomic_sites_{};
+  std::size_t weak_atomic_sites_noted_ = 0;
 };
 
 /// The identity of a thread `creator` creates with `attr`: the creator's name, scheduling and

@@ -23,6 +23,7 @@
 
 #include "native_runtime.hpp"
 #include "real_functions.hpp"
+#include "signals.hpp"
 
 extern "C" char** environ;
 
@@ -210,12 +211,18 @@ sighandler_t sysv_signal(int sig, sighandler_t handler) __THROW {
 
 int sigprocmask(int how, const sigset_t* set, sigset_t* old) __THROW {
   if (set) note_mask();
-  return WEFT_REAL(sigprocmask, how, set, old);
+  const int r = WEFT_REAL(sigprocmask, how, set, old);
+  if (NativeRuntime* rt = NativeRuntime::active(); rt && set && r == 0)
+    weft::runtime::native::deliver_unblocked_process_signals(*rt);
+  return r;
 }
 
 int pthread_sigmask(int how, const sigset_t* set, sigset_t* old) __THROW {
   if (set) note_mask();
-  return WEFT_REAL(pthread_sigmask, how, set, old);
+  const int r = WEFT_REAL(pthread_sigmask, how, set, old);
+  if (NativeRuntime* rt = NativeRuntime::active(); rt && set && r == 0)
+    weft::runtime::native::deliver_unblocked_process_signals(*rt);
+  return r;
 }
 
 int setrlimit(__rlimit_resource_t resource, const rlimit* limit) __THROW {

@@ -15,6 +15,7 @@
 
 #include "native_runtime.hpp"
 #include "real_functions.hpp"
+#include "signals.hpp"
 
 using weft::Operation;
 using weft::OpKind;
@@ -223,12 +224,8 @@ int pthread_kill(pthread_t thread, int sig) __THROW {
   const bool awaited = target.in_sigwait && sigismember(&target.awaited_signals, sig) == 1;
   if (!awaited && sigismember(&blocked, sig) != 1)
     rt->unsupported("pthread_kill with a signal another thread would handle");
-  // The wake is the visible operation; what it delivers is set in the same step, before any
-  // other thread runs.
-  Operation wake{OpKind::kFutexWake, 0, 0, key_of(&a_signal_sent_by_another_thread), UINT32_MAX};
-  rt->scheduler().perform(wake, WEFT_CALLER_SITE());
+  weft::runtime::native::wake_signal_waiters(*rt, WEFT_CALLER_SITE());
   sigaddset(&target.pending_signals, sig);
-  ++a_signal_sent_by_another_thread;
   return 0;
 }
 

@@ -7,6 +7,7 @@
 
 #include <mutex>
 
+#include "glibc_thread_state.hpp"
 #include "native_runtime.hpp"
 #include "real_functions.hpp"
 #include "sanitizer_key.hpp"
@@ -42,6 +43,7 @@ ThreadId create_thread(NativeRuntime& rt, const pthread_attr_t* attr, void* (*st
                                                           " threads (--max-threads)");
   }
   rt.count_thread();
+  mark_process_multithreaded();
   int detach = PTHREAD_CREATE_JOINABLE;
   if (attr) pthread_attr_getdetachstate(attr, &detach);
   // The new thread's identity (name, scheduling, affinity) is its creator's, set up here: the

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "glibc_thread_state.hpp"
 #include "native_runtime.hpp"
 #include "real_functions.hpp"
 
@@ -104,6 +105,8 @@ void* GlibcThreadStorage::create(ThreadId, std::uintptr_t place, std::size_t byt
   std::memcpy(tp + kTcbSelfAgain, &tp, sizeof tp);
   std::memcpy(tp + kTcbGuards, os_thread_pointer_ + kTcbGuards, kTcbGuardsBytes);
   std::memcpy(tp + kTcbFeature1, os_thread_pointer_ + kTcbFeature1, sizeof(unsigned));
+  const int multiple_threads = 1;  // as glibc sets it in every thread it creates
+  std::memcpy(tp + kTcbMultipleThreads, &multiple_threads, sizeof multiple_threads);
   std::memcpy(tp + libc_block_, os_thread_pointer_ + libc_block_, libc_block_size_);
   if (errno_offset_ >= 0) std::memset(tp + libc_block_ + errno_offset_, 0, sizeof(int));
   return tp;
