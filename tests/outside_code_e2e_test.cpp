@@ -1,0 +1,146 @@
+// What weft did not compile must never become a false verdict: glibc's own record of threads,
+// the C++ runtime's static guards, signals sent to the process, communication through the
+// kernel, and atomics weaker than sequential consistency (tests/native/ fixtures through the
+// weft command line; docs/process-state.md).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "native_cli.hpp"
+
+namespace weft::test {
+namespace {
+
+std::string verdict_line(const std::string& out) {
+  const std::size_t at = out.find("weft: ");
+  return at == std::string::npos ? "" : out.substr(at, out.find('\n', at) - at);
+}
+
+// glibc clears __libc_single_threaded in pthread_create; weft's threads do too, and each
+// execution starts with it set again (the fixture asserts both).
+TEST(OutsideCode, GlibcLearnsThatTheProcessHasThreads) {
+  const CliRun r = check("libc_single_threaded.c");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.result["complete"], true) << r.out;
+}
+
+// libstdc++ makes shared_ptr counts atomic only once glibc says there are threads: before, each
+// copy into a thread was a data race on the control block.
+TEST(OutsideCode, ASharedPtrCopiedIntoThreadsIsNoRace) {
+  const CliRun r = check("shared_ptr_across_threads.cpp");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.result["complete"], true);
+  // Its counts use acquire loads inside the library's header: not the program's atomics.
+  EXPECT_FALSE(r.result.contains("weak_atomics")) << r.out;
+  ASSERT_TRUE(r.result.contains("weak_atomics_in_libraries")) << r.out;
+  EXPECT_EQ(r.result["memory_model"], "sequential-consistency");
+}
+
+// std::stop_callback skips its completion semaphore in a single-threaded process: a correct
+// jthread + stop_token + condition_variable_any program was reported as a deadlock.
+TEST(OutsideCode, AJthreadStoppedThroughItsTokenIsNoDeadlock) {
+  const CliRun r = check("jthread_stop_token.cpp", "--max-executions 300");
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 3) << r.out << r.err;
+  EXPECT_TRUE(r.result["bugs"].empty()) << r.out;
+}
+
+// A function-local static: the second thread waits for the first to construct it (before, the
+// library's guard was invisible and its publication a data race).
+TEST(OutsideCode, AFunctionLocalStaticIsConstructedOnceWithoutARace) {
+  const CliRun r = check("function_local_static.cpp");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.result["complete"], true);
+  EXPECT_FALSE(r.result.contains("weak_atomics")) << r.out;  // the guard's test is not one
+}
+
+// lbzip2's pattern: kill(getpid()) from a worker wakes main's sigsuspend and runs the handler
+// there. Without the signal, main waits for ever: a deadlock, since it then joins nobody.
+TEST(OutsideCode, AProcessDirectedSignalWakesSigsuspend) {
+  const CliRun ok = check("signal_wakes_sigsuspend.c");
+  EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+  EXPECT_EQ(ok.result["complete"], true) << ok.out;
+  EXPECT_GE(ok.result["statistics"]["traces"].get<int>(), 2) << ok.out;  // both orders
+  const CliRun lost = check("signal_wakes_sigsuspend.c", "-- -DNO_SIGNAL");
+  ASSERT_EQ(lost.exit_code, 1) << lost.out << lost.err;
+  EXPECT_EQ(first_bug_kind(lost), "deadlock");
+}
+
+// A read of an empty pipe would block the one OS thread: the run stops, naming the call.
+TEST(OutsideCode, AReadOfAnEmptyPipeStopsTheRunNamingTheCall) {
+  const CliRun r = weft_cli("check " + fixture("pipe_between_threads.c") + " -q");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.out.find("the program called read on an empty pipe at pipe_between_threads.c:12"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("which weft does not model"), std::string::npos) << r.out;
+}
+
+// Two producers write to socket pairs a consumer polls: weft does not see the messages, so the
+// verdict is incomplete, with or without the program's wrong assumption about their order.
+TEST(OutsideCode, ThreadsTalkingThroughSocketsAreNeverCalledExplored) {
+  for (const char* flags : {"", "-- -DWRONG_ORDER_ASSUMED"}) {
+    const CliRun r = check("poll_two_socketpairs.c", flags);
+    EXPECT_EQ(r.exit_code, 3) << flags << r.out << r.err;
+    EXPECT_EQ(r.result["incomplete_code"], "kernel-communication") << r.out;
+    ASSERT_TRUE(r.result.contains("kernel_communication")) << r.out;
+    EXPECT_NE(r.result["kernel_communication"][0].get<std::string>().find("poll on a socket"),
+              std::string::npos)
+        << r.out;
+  }
+}
+
+// Peterson's lock with release stores and acquire loads is broken on x86; weft explores
+// sequential consistency only, and says so, naming the places. With seq_cst, nothing to say.
+TEST(OutsideCode, AVerdictOnWeakAtomicsStatesTheMemoryModel) {
+  const CliRun weak =
+      weft_cli("check " + fixture("peterson_orders.c") + " -q -- -DRELEASE_ACQUIRE");
+  ASSERT_EQ(weak.exit_code, 0) << weak.out << weak.err;
+  EXPECT_NE(
+      verdict_line(weak.out).find("every behaviour under sequential consistency was explored"),
+      std::string::npos)
+      << weak.out;
+  EXPECT_NE(weak.out.find("the program uses atomics weaker than seq_cst (at peterson_orders.c:"),
+            std::string::npos)
+      << weak.out;
+  const CliRun weak_json = check("peterson_orders.c", "-- -DRELEASE_ACQUIRE");
+  ASSERT_TRUE(weak_json.result.contains("weak_atomics")) << weak_json.out;
+  EXPECT_EQ(weak_json.result["memory_model"], "sequential-consistency");
+
+  const CliRun strong = weft_cli("check " + fixture("peterson_orders.c") + " -q");
+  ASSERT_EQ(strong.exit_code, 0) << strong.out << strong.err;
+  EXPECT_NE(verdict_line(strong.out).find("no bug found; every behaviour was explored"),
+            std::string::npos)
+      << strong.out;
+  EXPECT_EQ(strong.out.find("weaker than seq_cst"), std::string::npos) << strong.out;
+}
+
+// --stop-on matches a race by the variable it names (the raw message holds an address mark).
+TEST(OutsideCode, StopOnMatchesARaceByItsVariable) {
+  const CliRun r = check("racy_counter.c", "--stop-on counter");
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(r.result["incomplete_code"], "stopped-at-chosen-bug") << r.out;
+  ASSERT_FALSE(r.result["bugs"].empty());
+  EXPECT_EQ(first_bug_kind(r), "data race") << r.out;
+  EXPECT_NE(r.result["bugs"][0]["message"].get<std::string>().find("data race on counter"),
+            std::string::npos)
+      << r.out;
+}
+
+// Libraries and objects given after `--` follow the program's source on the link line.
+TEST(OutsideCode, ALibraryAfterDashDashIsLinkedAfterTheProgram) {
+  const auto dir = std::filesystem::temp_directory_path() / "weft-e2e-linked-helper";
+  std::filesystem::create_directories(dir);
+  const std::string object = (dir / "linked_helper.o").string();
+  const std::string library = (dir / "libhelper.a").string();
+  ASSERT_EQ(std::system((std::string(WEFT_CC) + " -c " + fixture("linked_helper.c") + " -o " +
+                         object + " && ar rcs " + library + " " + object)
+                            .c_str()),
+            0);
+  const CliRun r = check("uses_linked_helper.c", "-- " + library);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+}
+
+}  // namespace
+}  // namespace weft::test
