@@ -77,6 +77,15 @@ TEST(OutsideCode, AReadOfAnEmptyPipeStopsTheRunNamingTheCall) {
   EXPECT_NE(r.out.find("which weft does not model"), std::string::npos) << r.out;
 }
 
+// A process blocked in a system call weft does not model is stopped at the execution time-out,
+// whose message names the call rather than suggesting a loop.
+TEST(OutsideCode, TheExecutionTimeOutNamesTheSystemCallTheProcessIsBlockedIn) {
+  const CliRun r = check("blocks_in_msgrcv.c", "--execution-timeout 1");
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.out.find("blocked in the system call msgrcv"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("a loop with no scheduling point"), std::string::npos) << r.out;
+}
+
 // Two producers write to socket pairs a consumer polls: weft does not see the messages, so the
 // verdict is incomplete, with or without the program's wrong assumption about their order.
 TEST(OutsideCode, ThreadsTalkingThroughSocketsAreNeverCalledExplored) {
@@ -124,6 +133,80 @@ TEST(OutsideCode, StopOnMatchesARaceByItsVariable) {
   ASSERT_FALSE(r.result["bugs"].empty());
   EXPECT_EQ(first_bug_kind(r), "data race") << r.out;
   EXPECT_NE(r.result["bugs"][0]["message"].get<std::string>().find("data race on counter"),
+            std::string::npos)
+      << r.out;
+}
+
+// Under an address-space limit the runtime's reservations fail: one clear error up front, not a
+// false "invalid free" of an ordinary block.
+TEST(OutsideCode, AnAddressSpaceLimitIsOneClearError) {
+  const CliRun r = shell("ulimit -v 268435456 && " + std::string(WEFT_BIN) + " check " +
+                         fixture("heap_per_thread.c") + " -q");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("the address space is limited"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("invalid free"), std::string::npos) << r.out;
+}
+
+// --all-bugs: a race is one report per pair of instructions, with the times it happened again,
+// so that weft's memory does not grow with the memory a loop races over.
+TEST(OutsideCode, RacesAreGroupedByTheirPairOfInstructions) {
+  const CliRun r = check("racy_array.c", "--all-bugs --no-race-points");
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  ASSERT_EQ(r.result["bugs"].size(), 1u) << r.out;  // before: one per cell and order
+  EXPECT_EQ(r.result["bugs"][0]["kind"], "data race");
+  EXPECT_GE(r.result["bugs"][0]["repeats"].get<int>(), 2) << r.out;
+}
+
+// weft's own memory limit ends the run with its verdict so far, not the kernel's OOM killer.
+TEST(OutsideCode, WeftsOwnMemoryLimitEndsTheRunWithAVerdict) {
+  const CliRun r = check("locked_counter.c", "--weft-memory-limit 1");
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.result["incomplete_because"].get<std::string>().find(
+                "weft's own memory reached --weft-memory-limit (1 MiB)"),
+            std::string::npos)
+      << r.out;
+}
+
+// GLib's GMutex locks with GLib's own atomics inside libglib: weft models the program's calls
+// to it (no false race on the counter it guards), but GLib's calls to itself stay unseen, so the
+// verdict names the library instead of calling the program explored, and a race found without
+// the lock is marked as one that synchronisation inside the library may order.
+TEST(OutsideCode, ALibraryThatSynchronisesUnseenIsNamedInTheVerdict) {
+  const std::string glib = "-- $(pkg-config --cflags --libs glib-2.0)";
+  const CliRun locked = check("glib_counter.c", glib);
+  EXPECT_EQ(locked.exit_code, 3) << locked.out << locked.err;
+  EXPECT_GE(locked.result["statistics"]["traces"].get<int>(), 2) << locked.out;  // both orders
+  EXPECT_EQ(locked.result["incomplete_code"], "unseen-library") << locked.out;
+  ASSERT_TRUE(locked.result.contains("unseen_libraries")) << locked.out;
+  EXPECT_EQ(locked.result["unseen_libraries"][0].get<std::string>().rfind("libglib-2.0.so", 0), 0u)
+      << locked.out;
+  EXPECT_TRUE(locked.result["bugs"].empty()) << locked.out;
+
+  const CliRun racy = check("glib_counter.c", glib + " -DNO_LOCK");
+  ASSERT_EQ(racy.exit_code, 1) << racy.out << racy.err;
+  EXPECT_EQ(first_bug_kind(racy), "data race");
+  EXPECT_EQ(racy.result["bugs"][0]["may_be_false"], true) << racy.out;
+}
+
+// A program that uses no such library is not affected: the C and C++ runtime libraries'
+// synchronisation is modelled at their interfaces.
+TEST(OutsideCode, TheCAndCxxRuntimeLibrariesAreNotNamed) {
+  const CliRun r = check("shared_ptr_across_threads.cpp");
+  EXPECT_FALSE(r.result.contains("unseen_libraries")) << r.out;
+}
+
+// With a time limit and executions that take 20 ms, the estimate's walks take a bounded share
+// of the time (before: its 32 first walks came first, whatever they cost), and the verdict says
+// what the search covered.
+TEST(OutsideCode, TheEstimatesWalksTakeABoundedShareOfATimeLimit) {
+  const CliRun r = check("slow_executions.c", "--time-limit 3 --strategy optimal");
+  ASSERT_EQ(r.exit_code, 3) << r.out << r.err;
+  const auto& stats = r.result["statistics"];
+  const auto walks = stats["estimate"]["walks"].get<std::uint64_t>();
+  const auto executions = stats["executions"].get<std::uint64_t>();
+  EXPECT_GE(walks, 1u) << r.out;
+  EXPECT_GE(executions, 3 * walks) << r.out;  // at most about a quarter of the time: walks
+  EXPECT_NE(r.result["incomplete_because"].get<std::string>().find("the search ran"),
             std::string::npos)
       << r.out;
 }

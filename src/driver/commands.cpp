@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -255,6 +256,10 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
   limits.max_executions = settings.max_executions;
   limits.count_traces = settings.count_traces;
   limits.max_seconds = settings.time_limit;
+  limits.max_memory_bytes =
+      settings.weft_memory_mb > 0
+          ? settings.weft_memory_mb << 20
+          : static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE) / 2;
   Progress progress(!settings.quiet, settings.time_limit);
 
   // Race-directed scheduling points: with --points=sync, a run that goes on past a data race
@@ -275,7 +280,8 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
   explorer::ExplorationResult result;
   explorer::Statistics total;
   std::vector<RoundBug> found;
-  std::set<std::string> seen;
+  std::map<std::string, std::size_t> seen;  // each bug's index in `found`
+  std::uint64_t bugs_not_kept = 0;
   std::set<std::string> unrestored;
   std::size_t rounds = 0;
   std::uint64_t program_peak_kib = 0;  // of the program's processes, over every round
@@ -341,6 +347,7 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
     }
     if (modelled) result.stats.modelled = modelled->modelled() - modelled_before;
     unrestored.insert(result.unrestored_state.begin(), result.unrestored_state.end());
+    bugs_not_kept += result.bugs_not_kept;
     program_peak_kib = std::max(program_peak_kib, server->peak_rss_kib());
     const std::uint64_t executions_before = total.executions;
     add_statistics(total, result.stats);
@@ -352,10 +359,18 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
       // By the message as the user reads it: the marks in the raw one carry addresses (a
       // local's frames) that may differ between rounds for the same bug.
       if (!symbols) symbols.emplace(program.path, server->load_base());
-      if (seen.insert(std::string(outcome_name(bug.outcome)) + ":" + bug_message(bug, *symbols))
-              .second) {
+      // A race by its instructions (explorer::bug_key); others by their message as the user
+      // reads it.
+      const std::string key =
+          std::string(outcome_name(bug.outcome)) + ":" +
+          (bug.outcome == Outcome::kDataRace ? explorer::bug_key(bug.outcome, bug.message)
+                                             : bug_message(bug, *symbols));
+      const auto [known, new_bug] = seen.try_emplace(key, found.size());
+      if (new_bug) {
         found.push_back({bug, round_program.options.promoted_sites});
         found.back().bug.execution += executions_before;  // numbered across rounds
+      } else {
+        found[known->second].bug.repeats += bug.repeats + 1;
       }
       for (std::uint64_t site : new_race_sites(bug)) fresh.push_back(site);
       if (limits.stop_at && limits.stop_at(bug)) user_stop = true;
@@ -365,7 +380,8 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
         (limits.max_seconds == 0 ||
          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() <
              limits.max_seconds);
-    if (!race_directed || fresh.empty() || user_stop || !budget_left || !result.unsupported.empty())
+    if (!race_directed || fresh.empty() || user_stop || !budget_left ||
+        !result.unsupported.empty() || result.out_of_memory)
       break;
     promoted.insert(fresh.begin(), fresh.end());
   }
@@ -424,12 +440,11 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
   // Weak atomics in the program's own code, and in library headers it compiled in (libstdc++'s
   // shared_ptr counts, stop_token): both are explored as sequentially consistent, and the text
   // says whose they are.
-  std::vector<std::string> weak_atomics, weak_in_library, kernel_talk;
+  std::vector<std::string> weak_atomics, weak_in_library, kernel_talk, unseen_libraries;
   for (const Caveat& c : result.caveats) {
-    if (c.kind != CaveatKind::kWeakAtomics) {
-      kernel_talk.push_back(symbols->render(c.what));
-      continue;
-    }
+    if (c.kind == CaveatKind::kKernelCommunication) kernel_talk.push_back(symbols->render(c.what));
+    if (c.kind == CaveatKind::kUnseenLibrary) unseen_libraries.push_back(c.what);
+    if (c.kind != CaveatKind::kWeakAtomics) continue;
     const std::string where = symbols->render(c.what);
     const std::uint64_t pc =
         c.what.starts_with("{pc:") ? std::strtoull(c.what.c_str() + 4, nullptr, 16) : 0;
@@ -489,6 +504,9 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
       if (i == replayed_bug) j["replay_file"] = replay_path;
       j["promoted_sites"] = found[i].promoted.size();
       j["execution"] = bug.execution;
+      j["repeats"] = bug.repeats;
+      // Ordered, perhaps, by synchronisation weft does not see.
+      if (bug.outcome == Outcome::kDataRace && !unseen_libraries.empty()) j["may_be_false"] = true;
       bugs.push_back(std::move(j));
     }
   }
@@ -513,6 +531,14 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
                          ? replay
                          : replay + " [replays bug " + std::to_string(replayed_bug + 1) + "]";
     text += format_native_bugs(group, i + 1, threads, *symbols, group_replay);
+    for (std::size_t k = i; k < end; ++k)
+      if (result.bugs[k].repeats > 0)
+        text += "  Bug " + std::to_string(k + 1) + " happened " +
+                group_digits(result.bugs[k].repeats) + " more time" +
+                (result.bugs[k].repeats == 1 ? "" : "s") +
+                (result.bugs[k].outcome == Outcome::kDataRace
+                     ? " (the same two instructions, on any memory, in any execution).\n"
+                     : ".\n");
     if (enabled_by_races)
       text += "  Found with the instructions of the data races above as scheduling points (" +
               group_digits(promoted_count) + " promoted).\n";
@@ -567,6 +593,15 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
           "), whose messages weft does not see, so the orders in which they could arrive were "
           "not explored";
       break;
+    case explorer::Incompleteness::kUnseenLibrary:
+      why =
+          "every interleaving of the synchronisation weft sees was explored, but the program "
+          "uses " +
+          listed(unseen_libraries, 3) +
+          ", which weft did not compile and which can synchronise threads with its own atomic "
+          "instructions: what it orders, weft does not see (build it with weft-cc, "
+          "docs/process-state.md)";
+      break;
     case explorer::Incompleteness::kStrategyGaps:
       why = "the " + std::string(explorer::strategy_name(settings.strategy)) +
             " strategy did not cover all it set out to: " + result.strategy_gaps;
@@ -589,7 +624,9 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
       why = "stopped at the first bug that --stop-on names";
       break;
     case explorer::Incompleteness::kLimit:
-      why = "stopped by --max-executions or --time-limit";
+      why = result.out_of_memory ? "stopped when weft's own memory reached --weft-memory-limit (" +
+                                       group_digits(limits.max_memory_bytes >> 20) + " MiB)"
+                                 : "stopped by --max-executions or --time-limit";
       if (!result.coverage.empty()) why += "; " + result.coverage;
       break;
   }
@@ -631,11 +668,13 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
       j["incomplete_code"] = explorer::incompleteness_code(decision.why);
     }
     if (!unrestored_text.empty()) j["unrestored_state"] = result.unrestored_state;
+    if (bugs_not_kept > 0) j["bugs_not_kept"] = bugs_not_kept;
     // weft explores sequential consistency; the places whose weaker orderings allow more.
     j["memory_model"] = "sequential-consistency";
     if (!weak_atomics.empty()) j["weak_atomics"] = weak_atomics;
     if (!weak_in_library.empty()) j["weak_atomics_in_libraries"] = weak_in_library;
     if (!kernel_talk.empty()) j["kernel_communication"] = kernel_talk;
+    if (!unseen_libraries.empty()) j["unseen_libraries"] = unseen_libraries;
     j["weft_version"] = WEFT_VERSION;
     if (!settings.source.empty()) j["source"] = settings.source;
     std::error_code ec;
@@ -679,6 +718,18 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
         "rounds of exploration; the verdict is that of the last round\n",
         group_digits(promoted.size()).c_str(), promoted.size() == 1 ? "" : "s",
         group_digits(rounds).c_str());
+  const bool races = std::any_of(result.bugs.begin(), result.bugs.end(),
+                                 [](const auto& b) { return b.outcome == Outcome::kDataRace; });
+  if (races && !unseen_libraries.empty())
+    std::printf(
+        "weft: the data races above may be false: synchronisation inside %s, which weft did "
+        "not compile, may order those accesses\n",
+        listed(unseen_libraries, 3).c_str());
+  if (bugs_not_kept > 0)
+    std::printf(
+        "weft: %s more distinct bugs were found and not kept: only the first %s are "
+        "reported, to bound weft's memory\n",
+        group_digits(bugs_not_kept).c_str(), group_digits(limits.max_bugs_kept).c_str());
   if (weak_memory)
     std::printf(
         "weft: %s atomics weaker than seq_cst (at %s), which weft explores as sequentially "

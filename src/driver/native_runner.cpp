@@ -5,7 +5,9 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -155,6 +157,84 @@ bool read_hello(int fd, double seconds, unsigned& version, unsigned long long& b
 
 // Waits until the child exits (it is then reaped by the caller) or `seconds` pass (0: no limit),
 // and kills it then.
+// The name of an x86-64 system call a process may block in, for the time-out message.
+std::string system_call_name(int number) {
+  switch (number) {
+    case SYS_read:
+      return "read";
+    case SYS_write:
+      return "write";
+    case SYS_readv:
+      return "readv";
+    case SYS_writev:
+      return "writev";
+    case SYS_open:
+      return "open";
+    case SYS_openat:
+      return "openat";
+    case SYS_ioctl:
+      return "ioctl";
+    case SYS_poll:
+      return "poll";
+    case SYS_ppoll:
+      return "ppoll";
+    case SYS_select:
+      return "select";
+    case SYS_pselect6:
+      return "pselect6";
+    case SYS_epoll_wait:
+      return "epoll_wait";
+    case SYS_epoll_pwait:
+      return "epoll_pwait";
+    case SYS_accept:
+      return "accept";
+    case SYS_accept4:
+      return "accept4";
+    case SYS_connect:
+      return "connect";
+    case SYS_recvfrom:
+      return "recvfrom";
+    case SYS_recvmsg:
+      return "recvmsg";
+    case SYS_sendto:
+      return "sendto";
+    case SYS_sendmsg:
+      return "sendmsg";
+    case SYS_wait4:
+      return "wait4";
+    case SYS_waitid:
+      return "waitid";
+    case SYS_msgrcv:
+      return "msgrcv";
+    case SYS_msgsnd:
+      return "msgsnd";
+    case SYS_semop:
+      return "semop";
+    case SYS_semtimedop:
+      return "semtimedop";
+    case SYS_mq_timedreceive:
+      return "mq_timedreceive";
+    case SYS_flock:
+      return "flock";
+    case SYS_fcntl:
+      return "fcntl";
+    case SYS_futex:
+      return "futex";
+    case SYS_nanosleep:
+      return "nanosleep";
+    case SYS_clock_nanosleep:
+      return "clock_nanosleep";
+    case SYS_pause:
+      return "pause";
+    case SYS_rt_sigsuspend:
+      return "rt_sigsuspend";
+    case SYS_rt_sigtimedwait:
+      return "rt_sigtimedwait";
+    default:
+      return "number " + std::to_string(number);
+  }
+}
+
 Killed wait_for_replay(pid_t pid, double seconds) {
   if (seconds <= 0) return Killed::kNo;
   using Clock = std::chrono::steady_clock;
@@ -172,6 +252,19 @@ Killed wait_for_replay(pid_t pid, double seconds) {
 }
 
 }  // namespace
+
+void check_address_space() {
+  // The program's runtime reserves its threads' stacks and heaps, and the heap's shadow, at fixed
+  // places far apart (docs/architecture.md): terabytes of address space, little of it used.
+  // Under a limit those reservations fail, and the heap's checks would call ordinary blocks
+  // invalid; say so before anything runs.
+  rlimit limit{};
+  if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+    throw DriverError("the address space is limited to " + std::to_string(limit.rlim_cur >> 20) +
+                      " MiB (ulimit -v), and weft reserves far more for the program's threads "
+                      "and heap checks than it uses: run it with 'ulimit -v unlimited' (its "
+                      "own memory limit is --memory-limit)");
+}
 
 void check_instrumented(const std::string& path) {
   if (path.empty()) throw DriverError("no program given (an empty path)");
@@ -220,6 +313,7 @@ bool is_position_independent(const std::string& path) {
 ForkServer::ForkServer(const Program& program, ThreadRegistry& threads)
     : program_(program), threads_(threads) {
   check_instrumented(program_.path);
+  check_address_space();
   start();
 }
 
@@ -347,6 +441,7 @@ Trace ForkServer::run_once(const TestDirective& directive) {
   const std::size_t sent = put_directive(shared_, directive, threads_);
   channel.command = native::Command::kRun;
   channel.known_expressions = last_expressions_.size();
+  channel.blocked_system_call = -1;
   const std::uint32_t seen = channel.reply.load();
   native::publish(channel.request, channel.program_sleeping);
   if (!wait_for_reply(seen))
@@ -358,7 +453,7 @@ Trace ForkServer::run_once(const TestDirective& directive) {
   symbolic::ExpressionPool known = std::move(last_expressions_);
   last_expressions_.clear();
   Trace trace = read_log(native::log_of(shared_), sent, directive, channel.exit_status, killed,
-                         program_.options, threads_, &known);
+                         channel.blocked_system_call, program_.options, threads_, &known);
   last_expressions_ = trace.symbolic.expressions;
   return trace;
 }
@@ -366,8 +461,9 @@ Trace ForkServer::run_once(const TestDirective& directive) {
 // ---- the log ------------------------------------------------------------------------------
 
 Trace read_log(const void* log, std::size_t sent_threads, const TestDirective& directive,
-               int wait_status, Killed killed, const ProgramOptions& options,
-               ThreadRegistry& threads, const symbolic::ExpressionPool* known_expressions) {
+               int wait_status, Killed killed, int blocked_system_call,
+               const ProgramOptions& options, ThreadRegistry& threads,
+               const symbolic::ExpressionPool* known_expressions) {
   const auto* header = static_cast<const native::LogHeader*>(log);
   native::LoggedExecution logged;
   try {
@@ -428,9 +524,15 @@ Trace read_log(const void* log, std::size_t sent_threads, const TestDirective& d
     trace.outcome = Outcome::kTimeout;
     char limit[32];
     std::snprintf(limit, sizeof limit, "%g", options.execution_seconds);
-    trace.message = "an execution ran past the time limit of " + std::string(limit) +
-                    " s (a loop with no scheduling point? try --points=all, or raise "
-                    "--execution-timeout)";
+    trace.message = "an execution ran past the time limit of " + std::string(limit) + " s ";
+    if (blocked_system_call >= 0)
+      trace.message += "with the process blocked in the system call " +
+                       system_call_name(blocked_system_call) +
+                       ", which weft does not model (it waits for something no thread of the "
+                       "program can be scheduled to do)";
+    else
+      trace.message +=
+          "(a loop with no scheduling point? try --points=all, or raise --execution-timeout)";
   } else if (killed == Killed::kMemoryLimit) {
     trace.outcome = Outcome::kTimeout;
     trace.message = "an execution used more than the memory limit of " +
@@ -482,6 +584,7 @@ Trace replay_execution(const Program& program, const TestDirective& directive,
                        ThreadRegistry& threads, bool under_gdb, std::uint64_t* load_base,
                        bool output_to_stderr) {
   check_instrumented(program.path);
+  check_address_space();
   SharedMemory shm;
   // Unmapped and closed however this ends.
   const std::unique_ptr<void, void (*)(void*)> unmap(
@@ -534,7 +637,7 @@ Trace replay_execution(const Program& program, const TestDirective& directive,
   unsigned long long base = 0;
   if (read_hello(status[0], 1, version, base) && load_base) *load_base = base;
   close(status[0]);
-  return read_log(native::log_of(shm.memory), sent, directive, wait_status, killed, options,
+  return read_log(native::log_of(shm.memory), sent, directive, wait_status, killed, -1, options,
                   threads);
 }
 

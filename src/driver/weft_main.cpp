@@ -90,6 +90,10 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
       ->capture_default_str();
   cmd.add_option("--time-limit", s.time_limit, "Stop after this many seconds (0: no limit)")
       ->capture_default_str();
+  cmd.add_option("--weft-memory-limit", s.weft_memory_mb,
+                 "weft's own resident memory, in MiB, at which the run stops with its verdict so "
+                 "far (0: half of the machine's memory)")
+      ->capture_default_str();
   cmd.add_option("--execution-timeout", p.options.execution_seconds,
                  "Wall-clock seconds one execution may take before it is stopped (0: none)")
       ->capture_default_str();

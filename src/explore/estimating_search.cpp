@@ -2,6 +2,7 @@
 // random walks of the sleep-set tree before its first execution, then 16 walks after every 320
 // of its executions, so that the estimate sharpens as the search goes on for about 5% more
 // executions. The walks' traces go to the estimate only: the search explores as it would alone.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -19,6 +20,13 @@ constexpr std::uint64_t kExecutionsPerWalk = 20;
 // Locking 3 (--points=all, 113,400 executions), a walk after every twentieth execution made
 // optimal DPOR take 1.07 s instead of 0.76; in batches of 16, 0.81 s instead of 0.73.
 constexpr std::uint64_t kWalkBatch = 16;
+// The walks' share of the time: the first kFreeWalkSeconds freely (a program whose executions
+// take microseconds makes its 32 first walks in milliseconds), then at most a tenth of the time
+// run so far, so that a program whose executions take seconds still gives the search the rest.
+constexpr double kFreeWalkSeconds = 0.2;
+constexpr double kWalkShare = 0.1;
+
+using Clock = std::chrono::steady_clock;
 
 std::string percent(double p) {
   char text[32];
@@ -47,7 +55,11 @@ class EstimatingSearch final : public Strategy {
   std::optional<TestDirective> next() override {
     if (done_) return std::nullopt;
     const std::uint64_t batches = executions_ / (kExecutionsPerWalk * kWalkBatch);
-    if (walks_.estimate().walks() < kFirstWalks + batches * kWalkBatch) {
+    step_started_ = Clock::now();
+    const double walks_allowed =
+        std::max(kFreeWalkSeconds, kWalkShare * (walk_seconds_ + search_seconds_));
+    if (walks_.estimate().walks() < kFirstWalks + batches * kWalkBatch &&
+        walk_seconds_ < walks_allowed) {
       walking_ = true;
       return walks_.next(seed_++);
     }
@@ -57,10 +69,13 @@ class EstimatingSearch final : public Strategy {
     return d;
   }
   void observe(const Trace& trace) override {
+    const double seconds = std::chrono::duration<double>(Clock::now() - step_started_).count();
     if (walking_) {
+      walk_seconds_ += seconds;
       walks_.observe(trace);
       return;
     }
+    search_seconds_ += seconds;
     ++executions_;
     search_->observe(trace);
   }
@@ -68,7 +83,16 @@ class EstimatingSearch final : public Strategy {
   bool exhaustive() const override { return search_->exhaustive(); }
   std::string coverage() const override {
     const double estimate = walks_.estimate().executions();
-    if (done_ || estimate <= 0) return search_->coverage();
+    if (done_) return search_->coverage();
+    if (estimate <= 0) {
+      const std::string search = search_->coverage();
+      return (search.empty() ? "" : search + "; ") + "the search ran " +
+             std::to_string(executions_) + " executions, and there is no estimate of the rest: " +
+             (walks_.estimate().walks() == 0
+                  ? std::string("no random walk ran (the walks may take a tenth of the time)")
+                  : "each of the " + std::to_string(walks_.estimate().walks()) +
+                        " random walks ended sleep-set blocked");
+    }
     // The estimate is low more often than high (a few walks with large weights carry it).
     if (static_cast<double>(executions_) >= estimate)
       return "the search ran " + std::to_string(executions_) + " executions, more than the " +
@@ -92,6 +116,8 @@ class EstimatingSearch final : public Strategy {
   SleepSetWalks walks_;
   std::uint64_t seed_;
   std::uint64_t executions_ = 0;  // the search's, walks not counted
+  double walk_seconds_ = 0, search_seconds_ = 0;
+  Clock::time_point step_started_;
   bool walking_ = false;
   bool done_ = false;
 };

@@ -1,11 +1,43 @@
 #include "weft/explore/exploration.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "weft/trace/foata.hpp"
 
 namespace weft::explorer {
+
+std::string bug_key(Outcome outcome, const std::string& message) {
+  if (outcome != Outcome::kDataRace) return message;
+  // The code marks, in either order: the same two instructions race whichever ran first.
+  std::vector<std::string> marks;
+  for (std::size_t at = message.find("{pc:"); at != std::string::npos;
+       at = message.find("{pc:", at + 1))
+    marks.push_back(message.substr(at, message.find('}', at) + 1 - at));
+  std::sort(marks.begin(), marks.end());
+  std::string key = "race";
+  for (const std::string& mark : marks) key += mark;
+  return key;
+}
+
+namespace {
+
+// This process's resident memory (/proc/self/statm), or 0 if unknown.
+std::uint64_t resident_bytes() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (!f) return 0;
+  unsigned long long size = 0, resident = 0;
+  const int got = std::fscanf(f, "%llu %llu", &size, &resident);
+  std::fclose(f);
+  return got == 2 ? resident * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE)) : 0;
+}
+
+}  // namespace
 
 FoundBug found_bug(const Trace& trace, const Failure* failure) {
   FoundBug b;
@@ -52,10 +84,31 @@ ExplorationResult run_exploration_in_place(
   ExplorationResult result;
   Statistics& s = result.stats;
   std::unordered_set<std::uint64_t> fingerprints;
-  std::unordered_set<std::string> messages;
+  // Each distinct bug's index in result.bugs (SIZE_MAX: counted, not kept).
+  std::unordered_map<std::string, std::size_t> known;
+  const auto note_bug = [&](const Trace& trace, const Failure* failure) {
+    const Outcome outcome = failure ? failure->outcome : trace.outcome;
+    const std::string& message = failure ? failure->message : trace.message;
+    const auto [it, fresh] = known.try_emplace(bug_key(outcome, message), SIZE_MAX);
+    if (!fresh) {
+      if (it->second != SIZE_MAX) ++result.bugs[it->second].repeats;
+      return;
+    }
+    if (result.bugs.size() >= limits.max_bugs_kept) {
+      ++result.bugs_not_kept;
+      return;
+    }
+    it->second = result.bugs.size();
+    result.bugs.push_back(found_bug(trace, failure));
+  };
 
   while (true) {
     if (limits.max_executions && s.executions >= limits.max_executions) break;
+    if (limits.max_memory_bytes && s.executions % 64 == 0 &&
+        resident_bytes() > limits.max_memory_bytes) {
+      result.out_of_memory = true;
+      break;
+    }
     if (limits.max_seconds > 0 &&
         std::chrono::duration<double>(Clock::now() - started).count() >= limits.max_seconds)
       break;
@@ -107,12 +160,9 @@ ExplorationResult run_exploration_in_place(
     const std::size_t known_bugs = result.bugs.size();
     if (bug) {
       ++s.bugs;
-      if (is_whole_execution_bug(trace.outcome)) {
-        if (messages.insert(trace.message).second) result.bugs.push_back(found_bug(trace, nullptr));
-      }
+      if (is_whole_execution_bug(trace.outcome)) note_bug(trace, nullptr);
       for (const auto& f : trace.failures)
-        if (is_bug(f.outcome) && messages.insert(f.message).second)
-          result.bugs.push_back(found_bug(trace, &f));
+        if (is_bug(f.outcome)) note_bug(trace, &f);
       for (std::size_t i = known_bugs; i < result.bugs.size(); ++i)
         result.bugs[i].execution = s.executions;
     }

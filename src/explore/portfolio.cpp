@@ -85,8 +85,12 @@ class Portfolio final : public Strategy {
     if (finished_) return {};
     std::string out;
     if (!shared_) {
-      out = "optimal DPOR had all the time (its estimated size fit in it): " +
-            parts_[0].strategy->coverage();
+      const SizeEstimate* estimate = parts_[0].strategy->size_estimate();
+      out = std::string("optimal DPOR had all the time (") +
+            (estimate && estimate->executions() > 0
+                 ? "its estimated size fit in it"
+                 : "no estimate of its size said that it would not fit") +
+            "): " + parts_[0].strategy->coverage();
     } else {
       double total = 0;
       for (const Part& p : parts_) total += p.seconds;

@@ -22,6 +22,8 @@ const char* incompleteness_code(Incompleteness why) {
       return "unrestored-state";
     case Incompleteness::kKernelCommunication:
       return "kernel-communication";
+    case Incompleteness::kUnseenLibrary:
+      return "unseen-library";
     case Incompleteness::kStrategyGaps:
       return "strategy-gaps";
     case Incompleteness::kNotExhaustive:
@@ -43,12 +45,15 @@ namespace {
 Incompleteness why_incomplete(const ExplorationResult& r, bool exhaustive,
                               const ExplorationLimits& limits) {
   // Everything the strategy could reach was run, and nothing kept it from reaching everything.
-  const bool talked_through_kernel =
-      std::any_of(r.caveats.begin(), r.caveats.end(),
-                  [](const Caveat& c) { return c.kind == CaveatKind::kKernelCommunication; });
+  const auto has = [&r](CaveatKind kind) {
+    return std::any_of(r.caveats.begin(), r.caveats.end(),
+                       [kind](const Caveat& c) { return c.kind == kind; });
+  };
+  const bool talked_through_kernel = has(CaveatKind::kKernelCommunication);
+  const bool unseen_library = has(CaveatKind::kUnseenLibrary);
   const bool explored = r.unsupported.empty() && r.exhausted && !r.fixed_inputs &&
                         r.stats.inputs.complete() && exhaustive && r.unrestored_state.empty() &&
-                        !talked_through_kernel && r.strategy_gaps.empty();
+                        !talked_through_kernel && !unseen_library && r.strategy_gaps.empty();
   if (explored && !r.hit_bound)
     return r.uncovered ? Incompleteness::kLocalStatesOnly : Incompleteness::kNone;
   if (!r.unsupported.empty()) return Incompleteness::kUnsupported;
@@ -60,6 +65,7 @@ Incompleteness why_incomplete(const ExplorationResult& r, bool exhaustive,
   if (!r.stats.inputs.complete() && r.exhausted) return Incompleteness::kInputGaps;
   if (!r.unrestored_state.empty() && r.exhausted) return Incompleteness::kUnrestoredState;
   if (talked_through_kernel && r.exhausted) return Incompleteness::kKernelCommunication;
+  if (unseen_library && r.exhausted) return Incompleteness::kUnseenLibrary;
   if (!r.strategy_gaps.empty() && r.exhausted) return Incompleteness::kStrategyGaps;
   if (!exhaustive) return Incompleteness::kNotExhaustive;
   if (!r.bugs.empty() && limits.stop_on_first_bug) return Incompleteness::kStoppedAtFirstBug;

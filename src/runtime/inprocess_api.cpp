@@ -114,6 +114,8 @@ std::string describe(Incompleteness why, const explorer::ExplorationResult& r,
       return "process state changed that is not restored between executions";
     case Incompleteness::kKernelCommunication:
       return "threads talked through the kernel, which weft does not see";
+    case Incompleteness::kUnseenLibrary:
+      return "a library weft did not compile may synchronise threads unseen";
     case Incompleteness::kStrategyGaps:
       return r.strategy_gaps;
     case Incompleteness::kNotExhaustive:

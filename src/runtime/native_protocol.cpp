@@ -3,6 +3,7 @@
 // and write every record with the same code.
 #include "weft/runtime/native_protocol.hpp"
 
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <sched.h>
 #include <sys/syscall.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -812,6 +814,19 @@ LoggedExecution read_log_records(const void* log, std::size_t sent_threads, Thre
     }
   }
   return out;
+}
+
+int blocked_system_call(int pid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/syscall", pid);
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  char text[32] = {};
+  const ssize_t got = ::read(fd, text, sizeof text - 1);
+  ::close(fd);
+  // "running", or the call's number and then its arguments; -1 for a process in user code.
+  if (got <= 0 || text[0] < '0' || text[0] > '9') return -1;
+  return std::atoi(text);
 }
 
 }  // namespace weft::native

@@ -34,6 +34,9 @@ struct ExploreSettings {
   bool race_points = true;
   std::uint64_t max_executions = 0;
   double time_limit = 0;  ///< seconds for the whole exploration (0: none)
+  /// --weft-memory-limit: weft's own resident memory, in MiB, at which the run ends with its
+  /// verdict so far (0: half of the machine's memory).
+  std::uint64_t weft_memory_mb = 0;
   std::uint64_t random_executions = 1000;
   std::uint64_t seed = 1;
   std::uint32_t pct_depth = 3;            ///< --depth: PCT's bug depth

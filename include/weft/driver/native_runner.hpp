@@ -35,6 +35,9 @@ struct Program {
 
 /// Throws DriverError unless `path` is an executable built by weft-cc.
 void check_instrumented(const std::string& path);
+/// Throws DriverError if the address space is limited (ulimit -v): the program's runtime reserves
+/// far more than it uses, and would fail in ways that look like the program's bugs.
+void check_address_space();
 
 /// Whether the executable is position-independent (its code addresses need its load base).
 bool is_position_independent(const std::string& path);
@@ -81,11 +84,11 @@ enum class Killed { kNo, kTimeLimit, kMemoryLimit };
 /// Reconstructs the trace an execution left in a log (weft/runtime/native_protocol.hpp). Used by
 /// ForkServer and replay; `sent_threads` is how many threads the directive carried, `wait_status`
 /// how the process ended (0 for a worker that runs on), `killed` whether it was stopped for a
-/// limit (given in `options`); `known_expressions` the nodes weft said it holds
-/// (Channel::known_expressions).
+/// limit (given in `options`), and the system call it was blocked in then (-1: none or unknown);
+/// `known_expressions` the nodes weft said it holds (Channel::known_expressions).
 Trace read_log(const void* log, std::size_t sent_threads, const TestDirective& directive,
-               int wait_status, Killed killed, const ProgramOptions& options,
-               ThreadRegistry& threads,
+               int wait_status, Killed killed, int blocked_system_call,
+               const ProgramOptions& options, ThreadRegistry& threads,
                const symbolic::ExpressionPool* known_expressions = nullptr);
 
 /// Runs one execution of the program in the foreground (its output shown), optionally under

@@ -48,7 +48,14 @@ struct FoundBug {
   Trace trace;
   std::uint64_t execution = 0;  ///< which execution (1, 2, ...) found it
   std::size_t step = 0;         ///< the number of events before it
+  /// How many more times a bug of the same key (bug_key) was found after this one.
+  std::uint64_t repeats = 0;
 };
+
+/// What makes two bugs the same for reporting: the message, except that a data race is one per
+/// pair of instructions (the code marks in its message), whatever memory, threads or execution
+/// it happened in, so that a loop racing over an array is one report with a count.
+std::string bug_key(Outcome outcome, const std::string& message);
 
 /// The bug `failure` of `trace` (or, with nullptr, its deadlock) with the schedule leading to it.
 FoundBug found_bug(const Trace& trace, const Failure* failure);
@@ -62,12 +69,22 @@ struct ExplorationLimits {
   std::function<void(const Statistics&)> on_execution;
   /// With stop_on_first_bug off: stop as soon as a bug is found for which this returns true.
   std::function<bool(const FoundBug&)> stop_at;
+  /// The most distinct bugs kept with their executions (--all-bugs); later ones are counted
+  /// (ExplorationResult::bugs_not_kept), so that weft's memory stays bounded.
+  std::size_t max_bugs_kept = 1000;
+  /// weft's own resident memory, in bytes, at which the exploration stops (0: no limit); checked
+  /// every few executions (ExplorationResult::out_of_memory).
+  std::uint64_t max_memory_bytes = 0;
 };
 
 struct ExplorationResult {
   Statistics stats;
-  std::vector<FoundBug> bugs;  ///< one per distinct message, in the order found
-  bool exhausted = false;      ///< the strategy ran out of tests (not stopped by a limit or bug)
+  std::vector<FoundBug> bugs;  ///< one per distinct bug_key, in the order found
+  /// Distinct bugs found after max_bugs_kept were: counted, not kept.
+  std::uint64_t bugs_not_kept = 0;
+  /// The exploration stopped at ExplorationLimits::max_memory_bytes.
+  bool out_of_memory = false;
+  bool exhausted = false;  ///< the strategy ran out of tests (not stopped by a limit or bug)
   bool hit_bound = false;
   /// Set when an execution used something weft does not model: exploration stopped there.
   std::string unsupported;

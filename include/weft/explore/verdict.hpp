@@ -39,6 +39,8 @@ enum class Incompleteness : std::uint8_t {
   /// Threads talked through the kernel (pipes, sockets...), which weft does not see: the orders
   /// of their messages were not explored (CaveatKind::kKernelCommunication).
   kKernelCommunication,
+  /// A library weft did not compile may synchronise threads unseen (CaveatKind::kUnseenLibrary).
+  kUnseenLibrary,
   kNotExhaustive,  ///< the strategy does not explore exhaustively (random)
   /// Every reachable local state of every thread was covered (assertion failures, crashes), but
   /// not every global state: what ExplorationResult::uncovered names (deadlocks, races).

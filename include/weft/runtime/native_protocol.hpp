@@ -128,7 +128,14 @@ struct Channel {
   /// Written by weft before each execution: how many expression nodes of the mirror (below) it
   /// holds as they are there, those of the last execution whose log it read whole (0: none).
   std::uint64_t known_expressions;
+  /// Set to -1 by weft before each execution; written by the fork server when it kills one for
+  /// its time limit: the system call the process was blocked in then, for the report.
+  std::int32_t blocked_system_call;
 };
+
+/// The system call process `pid` is blocked in (/proc/PID/syscall), or -1 if it is running or
+/// that cannot be read.
+int blocked_system_call(int pid);
 
 /// Notes the peak resident memory of a process the fork server reaped (`ru_maxrss`, KiB).
 inline void note_ended_peak(Channel& channel, long peak_kib) {

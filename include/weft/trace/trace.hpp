@@ -21,8 +21,12 @@ enum class CaveatKind : std::uint8_t {
   /// Atomics or fences weaker than seq_cst: only their sequentially consistent behaviours were
   /// explored.
   kWeakAtomics,
+  /// The program uses a library weft did not compile that synchronises with its own atomic
+  /// instructions: what it orders, weft does not see.
+  kUnseenLibrary,
 };
-inline constexpr std::uint8_t kLastCaveatKind = static_cast<std::uint8_t>(CaveatKind::kWeakAtomics);
+inline constexpr std::uint8_t kLastCaveatKind =
+    static_cast<std::uint8_t>(CaveatKind::kUnseenLibrary);
 
 /// One caveat: its kind and what it was, as text for reports (may hold {pc:} marks).
 struct Caveat {

@@ -22,6 +22,7 @@
 
 #include "glibc_thread_state.hpp"
 #include "memory_snapshot.hpp"
+#include "unseen_libraries.hpp"
 #include "native_runtime.hpp"
 #include "process_state.hpp"
 #include "real_functions.hpp"
@@ -205,6 +206,7 @@ namespace {
   CpuLimit cpu_limit(cpu_seconds);
   NativeRuntime::mapped_stack_slots();  // before the snapshot: it must outlive every restore
   weft::runtime::native::libc_single_threaded_flag();  // looked up once, kept by the snapshot
+  weft::runtime::native::libraries_with_unseen_synchronisation();  // scanned once, kept too
   const bool ok = snapshot.capture();
   shared.state.store(ok ? kIdle : kUnavailable);
   if (!ok) _exit(0);
@@ -326,6 +328,8 @@ void ExecutionWorker::serve() {
     std::uint32_t expected = kRunning;
     const bool claimed = shared_->state.compare_exchange_strong(expected, kClaimed);
     if (!died && !claimed) continue;  // it finished just now
+    if (why == weft::native::ExitReason::kTimeout)
+      channel_.blocked_system_call = weft::native::blocked_system_call(pid_);
     if (!died) kill(pid_, SIGKILL);
     int status = 0;
     rusage usage{};

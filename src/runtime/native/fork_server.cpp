@@ -251,6 +251,8 @@ void say_hello(int status) {
     }
     // Wait for the child, at most the time limit; then it is killed.
     const ChildEnd end = wait_for_child(pid, timeout_ms, memory_mb << 20);
+    if (end == ChildEnd::kTimedOut)
+      channel.blocked_system_call = weft::native::blocked_system_call(pid);
     if (end != ChildEnd::kExited) kill(pid, SIGKILL);
     int wstatus = 0;
     rusage usage{};

@@ -12,6 +12,7 @@
 #include "../fiber.hpp"
 #include "memory_errors.hpp"
 #include "thread_storage.hpp"
+#include "unseen_libraries.hpp"
 #include "weft/runtime/hooks.h"
 #include "weft/trace/wire.hpp"
 
@@ -169,6 +170,8 @@ Trace NativeRuntime::run(const TestDirective& directive, int argc, char** argv, 
   noted_caveats_.clear();
   weak_atomic_sites_noted_ = 0;
   channels_.reset();
+  for (const std::string& library : libraries_with_unseen_synchronisation())
+    note_caveat(weft::CaveatKind::kUnseenLibrary, library);
   symbolic_logged_ = {};
   shadow_.clear();
   __weft_sym_memory = 0;
@@ -268,8 +271,13 @@ void NativeRuntime::note_caveat(weft::CaveatKind kind, const std::string& what) 
     if (noted.kind != kind) continue;
     if (noted.what == what || ++of_kind == kPerKind) return;
   }
-  RuntimeScope scope(*this);
-  noted_caveats_.push_back(weft::Caveat{kind, what});
+  // On a program thread, what weft allocates here is its own; before one runs, it is anyway.
+  if (scheduler_.self() != kNoThread) {
+    RuntimeScope scope(*this);
+    noted_caveats_.push_back(weft::Caveat{kind, what});
+  } else {
+    noted_caveats_.push_back(weft::Caveat{kind, what});
+  }
   log_->caveat(kind, what);
 }
 
