@@ -28,10 +28,10 @@ template <typename Function>
 Function glib(const char* name) {
   return reinterpret_cast<Function>(weft::runtime::native::real_symbol(name));
 }
-#define WEFT_GLIB(name, type, ...)                                      \
-  ([]() {                                                               \
-    static const auto fn = glib<type>(#name);                           \
-    return fn;                                                          \
+#define WEFT_GLIB(name, type, ...)            \
+  ([]() {                                     \
+    static const auto fn = glib<type>(#name); \
+    return fn;                                \
   }())(__VA_ARGS__)
 
 std::uint8_t perform(NativeRuntime& rt, OpKind kind, const void* object, std::uint64_t site,
@@ -64,8 +64,8 @@ void rec_unlock(NativeRuntime& rt, void* mutex, std::uint64_t site) {
 
 // Outside an execution each function is libglib's; inside, the model's. Init and clear need
 // nothing in an execution.
-#define WEFT_GLIB_PASS(name, ...)                          \
-  NativeRuntime* rt = NativeRuntime::active();             \
+#define WEFT_GLIB_PASS(name, ...)                                \
+  NativeRuntime* rt = NativeRuntime::active();                   \
   if (!rt) return WEFT_GLIB(name, decltype(&name), __VA_ARGS__); \
   RuntimeScope scope(*rt)
 
@@ -121,8 +121,7 @@ void g_rec_mutex_init(void* mutex) {
   if (!NativeRuntime::active()) WEFT_GLIB(g_rec_mutex_init, decltype(&g_rec_mutex_init), mutex);
 }
 void g_rec_mutex_clear(void* mutex) {
-  if (!NativeRuntime::active())
-    WEFT_GLIB(g_rec_mutex_clear, decltype(&g_rec_mutex_clear), mutex);
+  if (!NativeRuntime::active()) WEFT_GLIB(g_rec_mutex_clear, decltype(&g_rec_mutex_clear), mutex);
 }
 void g_rec_mutex_lock(void* mutex) {
   WEFT_GLIB_PASS(g_rec_mutex_lock, mutex);
@@ -208,8 +207,8 @@ gboolean g_once_init_enter(volatile void* location) {
 void g_once_init_leave(volatile void* location, std::uintptr_t result) {
   WEFT_GLIB_PASS(g_once_init_leave, location, result);
   const std::uint64_t site = WEFT_CALLER_SITE();
-  rt->scheduler().perform(
-      Operation{OpKind::kAtomicStore, 0, sizeof result, key_of(location), 0}, site);
+  rt->scheduler().perform(Operation{OpKind::kAtomicStore, 0, sizeof result, key_of(location), 0},
+                          site);
   *static_cast<volatile std::uintptr_t*>(location) = result;
   perform(*rt, OpKind::kMutexUnlock, const_cast<void*>(location), site);
 }

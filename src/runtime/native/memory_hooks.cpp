@@ -61,6 +61,22 @@ std::uint32_t clamp_size(std::uint64_t size) {
 }
 
 // For the busy-wait loop the thread may be in (SpinTracker); the access comes right after.
+// Whether [addr, addr + size) lies on the running thread's own stack: its fiber's slot, or for
+// main, the OS stack above the current frame.
+bool on_own_stack(NativeRuntime& rt, const void* addr, std::uint64_t size) {
+  const auto at = reinterpret_cast<std::uintptr_t>(addr);
+  const auto frame = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
+  const std::uintptr_t begin = NativeRuntime::stack_region_begin();
+  if (frame >= begin && frame < NativeRuntime::stack_region_end()) {
+    const std::uintptr_t slot = NativeRuntime::stack_slot_bytes();
+    const std::uintptr_t mine = begin + (frame - begin) / slot * slot;
+    return at >= mine && at + size <= mine + slot;
+  }
+  (void)rt;
+  constexpr std::uintptr_t kMainStackBytes = std::uintptr_t{8} << 20;
+  return at >= frame && at + size <= frame + kMainStackBytes;
+}
+
 void note_for_spin(NativeRuntime& rt, const void* addr, std::uint64_t size, bool write,
                    bool visible) {
   SpinTracker& spin = rt.self().spin;
@@ -137,8 +153,12 @@ void plain_access(void* addr, std::uint64_t size, bool write, std::uint64_t site
   if (!all) note_races(*rt, addr, size, write, in_section, site);
   check_heap(*rt, addr, size, write, site);
   // Inside an atomic section (with every access visible) no other thread runs: as good as
-  // visible. With --points=sync a plain read is not an event the strategies could reorder.
-  note_for_spin(*rt, addr, size, write, all);
+  // visible. With --points=sync a plain read is not an event the strategies could reorder,
+  // unless it reads the thread's own stack (a loop's local that a function it calls updates
+  // through a pointer, such as compare_exchange's expected value): another thread writes there
+  // only through a pointer the thread gave it, racily (a race it reports) or ordered by the
+  // events the strategies do reorder.
+  note_for_spin(*rt, addr, size, write, all || on_own_stack(*rt, addr, size));
 }
 
 }  // namespace

@@ -45,6 +45,9 @@ std::uintptr_t NativeRuntime::stack_region_begin() {
 std::uintptr_t NativeRuntime::stack_region_end() {
   return kStackRegion + RunLimits::stack_region_bytes(kStackBytes);
 }
+std::uintptr_t NativeRuntime::stack_slot_bytes() {
+  return RunLimits::stack_region_bytes(kStackBytes) / RunLimits::kStackSlots;
+}
 
 std::uint8_t* NativeRuntime::mapped_stack_slots() {
   // Mapped the first time, which a worker makes before it snapshots its memory: the pointer is
@@ -61,7 +64,7 @@ std::uint8_t* NativeRuntime::mapped_stack_slots() {
 void NativeRuntime::clear_used_stacks() {
   std::uint8_t* slots = mapped_stack_slots();
   if (!slots) return;
-  const std::uintptr_t stride = RunLimits::stack_region_bytes(kStackBytes) / RunLimits::kStackSlots;
+  const std::uintptr_t stride = stack_slot_bytes();
   // Eight slots at a time: most are unused, and most used ones were cleared already.
   constexpr std::uint64_t kEach = 0x0101010101010101ULL;
   static_assert(RunLimits::kSlotStackMapped == 1 && RunLimits::kSlotStackCleared == 4);

@@ -217,6 +217,8 @@ class NativeRuntime {
   /// The region thread stacks are placed in: a worker process keeps them between executions.
   static std::uintptr_t stack_region_begin();
   static std::uintptr_t stack_region_end();
+  /// The distance between two threads' stacks in that region (each thread has one slot).
+  static std::uintptr_t stack_slot_bytes();
   /// Destructors of thread-specific data keys (process-wide: keys outlive executions).
   static std::unordered_map<pthread_key_t, void (*)(void*)>& key_destructors();
   /// The heap regions the program's threads allocated from in this execution.
