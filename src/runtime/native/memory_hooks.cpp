@@ -63,7 +63,7 @@ std::uint32_t clamp_size(std::uint64_t size) {
 // For the busy-wait loop the thread may be in (SpinTracker); the access comes right after.
 // Whether [addr, addr + size) lies on the running thread's own stack: its fiber's slot, or for
 // main, the OS stack above the current frame.
-bool on_own_stack(NativeRuntime& rt, const void* addr, std::uint64_t size) {
+bool on_own_stack(const void* addr, std::uint64_t size) {
   const auto at = reinterpret_cast<std::uintptr_t>(addr);
   const auto frame = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
   const std::uintptr_t begin = NativeRuntime::stack_region_begin();
@@ -72,19 +72,20 @@ bool on_own_stack(NativeRuntime& rt, const void* addr, std::uint64_t size) {
     const std::uintptr_t mine = begin + (frame - begin) / slot * slot;
     return at >= mine && at + size <= mine + slot;
   }
-  (void)rt;
   constexpr std::uintptr_t kMainStackBytes = std::uintptr_t{8} << 20;
   return at >= frame && at + size <= frame + kMainStackBytes;
 }
 
+// `own_stack_seen`: a read of the thread's own stack counts as visible (tested only for reads
+// inside a busy-wait candidate, off the common path).
 void note_for_spin(NativeRuntime& rt, const void* addr, std::uint64_t size, bool write,
-                   bool visible) {
+                   bool visible, bool own_stack_seen = false) {
   SpinTracker& spin = rt.self().spin;
   if (!spin.active() || spin.iteration_changed()) return;
   if (write)
     spin.note_write(addr, size);
   else
-    spin.note_read(addr, size, visible);
+    spin.note_read(addr, size, visible || (own_stack_seen && on_own_stack(addr, size)));
 }
 
 // An atomic access is a visible event, or part of one (a section's).
@@ -158,7 +159,7 @@ void plain_access(void* addr, std::uint64_t size, bool write, std::uint64_t site
   // through a pointer, such as compare_exchange's expected value): another thread writes there
   // only through a pointer the thread gave it, racily (a race it reports) or ordered by the
   // events the strategies do reorder.
-  note_for_spin(*rt, addr, size, write, all || on_own_stack(*rt, addr, size));
+  note_for_spin(*rt, addr, size, write, all, /*own_stack_seen=*/true);
 }
 
 }  // namespace
