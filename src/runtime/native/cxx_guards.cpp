@@ -27,7 +27,7 @@ bool constructed(const void* guard) {
 }
 
 void unlock(NativeRuntime& rt, void* guard, std::uint64_t site) {
-  rt.scheduler().perform(Operation{OpKind::kMutexUnlock, 0, 0, key_of(guard), 0}, site);
+  weft::runtime::native::perform_sync(rt, OpKind::kMutexUnlock, guard, site);
 }
 
 }  // namespace
@@ -39,7 +39,7 @@ std::uint32_t __weft_guard_acquire(void* guard) {
   if (!rt) return __cxxabiv1::__cxa_guard_acquire(static_cast<Guard*>(guard));
   RuntimeScope scope(*rt);
   const std::uint64_t site = WEFT_CALLER_SITE();
-  rt->scheduler().perform(Operation{OpKind::kMutexLock, 0, 0, key_of(guard), 0}, site);
+  weft::runtime::native::perform_sync(*rt, OpKind::kMutexLock, guard, site);
   rt->note_runtime_state();           // the guard's byte is read here, not by an event
   if (!constructed(guard)) return 1;  // this thread constructs, holding the guard
   unlock(*rt, guard, site);

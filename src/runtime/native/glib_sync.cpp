@@ -17,6 +17,7 @@ using weft::Operation;
 using weft::OpKind;
 using weft::runtime::native::key_of;
 using weft::runtime::native::NativeRuntime;
+using weft::runtime::native::perform_sync;
 using weft::runtime::native::RuntimeScope;
 
 namespace {
@@ -34,12 +35,6 @@ Function glib(const char* name) {
     return fn;                                \
   }())(__VA_ARGS__)
 
-std::uint8_t perform(NativeRuntime& rt, OpKind kind, const void* object, std::uint64_t site,
-                     const void* partner = nullptr, bool timed = false) {
-  return rt.scheduler().perform(Operation{kind, 0, 0, key_of(object), key_of(partner), timed},
-                                site);
-}
-
 // A recursive mutex: its owner takes it again by counting.
 gboolean rec_lock(NativeRuntime& rt, void* mutex, OpKind kind, std::uint64_t site) {
   const auto key = key_of(mutex);
@@ -47,7 +42,7 @@ gboolean rec_lock(NativeRuntime& rt, void* mutex, OpKind kind, std::uint64_t sit
     ++rt.recursion()[key];
     return 1;
   }
-  return perform(rt, kind, mutex, site) != 0 || kind == OpKind::kMutexLock;
+  return perform_sync(rt, kind, mutex, site) != 0 || kind == OpKind::kMutexLock;
 }
 
 void rec_unlock(NativeRuntime& rt, void* mutex, std::uint64_t site) {
@@ -57,7 +52,7 @@ void rec_unlock(NativeRuntime& rt, void* mutex, std::uint64_t site) {
     --it->second;
     return;
   }
-  perform(rt, OpKind::kMutexUnlock, mutex, site);
+  perform_sync(rt, OpKind::kMutexUnlock, mutex, site);
 }
 
 }  // namespace
@@ -106,15 +101,15 @@ void g_mutex_clear(void* mutex) {
 }
 void g_mutex_lock(void* mutex) {
   WEFT_GLIB_PASS(g_mutex_lock, mutex);
-  perform(*rt, OpKind::kMutexLock, mutex, WEFT_CALLER_SITE());
+  perform_sync(*rt, OpKind::kMutexLock, mutex, WEFT_CALLER_SITE());
 }
 gboolean g_mutex_trylock(void* mutex) {
   WEFT_GLIB_PASS(g_mutex_trylock, mutex);
-  return perform(*rt, OpKind::kMutexTryLock, mutex, WEFT_CALLER_SITE()) != 0;
+  return perform_sync(*rt, OpKind::kMutexTryLock, mutex, WEFT_CALLER_SITE()) != 0;
 }
 void g_mutex_unlock(void* mutex) {
   WEFT_GLIB_PASS(g_mutex_unlock, mutex);
-  perform(*rt, OpKind::kMutexUnlock, mutex, WEFT_CALLER_SITE());
+  perform_sync(*rt, OpKind::kMutexUnlock, mutex, WEFT_CALLER_SITE());
 }
 
 void g_rec_mutex_init(void* mutex) {
@@ -176,20 +171,20 @@ void g_cond_clear(void* cond) {
 }
 void g_cond_wait(void* cond, void* mutex) {
   WEFT_GLIB_PASS(g_cond_wait, cond, mutex);
-  perform(*rt, OpKind::kCondWait, cond, WEFT_CALLER_SITE(), mutex);
+  perform_sync(*rt, OpKind::kCondWait, cond, WEFT_CALLER_SITE(), mutex);
 }
 // Signalled or timed out: the scheduler chooses, as for pthread_cond_timedwait.
 gboolean g_cond_wait_until(void* cond, void* mutex, std::int64_t end_time) {
   WEFT_GLIB_PASS(g_cond_wait_until, cond, mutex, end_time);
-  return perform(*rt, OpKind::kCondWait, cond, WEFT_CALLER_SITE(), mutex, true) != 0;
+  return perform_sync(*rt, OpKind::kCondWait, cond, WEFT_CALLER_SITE(), mutex, true) != 0;
 }
 void g_cond_signal(void* cond) {
   WEFT_GLIB_PASS(g_cond_signal, cond);
-  perform(*rt, OpKind::kCondSignal, cond, WEFT_CALLER_SITE());
+  perform_sync(*rt, OpKind::kCondSignal, cond, WEFT_CALLER_SITE());
 }
 void g_cond_broadcast(void* cond) {
   WEFT_GLIB_PASS(g_cond_broadcast, cond);
-  perform(*rt, OpKind::kCondBroadcast, cond, WEFT_CALLER_SITE());
+  perform_sync(*rt, OpKind::kCondBroadcast, cond, WEFT_CALLER_SITE());
 }
 
 // g_once_init_enter/leave, as the C++ static guards (cxx_guards.cpp): the first thread holds the
@@ -198,10 +193,10 @@ void g_cond_broadcast(void* cond) {
 gboolean g_once_init_enter(volatile void* location) {
   WEFT_GLIB_PASS(g_once_init_enter, location);
   const std::uint64_t site = WEFT_CALLER_SITE();
-  perform(*rt, OpKind::kMutexLock, const_cast<void*>(location), site);
+  perform_sync(*rt, OpKind::kMutexLock, location, site);
   rt->note_runtime_state();  // the location is read here, not by an event
   if (*static_cast<volatile std::uintptr_t*>(location) == 0) return 1;
-  perform(*rt, OpKind::kMutexUnlock, const_cast<void*>(location), site);
+  perform_sync(*rt, OpKind::kMutexUnlock, location, site);
   return 0;
 }
 void g_once_init_leave(volatile void* location, std::uintptr_t result) {
@@ -210,7 +205,7 @@ void g_once_init_leave(volatile void* location, std::uintptr_t result) {
   rt->scheduler().perform(Operation{OpKind::kAtomicStore, 0, sizeof result, key_of(location), 0},
                           site);
   *static_cast<volatile std::uintptr_t*>(location) = result;
-  perform(*rt, OpKind::kMutexUnlock, const_cast<void*>(location), site);
+  perform_sync(*rt, OpKind::kMutexUnlock, location, site);
 }
 
 }  // extern "C"

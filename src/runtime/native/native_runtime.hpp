@@ -307,6 +307,17 @@ inline ObjectKey key_of(const volatile void* p) {
   return reinterpret_cast<ObjectKey>(p);
 }
 
+/// Performs the synchronisation operation `kind` on the object at `object` (`partner`: a
+/// condition wait's mutex; `timed`: a wait that may time out) for the calling thread, and
+/// returns its result (a trylock acquired, a timed wait signalled): the models of pthread's,
+/// GLib's and the C++ runtime's synchronisation share it.
+inline std::uint8_t perform_sync(NativeRuntime& rt, OpKind kind, const volatile void* object,
+                                 std::uint64_t site, const volatile void* partner = nullptr,
+                                 bool timed = false) {
+  return rt.scheduler().perform(Operation{kind, 0, 0, key_of(object), key_of(partner), timed},
+                                site);
+}
+
 using weft::native::kAtomicSectionKey;
 
 }  // namespace weft::runtime::native

@@ -13,6 +13,7 @@ using weft::Operation;
 using weft::OpKind;
 using weft::runtime::native::key_of;
 using weft::runtime::native::NativeRuntime;
+using weft::runtime::native::perform_sync;
 using weft::runtime::native::RuntimeScope;
 
 namespace {
@@ -20,13 +21,6 @@ namespace {
 // glibc keeps a mutex's type in the mutex itself (also for the static initializers).
 int mutex_type(const pthread_mutex_t* m) {
   return m->__data.__kind & 3;
-}
-
-std::uint8_t perform(NativeRuntime& rt, OpKind kind, const volatile void* object,
-                     std::uint64_t site, const volatile void* partner = nullptr,
-                     bool timed = false) {
-  return rt.scheduler().perform(Operation{kind, 0, 0, key_of(object), key_of(partner), timed},
-                                site);
 }
 
 int lock_mutex(NativeRuntime& rt, pthread_mutex_t* m, OpKind kind, std::uint64_t site) {
@@ -44,7 +38,7 @@ int lock_mutex(NativeRuntime& rt, pthread_mutex_t* m, OpKind kind, std::uint64_t
         break;  // a normal mutex locked twice by its owner deadlocks, as in POSIX
     }
   }
-  const std::uint8_t acquired = perform(rt, kind, m, site);
+  const std::uint8_t acquired = perform_sync(rt, kind, m, site);
   if (kind == OpKind::kMutexLock || acquired) return 0;
   return EBUSY;
 }
@@ -61,26 +55,26 @@ int unlock_mutex(NativeRuntime& rt, pthread_mutex_t* m, std::uint64_t site) {
   } else if (mutex_type(m) != PTHREAD_MUTEX_NORMAL) {
     return EPERM;  // recursive and errorcheck mutexes report it; normal ones are misuse
   }
-  perform(rt, OpKind::kMutexUnlock, m, site);
+  perform_sync(rt, OpKind::kMutexUnlock, m, site);
   return 0;
 }
 
 int cond_wait(NativeRuntime& rt, pthread_cond_t* c, pthread_mutex_t* m, bool timed,
               std::uint64_t site) {
-  const std::uint8_t signalled = perform(rt, OpKind::kCondWait, c, site, m, timed);
+  const std::uint8_t signalled = perform_sync(rt, OpKind::kCondWait, c, site, m, timed);
   return !timed || signalled ? 0 : ETIMEDOUT;
 }
 
 // ---- reader-writer locks from a mutex and a condition variable on the lock's address ------
 
 void rw_enter(NativeRuntime& rt, pthread_rwlock_t* l, std::uint64_t site) {
-  perform(rt, OpKind::kMutexLock, l, site);
+  perform_sync(rt, OpKind::kMutexLock, l, site);
 }
 void rw_leave(NativeRuntime& rt, pthread_rwlock_t* l, std::uint64_t site) {
-  perform(rt, OpKind::kMutexUnlock, l, site);
+  perform_sync(rt, OpKind::kMutexUnlock, l, site);
 }
 void rw_wait(NativeRuntime& rt, pthread_rwlock_t* l, std::uint64_t site) {
-  perform(rt, OpKind::kCondWait, l, site, l);
+  perform_sync(rt, OpKind::kCondWait, l, site, l);
 }
 
 int rw_lock(NativeRuntime& rt, pthread_rwlock_t* l, bool write, bool try_only, std::uint64_t site) {
@@ -115,7 +109,7 @@ int rw_unlock(NativeRuntime& rt, pthread_rwlock_t* l, std::uint64_t site) {
     rt.fail(weft::Outcome::kMisuse, "thread " + rt.registry().name(rt.scheduler().self()) +
                                         " unlocks a reader-writer lock nobody holds");
   }
-  perform(rt, OpKind::kCondBroadcast, l, site);
+  perform_sync(rt, OpKind::kCondBroadcast, l, site);
   rw_leave(rt, l, site);
   return 0;
 }
@@ -206,20 +200,20 @@ int pthread_spin_lock(pthread_spinlock_t* s) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(pthread_spin_lock, s);
   RuntimeScope scope(*rt);
-  perform(*rt, OpKind::kMutexLock, s, WEFT_CALLER_SITE());
+  perform_sync(*rt, OpKind::kMutexLock, s, WEFT_CALLER_SITE());
   return 0;
 }
 int pthread_spin_trylock(pthread_spinlock_t* s) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(pthread_spin_trylock, s);
   RuntimeScope scope(*rt);
-  return perform(*rt, OpKind::kMutexTryLock, s, WEFT_CALLER_SITE()) ? 0 : EBUSY;
+  return perform_sync(*rt, OpKind::kMutexTryLock, s, WEFT_CALLER_SITE()) ? 0 : EBUSY;
 }
 int pthread_spin_unlock(pthread_spinlock_t* s) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(pthread_spin_unlock, s);
   RuntimeScope scope(*rt);
-  perform(*rt, OpKind::kMutexUnlock, s, WEFT_CALLER_SITE());
+  perform_sync(*rt, OpKind::kMutexUnlock, s, WEFT_CALLER_SITE());
   return 0;
 }
 
@@ -260,7 +254,7 @@ int pthread_cond_signal(pthread_cond_t* c) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL_V(pthread_cond_signal, "GLIBC_2.3.2", c);
   RuntimeScope scope(*rt);
-  perform(*rt, OpKind::kCondSignal, c, WEFT_CALLER_SITE());
+  perform_sync(*rt, OpKind::kCondSignal, c, WEFT_CALLER_SITE());
   return 0;
 }
 
@@ -268,7 +262,7 @@ int pthread_cond_broadcast(pthread_cond_t* c) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL_V(pthread_cond_broadcast, "GLIBC_2.3.2", c);
   RuntimeScope scope(*rt);
-  perform(*rt, OpKind::kCondBroadcast, c, WEFT_CALLER_SITE());
+  perform_sync(*rt, OpKind::kCondBroadcast, c, WEFT_CALLER_SITE());
   return 0;
 }
 
@@ -355,18 +349,18 @@ int pthread_barrier_wait(pthread_barrier_t* b) __THROW {
   if (it == rt->barriers().end())
     rt->fail(weft::Outcome::kMisuse, "pthread_barrier_wait on a barrier that was not initialised");
   auto& state = it->second;
-  perform(*rt, OpKind::kMutexLock, b, site);
+  perform_sync(*rt, OpKind::kMutexLock, b, site);
   const std::uint64_t generation = state.generation;
   int r = 0;
   if (++state.arrived == state.count) {
     state.arrived = 0;
     ++state.generation;
-    perform(*rt, OpKind::kCondBroadcast, b, site);
+    perform_sync(*rt, OpKind::kCondBroadcast, b, site);
     r = PTHREAD_BARRIER_SERIAL_THREAD;
   } else {
-    while (state.generation == generation) perform(*rt, OpKind::kCondWait, b, site, b);
+    while (state.generation == generation) perform_sync(*rt, OpKind::kCondWait, b, site, b);
   }
-  perform(*rt, OpKind::kMutexUnlock, b, site);
+  perform_sync(*rt, OpKind::kMutexUnlock, b, site);
   return r;
 }
 
@@ -392,7 +386,7 @@ int sem_wait(sem_t* s) {
   if (!rt) return WEFT_REAL(sem_wait, s);
   RuntimeScope scope(*rt);
   know_semaphore(*rt, s);
-  perform(*rt, OpKind::kSemWait, s, WEFT_CALLER_SITE());
+  perform_sync(*rt, OpKind::kSemWait, s, WEFT_CALLER_SITE());
   return 0;
 }
 
@@ -401,7 +395,7 @@ int sem_trywait(sem_t* s) __THROW {
   if (!rt) return WEFT_REAL(sem_trywait, s);
   RuntimeScope scope(*rt);
   know_semaphore(*rt, s);
-  if (perform(*rt, OpKind::kSemTryWait, s, WEFT_CALLER_SITE())) return 0;
+  if (perform_sync(*rt, OpKind::kSemTryWait, s, WEFT_CALLER_SITE())) return 0;
   errno = EAGAIN;
   return -1;
 }
@@ -411,7 +405,7 @@ int sem_timedwait(sem_t* s, const struct timespec* until) {
   if (!rt) return WEFT_REAL(sem_timedwait, s, until);
   RuntimeScope scope(*rt);
   know_semaphore(*rt, s);
-  if (perform(*rt, OpKind::kSemTryWait, s, WEFT_CALLER_SITE())) return 0;
+  if (perform_sync(*rt, OpKind::kSemTryWait, s, WEFT_CALLER_SITE())) return 0;
   errno = ETIMEDOUT;
   return -1;
 }
@@ -421,7 +415,7 @@ int sem_post(sem_t* s) __THROW {
   if (!rt) return WEFT_REAL(sem_post, s);
   RuntimeScope scope(*rt);
   know_semaphore(*rt, s);
-  perform(*rt, OpKind::kSemPost, s, WEFT_CALLER_SITE());
+  perform_sync(*rt, OpKind::kSemPost, s, WEFT_CALLER_SITE());
   return 0;
 }
 
