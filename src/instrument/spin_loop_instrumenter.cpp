@@ -26,6 +26,7 @@
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/Transforms/Utils/BasicBlockUtils.h>
 
 #include <unordered_map>
@@ -78,6 +79,10 @@ class IterationEffects {
     if (llvm::isa<llvm::LoadInst>(inst) || llvm::isa<llvm::FenceInst>(inst) ||
         llvm::isa<llvm::PHINode>(inst))
       return true;
+    // An exception leaving a call ends the iteration, as a call that does not return does: the
+    // landing pads of a noexcept function's calls (which lead to std::terminate) and resuming
+    // the unwinding change nothing the runtime would not see.
+    if (llvm::isa<llvm::LandingPadInst>(inst) || llvm::isa<llvm::ResumeInst>(inst)) return true;
     return !inst.mayWriteToMemory() && !inst.isEHPad();
   }
 
@@ -102,6 +107,10 @@ class IterationEffects {
         case llvm::Intrinsic::memmove:
         case llvm::Intrinsic::memset:
           return !in_loop || writes_shared_memory(*llvm::cast<llvm::MemIntrinsic>(intrinsic));
+        // `pause` (_mm_pause, __builtin_ia32_pause, libstdc++'s spins) touches no memory; it is
+        // declared without readnone only so that it is not removed.
+        case llvm::Intrinsic::x86_sse2_pause:
+          return true;
         default:
           return !intrinsic->mayWriteToMemory();
       }
