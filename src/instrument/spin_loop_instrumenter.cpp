@@ -14,7 +14,8 @@
 // another thread writes (or writes nothing), and if nothing it runs has an effect the runtime
 // cannot see: it may load, store (except to thread-local variables, whose stores are not hooked)
 // and use atomics, and call only functions defined in the module that qualify in the same way,
-// SV-COMP's atomic-section and assume functions, and functions that do not return. Each loop gets
+// SV-COMP's atomic-section and assume functions, yields (sched_yield), x86 pause, and functions
+// that do not return; an exception leaving a call (a landing pad, resume) ends the iteration. Each loop gets
 // three hooks, with its number within its function: __weft_spin_enter(n) on entry (its preheader),
 // __weft_spin_back_edge(n) on each back edge and __weft_spin_exit(n) on each exit edge; its stores
 // to the function's own locals, which the access instrumenters leave alone, get
