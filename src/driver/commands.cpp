@@ -451,7 +451,7 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
     const bool system = pc != 0 && symbols->code(pc).file.starts_with("/usr/");
     (system ? weak_in_library : weak_atomics).push_back(where);
   }
-  for (auto* list : {&weak_atomics, &weak_in_library}) {
+  for (auto* list : {&weak_atomics, &weak_in_library, &kernel_talk}) {
     std::sort(list->begin(), list->end());
     list->erase(std::unique(list->begin(), list->end()), list->end());
   }
