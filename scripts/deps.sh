@@ -11,9 +11,11 @@ set -euo pipefail
 # python3-jsonschema: validates --sarif reports against tests/data/sarif-2.1.0-weft.schema.json.
 # libglib2.0-dev: a library weft did not compile that synchronises with its own atomics
 # (tests/native/glib_counter.c, docs/process-state.md).
+# libabsl-dev: Abseil, whose synchronisation weft models (tests/native/absl_*.cpp).
 packages=(cmake ninja-build g++ python3 libgtest-dev libgmock-dev libbenchmark-dev
           clang-14 libclang-rt-14-dev llvm-14-dev llvm-14-tools libcli11-dev nlohmann-json3-dev
-          gdb libomp-14-dev libz3-dev pkg-config chromium python3-jsonschema libglib2.0-dev)
+          gdb libomp-14-dev libz3-dev pkg-config chromium python3-jsonschema libglib2.0-dev
+          libabsl-dev)
 
 missing=()
 for p in "${packages[@]}"; do

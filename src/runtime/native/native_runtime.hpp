@@ -96,10 +96,13 @@ struct NativeThread {
 };
 
 /// Reader-writer locks and barriers are built from the scheduler's mutexes and condition
-/// variables (keyed by the object's address), so their semantics come out of the modelled ones.
+/// variables (keyed by the object's address), so their semantics come out of the modelled ones
+/// (rw_lock_model.hpp).
 struct RwLockState {
   std::uint32_t readers = 0;
-  bool writer = false;
+  ThreadId writer = kNoThread;
+  /// absl::Mutex only: threads waiting for a Condition (abseil_sync.cpp).
+  std::uint32_t condition_waiters = 0;
 };
 struct BarrierState {
   std::uint32_t count = 0;

@@ -8,6 +8,7 @@
 
 #include "native_runtime.hpp"
 #include "real_functions.hpp"
+#include "rw_lock_model.hpp"
 
 using weft::Operation;
 using weft::OpKind;
@@ -15,6 +16,8 @@ using weft::runtime::native::key_of;
 using weft::runtime::native::NativeRuntime;
 using weft::runtime::native::perform_sync;
 using weft::runtime::native::RuntimeScope;
+using weft::runtime::native::rw_lock;
+using weft::runtime::native::rw_unlock;
 
 namespace {
 
@@ -63,55 +66,6 @@ int cond_wait(NativeRuntime& rt, pthread_cond_t* c, pthread_mutex_t* m, bool tim
               std::uint64_t site) {
   const std::uint8_t signalled = perform_sync(rt, OpKind::kCondWait, c, site, m, timed);
   return !timed || signalled ? 0 : ETIMEDOUT;
-}
-
-// ---- reader-writer locks from a mutex and a condition variable on the lock's address ------
-
-void rw_enter(NativeRuntime& rt, pthread_rwlock_t* l, std::uint64_t site) {
-  perform_sync(rt, OpKind::kMutexLock, l, site);
-}
-void rw_leave(NativeRuntime& rt, pthread_rwlock_t* l, std::uint64_t site) {
-  perform_sync(rt, OpKind::kMutexUnlock, l, site);
-}
-void rw_wait(NativeRuntime& rt, pthread_rwlock_t* l, std::uint64_t site) {
-  perform_sync(rt, OpKind::kCondWait, l, site, l);
-}
-
-int rw_lock(NativeRuntime& rt, pthread_rwlock_t* l, bool write, bool try_only, std::uint64_t site) {
-  rt.note_runtime_state();  // the lock's readers and writer are weft's state, not events
-  auto& state = rt.rwlocks()[key_of(l)];
-  rw_enter(rt, l, site);
-  while (state.writer || (write && state.readers > 0)) {
-    if (try_only) {
-      rw_leave(rt, l, site);
-      return EBUSY;
-    }
-    rw_wait(rt, l, site);
-  }
-  if (write)
-    state.writer = true;
-  else
-    ++state.readers;
-  rw_leave(rt, l, site);
-  return 0;
-}
-
-int rw_unlock(NativeRuntime& rt, pthread_rwlock_t* l, std::uint64_t site) {
-  rt.note_runtime_state();  // the lock's readers and writer are weft's state, not events
-  auto& state = rt.rwlocks()[key_of(l)];
-  rw_enter(rt, l, site);
-  if (state.writer)
-    state.writer = false;
-  else if (state.readers > 0)
-    --state.readers;
-  else {
-    RuntimeScope scope(rt);  // the message is weft's, not the program's heap
-    rt.fail(weft::Outcome::kMisuse, "thread " + rt.registry().name(rt.scheduler().self()) +
-                                        " unlocks a reader-writer lock nobody holds");
-  }
-  perform_sync(rt, OpKind::kCondBroadcast, l, site);
-  rw_leave(rt, l, site);
-  return 0;
 }
 
 // The semaphore's count may have been set before main (by the real sem_init); the model starts

@@ -18,12 +18,20 @@
 namespace weft::runtime::native {
 namespace {
 
-// Libraries whose synchronisation weft models at their interface, by the start of their file
-// name.
+// Libraries whose synchronisation weft models at their interface, or whose atomics guard only
+// the library's own state and are not offered to programs, by the start of their file name.
 bool modelled(std::string_view name) {
-  static constexpr std::array<std::string_view, 12> kModelled{
-      "libc.so",  "libm.so",  "libstdc++.so", "libgcc_s.so",   "ld-linux",   "libpthread.so",
-      "libdl.so", "librt.so", "libresolv.so", "linux-vdso.so", "libmvec.so", "libatomic.so"};
+  static constexpr std::array<std::string_view, 20> kModelled{
+      "libc.so", "libm.so", "libstdc++.so", "libgcc_s.so", "ld-linux", "libpthread.so", "libdl.so",
+      "librt.so", "libresolv.so", "linux-vdso.so", "libmvec.so", "libatomic.so",
+      // Abseil's synchronisation, of the release abseil_sync.cpp models...
+      "libabsl_synchronization.so.20220623", "libabsl_spinlock_wait.so.20220623",
+      // ...and the libraries it pulls in, whose atomics keep their own tables (the deadlock
+      // graph, the low-level allocator, the symbolizer, the clock's calibration, base's
+      // internal spin locks and thread identities): nothing of the program's is ordered by them.
+      "libabsl_graphcycles_internal.so.20220623", "libabsl_malloc_internal.so.20220623",
+      "libabsl_symbolize.so.20220623", "libabsl_time.so.20220623", "libabsl_base.so.20220623",
+      "libabsl_raw_logging_internal.so.20220623"};
   for (std::string_view m : kModelled)
     if (name.substr(0, m.size()) == m) return true;
   return false;
