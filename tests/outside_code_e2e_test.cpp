@@ -4,6 +4,7 @@
 // weft command line; docs/process-state.md).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -243,6 +244,24 @@ TEST(OutsideCode, TheEstimatesWalksTakeABoundedShareOfATimeLimit) {
   EXPECT_GE(walks, 1u) << r.out;
   EXPECT_GE(executions, 3 * walks) << r.out;  // at most about a quarter of the time: walks
   EXPECT_NE(r.result["incomplete_because"].get<std::string>().find("the search ran"),
+            std::string::npos)
+      << r.out;
+}
+
+// A run ends at its time limit even when an execution is still running: executions of 20 s and
+// a limit of 2 s end in moments (a generous bound: before, the run waited for the execution,
+// 20 s). The execution stopped is not counted, and the verdict says it was stopped.
+TEST(OutsideCode, ARunEndsAtItsTimeLimitWhateverItsExecutionsTake) {
+  const auto start = std::chrono::steady_clock::now();
+  const CliRun r = check("slow_executions.c", "--time-limit 2 -- -DCOMPUTE_MS=20000");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_LT(seconds, 12.0) << r.out;  // compiling included
+  EXPECT_EQ(r.result["statistics"]["executions"], 0) << r.out;
+  EXPECT_EQ(r.result["statistics"]["timeouts"], 0) << r.out;
+  EXPECT_NE(r.result["incomplete_because"].get<std::string>().find(
+                "an execution still running at the time limit was stopped"),
             std::string::npos)
       << r.out;
 }

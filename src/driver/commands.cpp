@@ -301,6 +301,10 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
     round_program.options.promoted_sites.assign(promoted.begin(), promoted.end());
     server.reset();  // one fork server at a time
     server = std::make_unique<ForkServer>(round_program, threads);
+    if (limits.max_seconds > 0)
+      server->set_run_deadline(started +
+                               std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                   std::chrono::duration<double>(limits.max_seconds)));
     explorer::ExplorationLimits round_limits = limits;
     const double spent =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -627,6 +631,8 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
       why = result.out_of_memory ? "stopped when weft's own memory reached --weft-memory-limit (" +
                                        group_digits(limits.max_memory_bytes >> 20) + " MiB)"
                                  : "stopped by --max-executions or --time-limit";
+      if (result.stopped_mid_execution)
+        why += " (an execution still running at the time limit was stopped)";
       if (!result.coverage.empty()) why += "; " + result.coverage;
       break;
   }

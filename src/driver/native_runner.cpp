@@ -414,11 +414,21 @@ bool ForkServer::wait_for_reply(std::uint32_t seen) {
       return false;
     }
     if (limit > 0 && Clock::now() > deadline) return false;
+    if (run_deadline_ && !stopped_at_deadline_ && Clock::now() >= *run_deadline_) {
+      // The server sees its worker die and answers as for a crash; run_once marks the trace.
+      const pid_t worker = channel.worker_pid.load();
+      if (worker > 0 && kill(worker, SIGKILL) == 0) stopped_at_deadline_ = true;
+    }
   }
   return true;
 }
 
 Trace ForkServer::run(const TestDirective& directive) {
+  if (run_deadline_ && std::chrono::steady_clock::now() >= *run_deadline_) {
+    Trace past;
+    past.past_time_limit = true;
+    return past;
+  }
   if (track_inputs_ || directive.track_inputs == false) {
     Trace trace = run_once(directive);
     trace.symbolic.tracked = directive.track_inputs;
@@ -431,7 +441,7 @@ Trace ForkServer::run(const TestDirective& directive) {
   plain.track_inputs = false;
   Trace trace = run_once(plain);
   trace.symbolic.tracked = false;
-  if (!trace.symbolic.untracked) return trace;
+  if (!trace.symbolic.untracked || trace.past_time_limit) return trace;
   track_inputs_ = true;
   return run_once(directive);
 }
@@ -444,8 +454,14 @@ Trace ForkServer::run_once(const TestDirective& directive) {
   channel.blocked_system_call = -1;
   const std::uint32_t seen = channel.reply.load();
   native::publish(channel.request, channel.program_sleeping);
+  stopped_at_deadline_ = false;
   if (!wait_for_reply(seen))
     throw DriverError("the fork server of '" + program_.path + "' stopped answering");
+  if (stopped_at_deadline_) {
+    Trace past;
+    past.past_time_limit = true;
+    return past;
+  }
   const Killed killed = channel.exit_reason == native::ExitReason::kTimeout  ? Killed::kTimeLimit
                         : channel.exit_reason == native::ExitReason::kMemory ? Killed::kMemoryLimit
                                                                              : Killed::kNo;

@@ -118,6 +118,10 @@ ExplorationResult run_exploration_in_place(
       break;
     }
     const Trace& trace = run_test(*directive);
+    if (trace.past_time_limit) {
+      result.stopped_mid_execution = true;
+      break;
+    }
     ++s.executions;
     if (trace.read_fixed_inputs) result.fixed_inputs = true;
     result.unrestored_state.insert(trace.unrestored_state.begin(), trace.unrestored_state.end());

@@ -1,8 +1,12 @@
 // Every execution computes for about 20 ms before its threads take turns on a lock: far more
 // interleavings than a few seconds can run. The estimate's random walks may take only a share
-// of a time limit; the search gets the rest.
+// of a time limit; the search gets the rest. COMPUTE_MS sets the computing time (milliseconds).
 #include <pthread.h>
 #include <time.h>
+
+#ifndef COMPUTE_MS
+#define COMPUTE_MS 20
+#endif
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int turns;
@@ -18,7 +22,7 @@ static void* take_turns(void* arg) {
 
 int main(void) {
   const clock_t start = clock();
-  while (clock() - start < CLOCKS_PER_SEC / 50) {
+  while (clock() - start < (clock_t)CLOCKS_PER_SEC / 1000 * COMPUTE_MS) {
   }
   pthread_t a, b, c;
   pthread_create(&a, 0, take_turns, 0);

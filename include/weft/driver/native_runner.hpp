@@ -4,7 +4,9 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -54,6 +56,12 @@ class ForkServer {
   ForkServer& operator=(const ForkServer&) = delete;
 
   Trace run(const TestDirective& directive);
+  /// When the run's time limit ends: an execution still running then is stopped, and its trace
+  /// says so (Trace::past_time_limit), so that the run ends within a moment of its limit
+  /// however long its executions take.
+  void set_run_deadline(std::chrono::steady_clock::time_point deadline) {
+    run_deadline_ = deadline;
+  }
   /// Where the program's executable is loaded (for symbolizing code addresses).
   std::uint64_t load_base() const { return load_base_; }
   /// The largest peak resident memory, in KiB, of the program's processes so far: the fork
@@ -72,7 +80,9 @@ class ForkServer {
   pid_t server_ = -1;
   void* shared_ = nullptr;  // native_protocol.hpp: channel, directive, mirror, log
   std::uint64_t load_base_ = 0;
-  bool track_inputs_ = false;  // some execution read an input: every one follows inputs now
+  std::optional<std::chrono::steady_clock::time_point> run_deadline_;
+  bool stopped_at_deadline_ = false;  // the execution in progress was stopped at run_deadline_
+  bool track_inputs_ = false;         // some execution read an input: every one follows inputs now
   // The expression nodes of the last execution whose log was read whole: the program's mirror
   // holds them too, and the next execution sends only what follows the prefix they share.
   symbolic::ExpressionPool last_expressions_;

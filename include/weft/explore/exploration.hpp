@@ -84,6 +84,8 @@ struct ExplorationResult {
   std::uint64_t bugs_not_kept = 0;
   /// The exploration stopped at ExplorationLimits::max_memory_bytes.
   bool out_of_memory = false;
+  /// The time limit stopped an execution that was still running (Trace::past_time_limit).
+  bool stopped_mid_execution = false;
   bool exhausted = false;  ///< the strategy ran out of tests (not stopped by a limit or bug)
   bool hit_bound = false;
   /// Set when an execution used something weft does not model: exploration stopped there.

@@ -155,6 +155,9 @@ struct Trace {
   std::vector<std::string> unrestored_state;
   /// What the execution did that weft sees only in part (each once).
   std::vector<Caveat> caveats;
+  /// The run's time limit ended the execution before it did (native programs): it is not one
+  /// of the run's executions, and the run ends.
+  bool past_time_limit = false;
   /// A SchedulePolicy::kSleepSetWalk execution: log2 of the product of the numbers of threads it
   /// could choose from at its steps (Knuth's weight of the path; 0 otherwise).
   double walk_log2_weight = 0;
