@@ -215,6 +215,22 @@ TEST(OutsideCode, AnAbslMutexGuardsWhatItLocks) {
   EXPECT_EQ(first_bug_kind(lost), "assertion failure") << lost.out;
 }
 
+// A step in code weft did not compile names the program's line that called into it, then the
+// library and its function: std::thread's constructor creates the thread inside libstdc++
+// (before: "? (_end)").
+TEST(OutsideCode, AStepInALibraryNamesTheProgramsCallAndTheLibrary) {
+  const CliRun r = check("absl_counter.cpp", "-- -DNO_LOCK $(pkg-config --libs absl_synchronization)");
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  const auto& create = r.result["bugs"][0]["interleaving"][0];
+  EXPECT_EQ(create["operation"], "create thread 0.0") << r.out;
+  EXPECT_EQ(create["function"], "main") << r.out;
+  EXPECT_EQ(create["line"], 30) << r.out;  // std::thread other(bump);
+  EXPECT_EQ(create["library"].get<std::string>().rfind("libstdc++.so.6", 0), 0u) << r.out;
+  EXPECT_EQ(create["library_function"], "std::thread::_M_start_thread") << r.out;
+  const std::string text = r.result["bugs"][0]["report"].get<std::string>();
+  EXPECT_NE(text.find("absl_counter.cpp:30 (main), in libstdc++.so.6"), std::string::npos) << text;
+}
+
 // Conditions (LockWhen), CondVar, Notification, BlockingCounter, Barrier and call_once each hand
 // data between threads: every interleaving is explored, with no race and no deadlock.
 TEST(OutsideCode, AbseilsHandOffsAreExploredWithoutFalseBugs) {

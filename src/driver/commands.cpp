@@ -246,7 +246,7 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
   // in the code, whose file names would match too.
   if (!settings.stop_on.empty())
     limits.stop_at = [&settings, &symbols, &server, &program](const explorer::FoundBug& bug) {
-      if (!symbols) symbols.emplace(program.path, server->load_base());
+      if (!symbols) symbols.emplace(program.path, server->load_base(), server->libraries());
       std::string message = bug.message;
       for (std::size_t at; (at = message.find(" at {pc:")) != std::string::npos;)
         message.erase(at, message.find('}', at) + 1 - at);
@@ -328,7 +328,7 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
     const std::function<Trace(const TestDirective&)> run_for_real = [&](const TestDirective& d) {
       if (!check_every_state) return server->run(d);
       if (!symbols) {
-        symbols.emplace(program.path, server->load_base());
+        symbols.emplace(program.path, server->load_base(), server->libraries());
         global->resolve(*symbols, threads);
       }
       Trace t = server->run(d);
@@ -357,12 +357,12 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
     add_statistics(total, result.stats);
     std::vector<std::uint64_t> fresh;
     bool user_stop = false;
-    if (!symbols) symbols.emplace(program.path, server->load_base());
+    if (!symbols) symbols.emplace(program.path, server->load_base(), server->libraries());
     prepare_symbols(result.bugs, *symbols);  // one llvm-symbolizer run for all of them
     for (const auto& bug : result.bugs) {
       // By the message as the user reads it: the marks in the raw one carry addresses (a
       // local's frames) that may differ between rounds for the same bug.
-      if (!symbols) symbols.emplace(program.path, server->load_base());
+      if (!symbols) symbols.emplace(program.path, server->load_base(), server->libraries());
       // A race by its instructions (explorer::bug_key); others by their message as the user
       // reads it.
       const std::string key =
@@ -407,7 +407,7 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
                             "and the program reads inputs, whose other values were not tried "
                             "(--strategy contextual solves for them)";
   if (global && !check_every_state) {
-    if (!symbols) symbols.emplace(program.path, server->load_base());
+    if (!symbols) symbols.emplace(program.path, server->load_base(), server->libraries());
     global->resolve(*symbols, threads);
     if (result.exhausted && result.unsupported.empty()) {
       global_result = check_global_state(
@@ -440,7 +440,7 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
   const explorer::Decision decision = explorer::decide(result, strategy->exhaustive(), limits);
   // What weft saw only in part, as the user reads it: the places of weak atomics, and what
   // talked through the kernel.
-  if (!symbols) symbols.emplace(program.path, server->load_base());
+  if (!symbols) symbols.emplace(program.path, server->load_base(), server->libraries());
   // Weak atomics in the program's own code, and in library headers it compiled in (libstdc++'s
   // shared_ptr counts, stop_token): both are explored as sequentially consistent, and the text
   // says whose they are.
@@ -470,7 +470,7 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
   const bool within_bounds = decision.within_bounds();
   const int code = exit_code_of(decision.verdict);
 
-  if (!symbols) symbols.emplace(program.path, server->load_base());
+  if (!symbols) symbols.emplace(program.path, server->load_base(), server->libraries());
   if (!settings.dump_unfolding.empty()) write_unfolding(*strategy, threads, *symbols, settings);
   const std::string replay_path =
       settings.replay_file.empty() ? default_replay_file(program.path) : settings.replay_file;

@@ -46,6 +46,7 @@ std::string operation_text(const Operation& op, const ThreadRegistry& threads,
 void add_addresses(const explorer::FoundBug& bug, std::vector<std::uint64_t>& code,
                    std::vector<std::uint64_t>& data) {
   code.insert(code.end(), bug.trace.sites.begin(), bug.trace.sites.end());
+  for (const auto& [index, caller] : bug.trace.library_callers) code.push_back(caller);
   for (const auto& e : bug.trace.events) {
     const Domain d = domain_of(e.op.kind);
     if (d == Domain::kNone || d == Domain::kThread || d == Domain::kProcess) continue;
@@ -69,14 +70,37 @@ void prepare_symbols(const explorer::FoundBug& bug, Symbolizer& symbols) {
   symbols.prepare(code, data);
 }
 
+// The return address into the program through which event i reached the library it ran in
+// (Trace::library_callers): the innermost in the program's own code rather than in a header's
+// (the std::thread constructor the program instantiated), or 0.
+std::uint64_t library_caller(const Trace& trace, std::size_t i, Symbolizer& symbols) {
+  std::uint64_t first = 0;
+  for (const auto& [index, caller] : trace.library_callers) {
+    if (index != i) continue;
+    if (!first) first = caller;
+    if (!is_system_file(symbols.code(caller).file)) return caller;
+  }
+  return first;
+}
+
+std::string location_text(const SourceLocation& loc) {
+  return loc.short_text() + (loc.function.empty() ? "" : " (" + loc.function + ")");
+}
+
 EventText event_text(const explorer::FoundBug& bug, const ThreadRegistry& threads,
                      Symbolizer& symbols) {
   EventText text;
   text.operation = [&](const Operation& op) { return operation_text(op, threads, symbols); };
+  // A step in a library: the program's line that called into it, then the library's function
+  // ("main.cpp:31 (main), in libstdc++.so.6 (std::thread::_M_start_thread)").
   text.location = [&](std::size_t i) {
     if (i >= bug.trace.sites.size() || !bug.trace.sites[i]) return std::string();
     const SourceLocation loc = symbols.code(bug.trace.sites[i]);
-    return loc.short_text() + (loc.function.empty() ? "" : " (" + loc.function + ")");
+    const std::uint64_t caller = library_caller(bug.trace, i, symbols);
+    if (!caller) return location_text(loc);
+    std::string where = location_text(symbols.code(caller));
+    if (!loc.library.empty()) where += ", in " + location_text(loc);
+    return where;
   };
   return text;
 }
@@ -219,10 +243,17 @@ nlohmann::json native_bug_json(const explorer::FoundBug& bug, const ThreadRegist
                            {"thread", threads.name(e.thread)},
                            {"operation", operation_text(e.op, threads, symbols)}};
     if (i < bug.trace.sites.size() && bug.trace.sites[i]) {
-      const SourceLocation loc = symbols.code(bug.trace.sites[i]);
+      // A step in a library: where the program called into it, and the library's function.
+      const SourceLocation site = symbols.code(bug.trace.sites[i]);
+      const std::uint64_t caller = library_caller(bug.trace, i, symbols);
+      const SourceLocation loc = caller ? symbols.code(caller) : site;
       step["file"] = loc.file;
       step["line"] = loc.line;
       step["function"] = loc.function;
+      if (!site.library.empty()) {
+        step["library"] = site.library;
+        step["library_function"] = site.function;
+      }
     }
     steps.push_back(std::move(step));
   }

@@ -15,9 +15,11 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <sstream>
 #include <string_view>
 
 #include "weft/driver/one_line.hpp"
@@ -321,6 +323,30 @@ ForkServer::~ForkServer() {
   stop();
 }
 
+// The code of the shared libraries process `pid` maps: its executable mappings of files other
+// than the program.
+static std::vector<MappedCode> mapped_libraries(pid_t pid, const std::string& program) {
+  std::vector<MappedCode> out;
+  std::error_code error;
+  const auto own = std::filesystem::canonical(program, error);
+  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+  for (std::string line; std::getline(maps, line);) {
+    std::istringstream fields(line);
+    std::string range, permissions, offset, device, inode, path;
+    fields >> range >> permissions >> offset >> device >> inode;
+    std::getline(fields >> std::ws, path);
+    if (permissions.size() < 3 || permissions[2] != 'x' || !path.starts_with("/")) continue;
+    if (!error && path == own.string()) continue;
+    MappedCode m;
+    m.start = std::strtoull(range.c_str(), nullptr, 16);
+    m.end = std::strtoull(range.c_str() + range.find('-') + 1, nullptr, 16);
+    m.offset = std::strtoull(offset.c_str(), nullptr, 16);
+    m.path = path;
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
 void ForkServer::start() {
   int status[2];
   if (pipe2(status, O_CLOEXEC) != 0) throw DriverError("cannot create a pipe: " + errno_text());
@@ -359,6 +385,7 @@ void ForkServer::start() {
     throw DriverError("'" + program_.path +
                       "' was built by a different version of weft-cc: rebuild it");
   load_base_ = base;
+  libraries_ = mapped_libraries(server_, program_.path);
 }
 
 void ForkServer::stop() {
@@ -511,6 +538,7 @@ Trace read_log(const void* log, std::size_t sent_threads, const TestDirective& d
   trace.symbolic = std::move(logged.symbolic);
   trace.unrestored_state = std::move(logged.unrestored);
   trace.caveats = std::move(logged.caveats);
+  trace.library_callers = std::move(logged.library_callers);
   if (ending) {
     // A sanitizer that was told to go on after a report (UBSAN_OPTIONS=halt_on_error=0): the
     // report is still the bug of the thread that ran into it.

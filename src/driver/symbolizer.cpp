@@ -21,12 +21,6 @@ std::string hex(std::uint64_t v) {
   return buf;
 }
 
-// Locations in system headers (the inlined body of std::mutex::lock, say) are less useful than
-// the user's line that called them.
-bool is_system(const std::string& file) {
-  return file.empty() || file.starts_with("/usr/include") || file.starts_with("/usr/lib");
-}
-
 std::string shell_quote(const std::string& s) {
   std::string out = "'";
   for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -73,7 +67,11 @@ std::vector<std::vector<std::string>> symbolize(const std::string& program,
 // symbolic tracking).
 std::string program_function_name(std::string function) {
   constexpr std::string_view plain_copy = WEFT_PLAIN_COPY_SUFFIX;
-  if (function.size() > plain_copy.size() && function.ends_with(plain_copy))
+  // "f.weft_plain", or demangled "ns::f(int) (.weft_plain)".
+  const std::string demangled_copy = " (" + std::string(plain_copy) + ")";
+  if (function.ends_with(demangled_copy))
+    function.resize(function.size() - demangled_copy.size());
+  else if (function.size() > plain_copy.size() && function.ends_with(plain_copy))
     function.resize(function.size() - plain_copy.size());
   if (function == "__weft_main") return "main";
   return function;
@@ -94,14 +92,27 @@ SourceLocation parse_frame(const std::string& function, const std::string& where
 
 }  // namespace
 
+bool is_system_file(const std::string& file) {
+  return file.empty() || file.starts_with("/usr/include") || file.starts_with("/usr/lib");
+}
+
 std::string SourceLocation::short_text() const {
-  if (file.empty()) return "?";
+  if (file.empty()) return library.empty() ? "?" : library;
   const auto slash = file.rfind('/');
   return (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" + std::to_string(line);
 }
 
-Symbolizer::Symbolizer(std::string program, std::uint64_t load_base)
-    : program_(std::move(program)), base_(is_position_independent(program_) ? load_base : 0) {}
+Symbolizer::Symbolizer(std::string program, std::uint64_t load_base,
+                       std::vector<MappedCode> libraries)
+    : program_(std::move(program)),
+      libraries_(std::move(libraries)),
+      base_(is_position_independent(program_) ? load_base : 0) {}
+
+const MappedCode* Symbolizer::library_of(std::uint64_t address) const {
+  for (const MappedCode& m : libraries_)
+    if (address >= m.start && address < m.end) return &m;
+  return nullptr;
+}
 Symbolizer::~Symbolizer() = default;
 Symbolizer::Symbolizer(Symbolizer&&) noexcept = default;
 
@@ -122,11 +133,34 @@ void Symbolizer::prepare(const std::vector<std::uint64_t>& code,
   std::vector<std::string> queries;
   std::vector<std::uint64_t> code_todo, data_todo;
   std::set<std::uint64_t> code_asked, data_asked;
+  // Library code: by library, with its own symbols (the function; lines if it has them).
+  std::map<const MappedCode*, std::vector<std::uint64_t>> in_library;
   for (auto a : code)
     if (a && !code_.count(a) && code_asked.insert(a).second) {
+      if (const MappedCode* m = library_of(a - 1)) {
+        in_library[m].push_back(a);
+        continue;
+      }
       code_todo.push_back(a);
       queries.push_back("CODE " + hex(offset(a - 1)));
     }
+  for (const auto& [library, addresses] : in_library) {
+    std::vector<std::string> library_queries;
+    // Shared libraries map their code at file offsets equal to its addresses in the file.
+    for (auto a : addresses)
+      library_queries.push_back(hex(a - 1 - library->start + library->offset));
+    const auto blocks = symbolize(library->path, library_queries);
+    const auto slash = library->path.rfind('/');
+    for (std::size_t i = 0; i < addresses.size(); ++i) {
+      SourceLocation loc;
+      if (i < blocks.size() && blocks[i].size() >= 2) loc = parse_frame(blocks[i][0], blocks[i][1]);
+      // "std::thread::_M_start_thread(std::unique_ptr<...>, void (*)())": the name says enough.
+      if (const auto paren = loc.function.find('('); paren != std::string::npos && paren > 0)
+        loc.function.resize(paren);
+      loc.library = slash == std::string::npos ? library->path : library->path.substr(slash + 1);
+      code_[addresses[i]] = loc;
+    }
+  }
   for (auto a : data) {
     if (data_.count(a)) continue;
     // The debug information names elements and fields; the symbol table only variables.
@@ -148,7 +182,7 @@ void Symbolizer::prepare(const std::vector<std::uint64_t>& code,
       for (std::size_t k = 0; k + 1 < b.size(); k += 2) {
         SourceLocation loc = parse_frame(b[k], b[k + 1]);
         if (best.file.empty() && k == 0) best = loc;
-        if (!is_system(loc.file)) {
+        if (!is_system_file(loc.file)) {
           best = loc;
           break;
         }

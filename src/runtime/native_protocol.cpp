@@ -632,6 +632,15 @@ void LogWriter::caveat(CaveatKind kind, std::string_view what) {
   commit(Record::kCaveat, w.ok(), w.size());
 }
 
+void LogWriter::library_call(std::size_t index, std::span<const std::uint64_t> program_callers) {
+  ByteWriter w = payload_writer(header_, records_);
+  w.put(static_cast<std::uint32_t>(index));
+  const std::size_t n = std::min<std::size_t>(program_callers.size(), 255);
+  w.put(static_cast<std::uint8_t>(n));
+  for (std::size_t i = 0; i < n; ++i) w.put(program_callers[i]);
+  commit(Record::kLibraryCall, w.ok(), w.size());
+}
+
 void LogWriter::note_fault(int signal, std::uint64_t pc, std::uint64_t address) {
   header_->fault_signal = signal;
   header_->fault_pc = pc;
@@ -807,6 +816,13 @@ LoggedExecution read_log_records(const void* log, std::size_t sent_threads, Thre
         const auto kind = r.get<std::uint8_t>("caveat kind");
         if (kind > kLastCaveatKind) throw ProtocolError("an unknown kind of caveat");
         out.caveats.push_back(Caveat{static_cast<CaveatKind>(kind), r.string("caveat")});
+        break;
+      }
+      case Record::kLibraryCall: {
+        const auto index = r.get<std::uint32_t>("event index");
+        const auto n = r.get<std::uint8_t>("program callers");
+        for (unsigned i = 0; i < n; ++i)
+          out.library_callers.emplace_back(index, r.get<std::uint64_t>("program caller"));
         break;
       }
       default:

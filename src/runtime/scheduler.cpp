@@ -663,6 +663,12 @@ std::uintptr_t Scheduler::saved_frame_pointer(ThreadId id) const {
   return t.fiber && !t.finished ? t.fiber->saved_frame_pointer() : 0;
 }
 
+std::uintptr_t Scheduler::stopped_frame_pointer(ThreadId id) const {
+  if (id >= impl_->by_id.size() || !impl_->by_id[id]) return 0;
+  const ThreadRec& t = *impl_->by_id[id];
+  return t.fiber && !t.finished ? t.fiber->saved_frame_pointer() : 0;
+}
+
 Scheduler* Scheduler::current() noexcept {
   return g_current ? g_current : g_storage_switching;
 }

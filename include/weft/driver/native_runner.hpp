@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "weft/driver/symbolizer.hpp"
 #include "weft/runtime/native_protocol.hpp"
 #include "weft/trace/directive.hpp"
 #include "weft/trace/thread_id.hpp"
@@ -64,6 +65,9 @@ class ForkServer {
   }
   /// Where the program's executable is loaded (for symbolizing code addresses).
   std::uint64_t load_base() const { return load_base_; }
+  /// The shared libraries' code in the program's processes (read when the server started: its
+  /// workers have the same).
+  const std::vector<MappedCode>& libraries() const { return libraries_; }
   /// The largest peak resident memory, in KiB, of the program's processes so far: the fork
   /// server, its worker, and those that ended.
   std::uint64_t peak_rss_kib() const;
@@ -80,6 +84,7 @@ class ForkServer {
   pid_t server_ = -1;
   void* shared_ = nullptr;  // native_protocol.hpp: channel, directive, mirror, log
   std::uint64_t load_base_ = 0;
+  std::vector<MappedCode> libraries_;
   std::optional<std::chrono::steady_clock::time_point> run_deadline_;
   bool stopped_at_deadline_ = false;  // the execution in progress was stopped at run_deadline_
   bool track_inputs_ = false;         // some execution read an input: every one follows inputs now

@@ -17,13 +17,28 @@ struct SourceLocation {
   std::string file;  ///< as recorded in the debug info; empty if unknown
   std::uint32_t line = 0;
   std::string function;
-  std::string short_text() const;  ///< "file.c:12", or "?" if unknown
+  /// Code in a shared library: its file name ("libstdc++.so.6"); empty for the program's code.
+  std::string library;
+  /// "file.c:12", the library's name for its code without line information, or "?".
+  std::string short_text() const;
+};
+
+/// Whether source `file` is a system header or library's (the inlined body of std::mutex::lock,
+/// say): less useful in a report than the program's line that called it. An unknown file is.
+bool is_system_file(const std::string& file);
+
+/// A file the program's process maps executable: code addresses in [start, end) are at file
+/// offset `offset` + (address - start) of `path`.
+struct MappedCode {
+  std::uint64_t start = 0, end = 0, offset = 0;
+  std::string path;
 };
 
 class Symbolizer {
  public:
   /// `load_base`: where the executable was loaded (subtracted for position-independent ones).
-  Symbolizer(std::string program, std::uint64_t load_base);
+  /// `libraries`: the shared libraries' code, whose addresses are named by library and function.
+  Symbolizer(std::string program, std::uint64_t load_base, std::vector<MappedCode> libraries = {});
   ~Symbolizer();
   Symbolizer(Symbolizer&&) noexcept;
 
@@ -44,7 +59,9 @@ class Symbolizer {
   DebugInfo& debug_info();
   std::string stack_text(const std::string& token);
   std::uint64_t offset(std::uint64_t address) const;
+  const MappedCode* library_of(std::uint64_t address) const;
   std::string program_;
+  std::vector<MappedCode> libraries_;
   std::uint64_t base_ = 0;
   std::map<std::uint64_t, SourceLocation> code_;
   std::map<std::uint64_t, std::string> data_;

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -79,12 +80,12 @@ inline constexpr const char* kRuntimeMarker = "weft-runtime-v1";
 /// shared-memory channel and binary records of this header; 6: events carry the values they read
 /// and wrote; 7: directives carry inputs, logs the inputs, expressions and branches; 8: the
 /// expression mirror, kKnownExpressions; 9: directives carry PCT's priority changes; 10: traces
-/// carry a sleep-set walk's weight; 11: kCaveat records).
-inline constexpr int kProtocolVersion = 11;
+/// carry a sleep-set walk's weight; 11: kCaveat records; 12: kLibraryCall records).
+inline constexpr int kProtocolVersion = 12;
 /// The protocol version as a string every instrumented binary contains (fork_server.cpp), so that
 /// weft can refuse a binary built by another version before it starts it: an older runtime does
 /// not understand WEFT_CONTROL and would die before it could say HELLO.
-#define WEFT_PROTOCOL_MARKER "weft-protocol-v11"
+#define WEFT_PROTOCOL_MARKER "weft-protocol-v12"
 inline constexpr const char* kProtocolMarker = WEFT_PROTOCOL_MARKER;
 static_assert(WEFT_PROTOCOL_MARKER[sizeof WEFT_PROTOCOL_MARKER - 3] ==
                       '0' + kProtocolVersion / 10 &&
@@ -227,6 +228,9 @@ TestDirective decode_directive(const char* in, std::size_t size, ThreadRegistry&
 ///              prctl...; the function's name): later executions may start from it
 ///   kCaveat    something the execution did that weft sees only in part: a CaveatKind byte, then
 ///              what it was as a string (may hold {pc:} marks)
+///   kLibraryCall  an event whose site is in a library weft did not compile: the event's index,
+///              a count and the return addresses into the program (innermost first) through
+///              which its thread got there
 ///   kCrashed   the thread that crashed (an id)
 ///   kWhere     where it crashed, beyond fault_pc (describe_crash): a library function and the
 ///              program's frame that called it, what the faulting address is
@@ -245,6 +249,7 @@ enum class Record : std::uint8_t {
   kUntracked = 'Q',
   kUnrestored = 'U',
   kCaveat = 'V',
+  kLibraryCall = 'L',
   kCrashed = 'C',
   kWhere = 'W',
   kSanitizer = 'S',
@@ -301,6 +306,9 @@ class LogWriter {
   void text(Record tag, std::string_view text);
   /// Appends a kCaveat record.
   void caveat(CaveatKind kind, std::string_view what);
+  /// Appends a kLibraryCall record: event `index` ran in a library the program called through
+  /// the return addresses `program_callers` (innermost first, at most 255).
+  void library_call(std::size_t index, std::span<const std::uint64_t> program_callers);
   /// Notes the signal the process dies of (called from the signal handler).
   void note_fault(int signal, std::uint64_t pc, std::uint64_t address);
 
@@ -332,6 +340,8 @@ struct LoggedExecution {
   InputObservations symbolic;             ///< kInput, kExpressions, kBranch records
   std::vector<std::string> unrestored;    ///< kUnrestored records
   std::vector<Caveat> caveats;            ///< kCaveat records
+  /// kLibraryCall records, as Trace::library_callers.
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> library_callers;
 };
 
 /// Decodes a log. `sent_threads`: how many threads weft sent with the directive (those keep their

@@ -152,6 +152,9 @@ class Scheduler {
   /// The frame pointer thread `id` had when it last gave up the baton (0 for the running thread
   /// or an unknown one): where reports start walking its frames.
   std::uintptr_t saved_frame_pointer(ThreadId id) const;
+  /// The same for an event observer (set_event_observer), which runs while the event's thread is
+  /// stopped in the operation, though it was the last to run.
+  std::uintptr_t stopped_frame_pointer(ThreadId id) const;
   /// True while the execution is being cut short and its threads unwound.
   bool aborting() const;
   const ThreadRegistry& threads() const;

@@ -139,6 +139,10 @@ struct Trace {
   std::vector<bool> finished_thread;
   /// sites[i]: the code address that performed events[i] (0 when unknown), for reports.
   std::vector<std::uint64_t> sites;
+  /// (i, address) for events whose site is in a library weft did not compile: the return
+  /// addresses into the program through which event i's thread reached it, innermost first
+  /// (native programs).
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> library_callers;
   /// values[i]: what events[i] read and wrote, when recorded (native programs; else empty).
   std::vector<AccessValues> values;
   /// The inputs the execution read, their expressions and the branches that depended on them.

@@ -130,6 +130,33 @@ std::uint64_t nearest_program_return(const StackOwner& o, std::uint64_t sp) {
 
 }  // namespace
 
+std::size_t program_callers(NativeRuntime& rt, ThreadId thread, std::uint64_t library_site,
+                            std::uint64_t (&callers)[kProgramCallers]) {
+  if (!library_site || in_program(library_site)) return 0;
+  void* low = nullptr;
+  std::size_t bytes = 0;
+  bool finished = false;
+  const std::uintptr_t fp = rt.scheduler().stopped_frame_pointer(thread);
+  if (!fp || !rt.scheduler().thread_info(thread, &low, &bytes, &finished) || finished) return 0;
+  const std::uintptr_t high = reinterpret_cast<std::uintptr_t>(low) + bytes;
+  // The runtime's frames, up to the library's call into it; then the library's own. The
+  // runtime's frames may hold the site too (an argument kept on the stack): the return address
+  // is its highest copy, since no frame above it has seen the value.
+  constexpr std::uintptr_t kScan = 64 * 1024;
+  std::uintptr_t at = fp & ~std::uintptr_t{7};
+  const std::uintptr_t end = std::min(high, at + kScan);
+  std::uintptr_t slot = 0;
+  for (; at + 8 <= end; at += 8)
+    if (*reinterpret_cast<const std::uint64_t*>(at) == library_site) slot = at;
+  if (!slot) return 0;
+  std::size_t n = 0;
+  for (at = slot + 8; at + 8 <= end && n < kProgramCallers; at += 8) {
+    const std::uint64_t word = *reinterpret_cast<const std::uint64_t*>(at);
+    if (in_program(word) && after_call(word)) callers[n++] = word;
+  }
+  return n;
+}
+
 std::string describe_block(const HeapBlock& b, std::uintptr_t address) {
   NativeRuntime* rt = NativeRuntime::active();
   const auto name = [&](std::uint32_t thread) {

@@ -10,6 +10,7 @@
 #include <new>
 
 #include "../fiber.hpp"
+#include "memory_description.hpp"
 #include "memory_errors.hpp"
 #include "thread_storage.hpp"
 #include "unseen_libraries.hpp"
@@ -208,6 +209,14 @@ Trace NativeRuntime::run(const TestDirective& directive, int argc, char** argv, 
     if (options_.points == Points::kSync && kind != OpKind::kRead && kind != OpKind::kWrite &&
         kind != OpKind::kFree)
       races_.on_event(t.events.back());
+    // A step in a library (std::thread's constructor creating the thread, libstdc++'s
+    // condition_variable::wait): the program's line that called into it, for reports.
+    if (log_) {
+      std::uint64_t callers[kProgramCallers];
+      if (const std::size_t n =
+              program_callers(*this, t.events.back().thread, t.sites.back(), callers))
+        log_->library_call(t.events.size() - 1, {callers, n});
+    }
     // Records lag one event behind: an event's "finished its thread" mark is known only when its
     // thread has run on to the next one.
     if (t.events.size() >= 2) log_until(t, t.events.size() - 1, scheduler_.expressions());
