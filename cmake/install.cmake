@@ -1,5 +1,6 @@
 # Installing weft, and the Debian package (cpack -G DEB). The layout under the prefix P:
-#   P/bin/                weft, weft-cc, weft-c++ (the wrappers find lib/weft relative to themselves)
+#   P/bin/                weft, weft-cc, weft-c++ (the wrappers find lib/weft relative to themselves),
+#                         weft-lib (builds libraries with the wrappers beside it)
 #   P/lib/weft/           the LLVM pass plugin, the runtime linked into programs (libweft_rt.a),
 #                         weft's libomp.a (openmp/), the C API header for programs (include/),
 #                         and the archives of the in-process C++ API
@@ -16,6 +17,7 @@ set_target_properties(weft_cli PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
 install(TARGETS weft_cli RUNTIME DESTINATION bin)
 install(PROGRAMS ${PROJECT_BINARY_DIR}/src/instrument/install/weft-cc
                  ${PROJECT_BINARY_DIR}/src/instrument/install/weft-c++
+                 ${PROJECT_SOURCE_DIR}/tools/weft-lib
         DESTINATION bin)
 install(TARGETS weft_pass LIBRARY DESTINATION lib/weft)
 install(TARGETS weft_rt ARCHIVE DESTINATION lib/weft)

@@ -219,7 +219,8 @@ TEST(OutsideCode, AnAbslMutexGuardsWhatItLocks) {
 // library and its function: std::thread's constructor creates the thread inside libstdc++
 // (before: "? (_end)").
 TEST(OutsideCode, AStepInALibraryNamesTheProgramsCallAndTheLibrary) {
-  const CliRun r = check("absl_counter.cpp", "-- -DNO_LOCK $(pkg-config --libs absl_synchronization)");
+  const CliRun r =
+      check("absl_counter.cpp", "-- -DNO_LOCK $(pkg-config --libs absl_synchronization)");
   ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
   const auto& create = r.result["bugs"][0]["interleaving"][0];
   EXPECT_EQ(create["operation"], "create thread 0.0") << r.out;
@@ -304,6 +305,56 @@ TEST(OutsideCode, ALibraryAfterDashDashIsLinkedAfterTheProgram) {
             0);
   const CliRun r = check("uses_linked_helper.c", "-- " + library);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+}
+
+// A library that locks with its own atomics, built by a plain compiler: weft names it and marks
+// the race it reports as one the library may order. weft-lib builds it with weft-cc into the
+// library cache, which weft puts first on the program's library path: the lock is then seen,
+// and the program is explored with no race. --no-library-cache goes back to the plain build.
+TEST(OutsideCode, TheLibraryCacheHoldsInstrumentedBuildsThatWeftPrefers) {
+  const auto dir = std::filesystem::temp_directory_path() / "weft-e2e-library-cache";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "plain");
+  std::filesystem::copy(fixture("spin_library"), dir / "plain",
+                        std::filesystem::copy_options::recursive);
+  ASSERT_EQ(std::system(("make -s -C " + (dir / "plain").string() + " CC=cc").c_str()), 0);
+  const std::string cache = (dir / "cache").string();
+  const std::string link =
+      " -- -L" + (dir / "plain").string() + " -lspinlock -Wl,-rpath," + (dir / "plain").string();
+  const auto weft = [&](const std::string& options) {
+    return shell("WEFT_LIBRARY_CACHE=" + cache + " " + WEFT_BIN + " check " +
+                 fixture("uses_spin_library.c") + " --json -q --replay-file " +
+                 (dir / "replay.json").string() + " " + options + link);
+  };
+
+  const CliRun plain = weft("");
+  ASSERT_EQ(plain.exit_code, 1) << plain.out << plain.err;
+  EXPECT_EQ(first_bug_kind(plain), "data race");
+  EXPECT_EQ(plain.result["bugs"][0]["may_be_false"], true) << plain.out;
+  EXPECT_EQ(plain.result["unseen_libraries"][0], "libspinlock.so") << plain.out;
+
+  const CliRun built = shell("WEFT_LIBRARY_CACHE=" + cache + " " + WEFT_LIB + " build --source " +
+                             fixture("spin_library"));
+  ASSERT_EQ(built.exit_code, 0) << built.out << built.err;
+  EXPECT_NE(built.err.find("1 libraries of spin_library in "), std::string::npos) << built.err;
+  EXPECT_TRUE(std::filesystem::exists(dir / "cache" / "lib" / "libspinlock.so"));
+
+  const CliRun seen = weft("");
+  EXPECT_EQ(seen.exit_code, 0) << seen.out << seen.err;
+  EXPECT_EQ(seen.result["complete"], true) << seen.out;
+  EXPECT_FALSE(seen.result.contains("unseen_libraries")) << seen.out;
+  ASSERT_TRUE(seen.result.contains("instrumented_libraries")) << seen.out;
+  EXPECT_EQ(seen.result["instrumented_libraries"][0], "libspinlock.so") << seen.out;
+
+  const CliRun without = weft("--no-library-cache");
+  EXPECT_EQ(without.exit_code, 1) << without.out << without.err;
+
+  const CliRun listed = shell("WEFT_LIBRARY_CACHE=" + cache + " " + WEFT_LIB + " list");
+  EXPECT_EQ(listed.out, "libspinlock.so\n") << listed.err;
+  const CliRun wrong = shell(std::string(WEFT_LIB) + " build --source /nonexistent");
+  EXPECT_EQ(wrong.exit_code, 2);
+  EXPECT_EQ(wrong.err.rfind("weft-lib: error: ", 0), 0u) << wrong.err;
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -71,5 +71,19 @@ class WeftOutput(unittest.TestCase):
                          {"exit_code": 3, "verdict": "b: weft: cut", "executions": 7})
 
 
+class DriverExpectations(unittest.TestCase):
+    def test_exit_code_and_names(self):
+        check = run.expect_exit(3, names=["libglib"], no_confident_bug=True)
+        self.assertEqual(check(3, "weft: ... uses libglib-2.0.so.0 ..."), (True, ""))
+        self.assertFalse(check(0, "libglib")[0])
+        self.assertIn("libglib", check(3, "weft: no bug found")[1])
+
+    def test_a_bug_must_be_marked_as_possibly_false(self):
+        check = run.expect_exit(1, names=["libtbb"], no_confident_bug=True)
+        marked = "BUG 1: data race\n...\nweft: the data races above may be false: ... libtbb"
+        self.assertTrue(check(1, marked)[0])
+        self.assertFalse(check(1, "BUG: data race ... libtbb")[0])
+
+
 if __name__ == "__main__":
     unittest.main()

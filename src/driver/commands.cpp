@@ -509,8 +509,10 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
       j["promoted_sites"] = found[i].promoted.size();
       j["execution"] = bug.execution;
       j["repeats"] = bug.repeats;
-      // Ordered, perhaps, by synchronisation weft does not see.
-      if (bug.outcome == Outcome::kDataRace && !unseen_libraries.empty()) j["may_be_false"] = true;
+      // Ordered, perhaps, by synchronisation weft does not see: a library's, or the kernel's (a
+      // pipe written by one thread and read by the other orders what they did around it).
+      if (bug.outcome == Outcome::kDataRace && (!unseen_libraries.empty() || !kernel_talk.empty()))
+        j["may_be_false"] = true;
       bugs.push_back(std::move(j));
     }
   }
@@ -681,6 +683,13 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
     if (!weak_in_library.empty()) j["weak_atomics_in_libraries"] = weak_in_library;
     if (!kernel_talk.empty()) j["kernel_communication"] = kernel_talk;
     if (!unseen_libraries.empty()) j["unseen_libraries"] = unseen_libraries;
+    // Libraries of weft-lib's cache the program loaded: built by weft-cc, so seen.
+    std::set<std::string> instrumented;
+    const std::string cache = program.options.library_cache ? library_cache_directory() : "";
+    if (!cache.empty() && server)
+      for (const MappedCode& m : server->libraries())
+        if (m.path.starts_with(cache + "/")) instrumented.insert(m.path.substr(cache.size() + 1));
+    if (!instrumented.empty()) j["instrumented_libraries"] = instrumented;
     j["weft_version"] = WEFT_VERSION;
     if (!settings.source.empty()) j["source"] = settings.source;
     std::error_code ec;
@@ -726,11 +735,17 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
         group_digits(rounds).c_str());
   const bool races = std::any_of(result.bugs.begin(), result.bugs.end(),
                                  [](const auto& b) { return b.outcome == Outcome::kDataRace; });
-  if (races && !unseen_libraries.empty())
-    std::printf(
-        "weft: the data races above may be false: synchronisation inside %s, which weft did "
-        "not compile, may order those accesses\n",
-        listed(unseen_libraries, 3).c_str());
+  if (races && (!unseen_libraries.empty() || !kernel_talk.empty())) {
+    std::string unseen;
+    if (!unseen_libraries.empty())
+      unseen =
+          "synchronisation inside " + listed(unseen_libraries, 3) + ", which weft did not compile,";
+    if (!kernel_talk.empty())
+      unseen += std::string(unseen.empty() ? "" : " or ") + "communication through the kernel (" +
+                listed(kernel_talk, 3) + "), which weft does not see,";
+    std::printf("weft: the data races above may be false: %s may order those accesses\n",
+                unseen.c_str());
+  }
   if (bugs_not_kept > 0)
     std::printf(
         "weft: %s more distinct bugs were found and not kept: only the first %s are "

@@ -27,6 +27,20 @@
 #include "weft/trace/wire.hpp"
 
 namespace weft::driver {
+
+std::string library_cache_directory() {
+  std::string root;
+  if (const char* set = std::getenv("WEFT_LIBRARY_CACHE"); set && *set)
+    root = set;
+  else if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    root = std::string(xdg) + "/weft/libraries";
+  else if (const char* home = std::getenv("HOME"); home && *home)
+    root = std::string(home) + "/.cache/weft/libraries";
+  std::error_code error;
+  if (root.empty() || !std::filesystem::is_directory(root + "/lib", error)) return "";
+  return std::filesystem::absolute(root + "/lib", error).string();
+}
+
 namespace {
 
 std::string errno_text() {
@@ -58,6 +72,17 @@ std::vector<std::string> program_environment(const ProgramOptions& o) {
     env.emplace_back(v);
   }
   for (std::string& setting : o.environment()) env.push_back(std::move(setting));
+  // Libraries built by weft-cc (tools/weft-lib) come before the system's.
+  if (const std::string cached = o.library_cache ? library_cache_directory() : "";
+      !cached.empty()) {
+    const auto path = std::find_if(env.begin(), env.end(), [](const std::string& v) {
+      return v.starts_with("LD_LIBRARY_PATH=");
+    });
+    if (path == env.end())
+      env.push_back("LD_LIBRARY_PATH=" + cached);
+    else
+      path->insert(std::string_view("LD_LIBRARY_PATH=").size(), cached + ":");
+  }
   // Resolve every library's symbols once, in the fork server, rather than lazily in each child
   // (measured: about 12 fewer page faults per execution, 10-25% more executions per second).
   if (!std::getenv("LD_BIND_NOW")) env.push_back("LD_BIND_NOW=1");

@@ -131,6 +131,10 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
   cmd.add_flag("--leaks", p.options.leaks,
                "Report heap blocks still allocated when the program exits, once per allocation "
                "site");
+  cmd.add_flag(
+      "--no-library-cache", [&p](std::int64_t) { p.options.library_cache = false; },
+      "Do not put the instrumented libraries of weft-lib's cache first on the program's library "
+      "path (docs/process-state.md)");
   cmd.add_flag("--fresh-process", p.options.fresh_process,
                "Fork a fresh process for every execution, instead of one worker process that "
                "restores its memory after each (slower; for programs that change other process "

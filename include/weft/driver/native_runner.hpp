@@ -106,6 +106,10 @@ Trace read_log(const void* log, std::size_t sent_threads, const TestDirective& d
                const ProgramOptions& options, ThreadRegistry& threads,
                const symbolic::ExpressionPool* known_expressions = nullptr);
 
+/// The lib/ directory of the library cache of instrumented libraries (tools/weft-lib:
+/// $WEFT_LIBRARY_CACHE, else ${XDG_CACHE_HOME:-~/.cache}/weft/libraries), or "" when there is none.
+std::string library_cache_directory();
+
 /// Runs one execution of the program in the foreground (its output shown), optionally under
 /// gdb stopped at the bug, and returns its trace.
 /// `output_to_stderr` sends the program's standard output to stderr (for --json on stdout).

@@ -58,6 +58,9 @@ struct ProgramOptions {
   bool memory_checks = true;
   /// Report heap blocks still allocated when a completed execution ends (--leaks).
   bool leaks = false;
+  /// Put the instrumented libraries of the library cache (tools/weft-lib) first on the program's
+  /// library path (off: --no-library-cache). weft's side only: not in the environment().
+  bool library_cache = true;
   /// With points "sync": code addresses of plain accesses that are scheduling points all the
   /// same, the instructions of races found earlier in the run (race-directed scheduling points).
   std::vector<std::uint64_t> promoted_sites;
