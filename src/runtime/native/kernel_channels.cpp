@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <string>
+#include <string_view>
 
 #include "native_runtime.hpp"
 #include "real_functions.hpp"
@@ -67,9 +68,11 @@ void note_use(NativeRuntime& rt, int fd, bool writes, const char* call, std::uin
   RuntimeScope scope(rt);
   const weft::ThreadId me = rt.scheduler().self();
   if (!rt.channels().used(me, writes)) return;
+  const std::string kind = weft::runtime::native::channel_name(rt.channels().kind(fd));
+  const bool vowel =
+      !kind.empty() && std::string_view("aeiou").find(kind[0]) != std::string_view::npos;
   rt.note_caveat(weft::CaveatKind::kKernelCommunication,
-                 std::string(call) + " on a " +
-                     weft::runtime::native::channel_name(rt.channels().kind(fd)) + " by thread " +
+                 std::string(call) + (vowel ? " on an " : " on a ") + kind + " by thread " +
                      rt.registry().name(me) + " at " + weft::code_mark(site));
 }
 
