@@ -28,6 +28,15 @@ std::optional<std::uint64_t> first_code_mark(const std::string& raw) {
   return mark_address(raw, at);
 }
 
+std::string without_code_places(std::string raw) {
+  const std::string place = " at " + std::string(kCodeMark);
+  for (std::size_t at; (at = raw.find(place)) != std::string::npos;) {
+    const std::size_t close = raw.find('}', at);
+    raw.erase(at, close == std::string::npos ? std::string::npos : close + 1 - at);
+  }
+  return raw;
+}
+
 std::optional<StatedPlace> assertion_place(const std::string& raw) {
   // "...: assertion `EXPR' failed at FILE:LINE in FUNCTION" (program_end.cpp). EXPR may hold
   // "' failed at " itself, so the last one counts.

@@ -16,6 +16,7 @@
 #include <optional>
 #include <set>
 
+#include "weft/driver/bug_parts.hpp"
 #include "weft/driver/global_check.hpp"
 #include "weft/driver/native_report.hpp"
 #include "weft/driver/one_line.hpp"
@@ -247,10 +248,8 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
   if (!settings.stop_on.empty())
     limits.stop_at = [&settings, &symbols, &server, &program](const explorer::FoundBug& bug) {
       if (!symbols) symbols.emplace(program.path, server->load_base(), server->libraries());
-      std::string message = bug.message;
-      for (std::size_t at; (at = message.find(" at {pc:")) != std::string::npos;)
-        message.erase(at, message.find('}', at) + 1 - at);
-      return symbols->render(message).find(settings.stop_on) != std::string::npos ||
+      return symbols->render(without_code_places(bug.message)).find(settings.stop_on) !=
+                 std::string::npos ||
              std::string(outcome_name(bug.outcome)).find(settings.stop_on) != std::string::npos;
     };
   limits.max_executions = settings.max_executions;
@@ -450,9 +449,8 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
     if (c.kind == CaveatKind::kUnseenLibrary) unseen_libraries.push_back(c.what);
     if (c.kind != CaveatKind::kWeakAtomics) continue;
     const std::string where = symbols->render(c.what);
-    const std::uint64_t pc =
-        c.what.starts_with("{pc:") ? std::strtoull(c.what.c_str() + 4, nullptr, 16) : 0;
-    const bool system = pc != 0 && symbols->code(pc).file.starts_with("/usr/");
+    const auto pc = first_code_mark(c.what);
+    const bool system = pc && *pc != 0 && symbols->code(*pc).file.starts_with("/usr/");
     (system ? weak_in_library : weak_atomics).push_back(where);
   }
   for (auto* list : {&weak_atomics, &weak_in_library, &kernel_talk}) {

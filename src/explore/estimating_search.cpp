@@ -25,6 +25,11 @@ constexpr std::uint64_t kWalkBatch = 16;
 // run so far, so that a program whose executions take seconds still gives the search the rest.
 constexpr double kFreeWalkSeconds = 0.2;
 constexpr double kWalkShare = 0.1;
+// After the first walks, a search estimated to end within this many seconds at its rate so far
+// gets no more: nobody waits for a better estimate (or reads a progress line) of so short a
+// search, and the walks, real executions where the search's are often computed, would make it
+// slower than alone (readers12: 1.8 times; Locking 3: 1.1 times).
+constexpr double kShortSearchSeconds = 1.0;
 
 using Clock = std::chrono::steady_clock;
 
@@ -58,7 +63,8 @@ class EstimatingSearch final : public Strategy {
     step_started_ = Clock::now();
     const double walks_allowed =
         std::max(kFreeWalkSeconds, kWalkShare * (walk_seconds_ + search_seconds_));
-    if (walks_.estimate().walks() < kFirstWalks + batches * kWalkBatch &&
+    const std::uint64_t walks = walks_.estimate().walks();
+    if ((walks < kFirstWalks || (walks < kFirstWalks + batches * kWalkBatch && !short_search())) &&
         walk_seconds_ < walks_allowed) {
       walking_ = true;
       return walks_.next(seed_++);
@@ -112,6 +118,15 @@ class EstimatingSearch final : public Strategy {
   std::string gaps() const override { return search_->gaps(); }
 
  private:
+  // Whether the search, at its rate so far, is estimated to end within kShortSearchSeconds (and
+  // has not run past its estimate, whose size is then unknown).
+  bool short_search() const {
+    const double estimate = walks_.estimate().executions();
+    const auto done = static_cast<double>(executions_);
+    if (executions_ == 0 || estimate <= done) return false;
+    return (estimate - done) * (search_seconds_ / done) < kShortSearchSeconds;
+  }
+
   std::unique_ptr<Strategy> search_;
   SleepSetWalks walks_;
   std::uint64_t seed_;

@@ -15,6 +15,10 @@ namespace weft::driver {
 /// memory error happened (the first mark of those messages is the bug's own instruction).
 std::optional<std::uint64_t> first_code_mark(const std::string& raw);
 
+/// `raw` without its places in the code (" at {pc:HEX}"): what --stop-on matches, so that a
+/// file name does not match.
+std::string without_code_places(std::string raw);
+
 /// A place an assertion message states in words: the C library's __assert_fail gives the file,
 /// line and function as text ("assertion `x' failed at file.c:41 in int main(void)"), not as a
 /// code address.
