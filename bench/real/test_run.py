@@ -71,6 +71,16 @@ class WeftOutput(unittest.TestCase):
                          {"exit_code": 3, "verdict": "b: weft: cut", "executions": 7})
 
 
+class VerdictLine(unittest.TestCase):
+    def test_caveat_lines_after_the_verdict_are_not_the_verdict(self):
+        out = ("weft: no bug found; every behaviour under sequential consistency was explored "
+               "(12 executions (9 complete, 3 sleep-set blocked, 0 bound reached), 90 events)\n"
+               "weft: the program uses atomics weaker than seq_cst (at a.cpp:3), which ...\n")
+        executions, verdict, _ = run.parse_weft_output(out)
+        self.assertEqual(executions, 12)
+        self.assertTrue(verdict.startswith("weft: no bug found"))
+
+
 class DriverExpectations(unittest.TestCase):
     def test_exit_code_and_names(self):
         check = run.expect_exit(3, names=["libglib"], no_confident_bug=True)

@@ -8,15 +8,18 @@
 // see Scheduler::stop_spinning and src/runtime/native/spin_loops.cpp) instead of letting it spin
 // up to the step bound.
 //
-// The pass only marks loops where the runtime can check this. A loop qualifies if it is innermost,
-// has a preheader, carries no value from one iteration to the next in registers (no phi in its
-// header: what it carries is then in memory, whose stores the runtime sees), may read memory
-// another thread writes (or writes nothing), and if nothing it runs has an effect the runtime
-// cannot see: it may load, store (except to thread-local variables, whose stores are not hooked)
-// and use atomics, and call only functions defined in the module that qualify in the same way,
-// SV-COMP's atomic-section and assume functions, yields (sched_yield), x86 pause, and functions
-// that do not return; an exception leaving a call (a landing pad, resume) ends the iteration. Each loop gets
-// three hooks, with its number within its function: __weft_spin_enter(n) on entry (its preheader),
+// The pass only marks loops where the runtime can check this. A loop qualifies if it is innermost
+// (it is given a preheader if it has none), carries from one iteration to the next in registers
+// only scalars (the phis of its header: at -O1 and above, a CAS loop's expected value; each back
+// edge compares them with what they were, and an iteration that changed one starts the loop's
+// tracking afresh instead of counting as one with no effect; a phi stepped by a constant on every
+// iteration, a loop counter, makes the loop a computation), may read memory another thread writes
+// (or writes nothing), and if nothing it runs has an effect the runtime cannot see: it may load,
+// store (except to thread-local variables, whose stores are not hooked) and use atomics, and call
+// only functions defined in the module that qualify in the same way, SV-COMP's atomic-section and
+// assume functions, yields (sched_yield), x86 pause, and functions that do not return; an exception
+// leaving a call (a landing pad, resume) ends the iteration. Each loop gets three hooks, with its
+// number within its function: __weft_spin_enter(n) on entry (its preheader),
 // __weft_spin_back_edge(n) on each back edge and __weft_spin_exit(n) on each exit edge; its stores
 // to the function's own locals, which the access instrumenters leave alone, get
 // __weft_spin_local_write(p, size). A callee's locals die when it returns, so a callee's stores to
@@ -29,6 +32,7 @@
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/Transforms/Utils/BasicBlockUtils.h>
+#include <llvm/Transforms/Utils/LoopUtils.h>
 
 #include <unordered_map>
 #include <vector>
@@ -211,10 +215,43 @@ bool steps_a_local_every_iteration(const llvm::Loop& loop, const llvm::Dominator
   return false;
 }
 
+// Whether `value` is `phi` stepped by a nonzero constant: `phi + c`, `phi - c`, or a pointer
+// moved by a constant offset.
+bool steps(const llvm::Value* value, const llvm::PHINode& phi, const llvm::DataLayout& layout) {
+  if (const auto* op = llvm::dyn_cast<llvm::BinaryOperator>(value)) {
+    const auto* step = llvm::dyn_cast<llvm::ConstantInt>(op->getOperand(1));
+    return (op->getOpcode() == llvm::Instruction::Add ||
+            op->getOpcode() == llvm::Instruction::Sub) &&
+           op->getOperand(0) == &phi && step != nullptr && !step->isZero();
+  }
+  if (const auto* gep = llvm::dyn_cast<llvm::GetElementPtrInst>(value)) {
+    llvm::APInt offset(layout.getIndexTypeSizeInBits(gep->getType()), 0);
+    return gep->getPointerOperand() == &phi && gep->accumulateConstantOffset(layout, offset) &&
+           !offset.isZero();
+  }
+  return false;
+}
+
+// Whether the values the loop's header carries between iterations can be compared at its back
+// edges (scalars), and none is a counter stepped on every back edge.
+bool carries_comparable_values(const llvm::Loop& loop, const llvm::DataLayout& layout) {
+  llvm::SmallVector<llvm::BasicBlock*, 4> latches;
+  loop.getLoopLatches(latches);
+  for (const llvm::PHINode& phi : loop.getHeader()->phis()) {
+    const llvm::Type* type = phi.getType();
+    if (!type->isIntegerTy() && !type->isPointerTy() && !type->isFloatingPointTy()) return false;
+    bool stepped = !latches.empty();
+    for (const llvm::BasicBlock* latch : latches)
+      stepped = stepped && steps(phi.getIncomingValueForBlock(latch), phi, layout);
+    if (stepped) return false;
+  }
+  return true;
+}
+
 bool is_busy_wait(const llvm::Loop& loop, IterationEffects& effects, SharedMemoryFilter& filter,
                   const llvm::DominatorTree& dominators, const llvm::DataLayout& layout) {
-  if (!loop.getSubLoops().empty() || loop.getLoopPreheader() == nullptr) return false;
-  if (llvm::isa<llvm::PHINode>(loop.getHeader()->front())) return false;
+  if (!loop.getSubLoops().empty()) return false;
+  if (!carries_comparable_values(loop, layout)) return false;
   llvm::SmallVector<llvm::BasicBlock*, 4> exiting;
   loop.getExitingBlocks(exiting);
   for (const llvm::BasicBlock* block : exiting)  // exit edges are split for their hook
@@ -247,6 +284,39 @@ class SpinLoopInstrumenter final : public Instrumenter {
     llvm::BasicBlock* to;
   };
 
+  // On the back edge `block` (which calls the back-edge hook): if a value the header carries
+  // into the next iteration differs from the one this iteration began with, the iteration
+  // changed something the runtime does not see in memory, so instead of the back-edge hook the
+  // loop's tracking restarts (exit, enter) and the next iteration is judged on its own.
+  static void restart_if_carried_values_changed(llvm::IRBuilder<>& builder,
+                                                llvm::BasicBlock& header, llvm::BasicBlock& block,
+                                                const llvm::FunctionCallee& enter,
+                                                const llvm::FunctionCallee& exit, llvm::Value* id) {
+    if (header.phis().empty()) return;
+    llvm::CallInst* hook = llvm::cast<llvm::CallInst>(block.getTerminator()->getPrevNode());
+    builder.SetInsertPoint(hook);
+    llvm::Value* changed = builder.getFalse();
+    const llvm::DataLayout& layout = header.getModule()->getDataLayout();
+    for (llvm::PHINode& phi : header.phis()) {
+      llvm::Value* before = &phi;
+      llvm::Value* after = phi.getIncomingValueForBlock(&block);
+      if (phi.getType()->isFloatingPointTy()) {  // bit for bit: NaN equals itself
+        llvm::Type* bits = builder.getIntNTy(layout.getTypeSizeInBits(phi.getType()));
+        before = builder.CreateBitCast(before, bits);
+        after = builder.CreateBitCast(after, bits);
+      }
+      changed = builder.CreateOr(changed, builder.CreateICmpNE(before, after));
+    }
+    llvm::Instruction* then_term = nullptr;
+    llvm::Instruction* else_term = nullptr;
+    llvm::SplitBlockAndInsertIfThenElse(changed, hook, &then_term, &else_term);
+    builder.SetInsertPoint(then_term);
+    builder.SetCurrentDebugLocation(hook->getDebugLoc());
+    builder.CreateCall(exit, {id});
+    builder.CreateCall(enter, {id});
+    hook->moveBefore(else_term);
+  }
+
   static bool instrument(llvm::Module& module, llvm::Function& function, IterationEffects& effects,
                          SharedMemoryFilter& filter) {
     llvm::DominatorTree dominators(function);
@@ -255,6 +325,12 @@ class SpinLoopInstrumenter final : public Instrumenter {
     for (llvm::Loop* loop : loops.getLoopsInPreorder())
       if (is_busy_wait(*loop, effects, filter, dominators, module.getDataLayout()))
         found.push_back(loop);
+    // The entry hook goes in the loop's preheader; at -O2 the CFG simplification at the end of
+    // the pipeline often folds it into the block before (a branch that also skips the loop).
+    std::erase_if(found, [&](llvm::Loop* loop) {
+      return loop->getLoopPreheader() == nullptr &&
+             llvm::InsertPreheaderForLoop(loop, &dominators, &loops, nullptr, false) == nullptr;
+    });
     if (found.empty()) return false;
     const llvm::FunctionCallee enter = declare_hook(module, Hook::__weft_spin_enter);
     const llvm::FunctionCallee back_edge = declare_hook(module, Hook::__weft_spin_back_edge);
@@ -292,8 +368,12 @@ class SpinLoopInstrumenter final : public Instrumenter {
         position_before(builder, *block->getTerminator());
         builder.SetCurrentDebugLocation(where);
         builder.CreateCall(hook, {id});
+        return block;
       };
-      for (const Edge& edge : back_edges) on_edge(edge, back_edge);
+      for (const Edge& edge : back_edges) {
+        llvm::BasicBlock* block = on_edge(edge, back_edge);
+        restart_if_carried_values_changed(builder, *header, *block, enter, exit, id);
+      }
       for (const Edge& edge : exits) on_edge(edge, exit);
       for (llvm::StoreInst* store : local_stores) {
         position_before(builder, *store);
