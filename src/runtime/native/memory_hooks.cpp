@@ -83,7 +83,7 @@ void note_for_spin(NativeRuntime& rt, const void* addr, std::uint64_t size, bool
   SpinTracker& spin = rt.self().spin;
   if (!spin.active() || spin.iteration_changed()) return;
   if (write)
-    spin.note_write(addr, size);
+    spin.note_write(addr, size, reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0)));
   else
     spin.note_read(addr, size, visible || (own_stack_seen && on_own_stack(addr, size)));
 }

@@ -1,8 +1,8 @@
 // The hooks of busy-wait loops (src/instrument/spin_loop_instrumenter.cpp) and the SpinTracker
 // behind them. A thread that goes once around such a loop without leaving it and without changing
 // anything is stopped (Scheduler::stop_spinning), provided the strategies saw every read of that
-// iteration as an event: they then also run the writes that would let it leave before those
-// reads, in other executions.
+// iteration that another thread could change as an event: they then also run the writes that
+// would let it leave before those reads, in other executions (SpinTracker says which reads).
 #include <cstring>
 
 #include "native_runtime.hpp"
@@ -25,6 +25,7 @@ void SpinTracker::drop_below(std::uintptr_t frame) {
 
 void SpinTracker::begin_iteration(Loop& l) {
   l.dirt = dirt_;
+  l.plain = plain_reads_;
   if (loops_.size() == 1) reads_.clear();  // no enclosing loop still needs them
   l.first_read = reads_.size();
 }
@@ -33,7 +34,7 @@ void SpinTracker::enter(std::uintptr_t frame, std::uint32_t loop) {
   check_writes();
   drop_below(frame);
   if (!loops_.empty() && loops_.back().frame == frame) loops_.pop_back();  // left unseen
-  loops_.push_back(Loop{frame, loop, 0, 0});
+  loops_.push_back(Loop{frame, loop, 0, 0, 0});
   begin_iteration(loops_.back());
 }
 
@@ -46,7 +47,8 @@ bool SpinTracker::back_edge(std::uintptr_t frame, std::uint32_t loop,
     return false;
   }
   Loop& l = loops_.back();
-  if (l.dirt == dirt_) {
+  const bool only_plain_reads = l.plain != plain_reads_ && reads_.size() == l.first_read;
+  if (l.dirt == dirt_ && !only_plain_reads) {
     reads.assign(reads_.begin() + static_cast<std::ptrdiff_t>(l.first_read), reads_.end());
     return true;
   }
@@ -65,7 +67,11 @@ void SpinTracker::exit(std::uintptr_t frame, std::uint32_t loop) {
 void SpinTracker::note_read(const void* address, std::uint64_t size, bool visible) {
   check_writes();
   if (iteration_changed()) return;
-  if (!visible || size > sizeof(std::uint64_t)) {
+  if (!visible) {
+    ++plain_reads_;
+    return;
+  }
+  if (size > sizeof(std::uint64_t)) {
     ++dirt_;
     return;
   }
@@ -74,9 +80,13 @@ void SpinTracker::note_read(const void* address, std::uint64_t size, bool visibl
   reads_.push_back(SpinAccess{a, n, bytes_at(a, n)});
 }
 
-void SpinTracker::note_write(const void* address, std::uint64_t size) {
+void SpinTracker::note_write(const void* address, std::uint64_t size,
+                             std::uintptr_t stack_pointer) {
   check_writes();
   if (iteration_changed()) return;
+  const auto at = reinterpret_cast<std::uintptr_t>(address);
+  if (stack_pointer != 0 && !loops_.empty() && at >= stack_pointer && at < loops_.back().frame)
+    return;  // a callee's local
   if (size > sizeof(std::uint64_t)) {
     ++dirt_;
     return;

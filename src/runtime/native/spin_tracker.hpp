@@ -18,7 +18,12 @@ struct SpinAccess {
 /// spin_loop_instrumenter.cpp marks them; they are innermost, so at most one per function call)
 /// and says at a back edge whether the iteration just ended left memory as it found it:
 ///  - every read was a visible event of at most 8 bytes (so the strategies can run another
-///    thread's write before it, in another execution);
+///    thread's write before it, in another execution), or a plain read in an iteration that
+///    also made visible reads: in a program without data races no other thread can change what
+///    a plain read read while the thread waits (a write that could would race with the read,
+///    which the race detector reports), so only the visible reads need to wake it (a captured
+///    pointer, the queue object a lock-free queue's try_push reads); an iteration whose reads
+///    were all plain is not stopped, since nothing could wake it;
 ///  - every write, to shared memory or to the loop's locals, stored the bytes that were there
 ///    (checked at the thread's next hook, before any other thread runs: see RuntimeScope).
 /// The pass ensures the loop carries nothing else from one iteration to the next, so such an
@@ -43,7 +48,11 @@ class SpinTracker {
   /// Notes a read; `visible` says whether it was a visible event.
   void note_read(const void* address, std::uint64_t size, bool visible);
   /// Notes a write about to happen: no other thread runs before the thread's next hook.
-  void note_write(const void* address, std::uint64_t size);
+  /// `stack_pointer` (0: unknown): the writing thread's stack pointer; a write between it and
+  /// the innermost loop's frame is to a local of a function the loop called, which dies when
+  /// it returns (its slot holds what the runtime's frames left there between iterations, so
+  /// comparing with it would say the iteration changed something).
+  void note_write(const void* address, std::uint64_t size, std::uintptr_t stack_pointer = 0);
   /// At the thread's next hook: whether the writes noted since stored what was there.
   void check_writes();
 
@@ -53,6 +62,7 @@ class SpinTracker {
     std::uint32_t loop;
     std::size_t first_read;  // its current iteration's reads are reads_[first_read...]
     std::uint64_t dirt;      // dirt_ when its current iteration began
+    std::uint64_t plain;     // plain_reads_ when its current iteration began
   };
   /// Forgets the loops of calls that have returned (frames below `frame`).
   void drop_below(std::uintptr_t frame);
@@ -62,6 +72,7 @@ class SpinTracker {
   std::vector<SpinAccess> reads_;
   std::vector<SpinAccess> writes_;  // not yet checked
   std::uint64_t dirt_ = 0;          // counts what keeps an iteration from being a busy-wait
+  std::uint64_t plain_reads_ = 0;   // counts plain (not visible) reads
 };
 
 }  // namespace weft::runtime::native
