@@ -12,10 +12,11 @@ set -euo pipefail
 # libglib2.0-dev: a library weft did not compile that synchronises with its own atomics
 # (tests/native/glib_counter.c, docs/process-state.md).
 # libabsl-dev: Abseil, whose synchronisation weft models (tests/native/absl_*.cpp).
+# make: weft-lib builds a library's source tree with it (tests/native/spin_library).
 packages=(cmake ninja-build g++ python3 libgtest-dev libgmock-dev libbenchmark-dev
           clang-14 libclang-rt-14-dev llvm-14-dev llvm-14-tools libcli11-dev nlohmann-json3-dev
           gdb libomp-14-dev libz3-dev pkg-config chromium python3-jsonschema libglib2.0-dev
-          libabsl-dev)
+          libabsl-dev make)
 
 missing=()
 for p in "${packages[@]}"; do
