@@ -651,7 +651,7 @@ Trace read_log(const void* log, std::size_t sent_threads, const TestDirective& d
 
 Trace replay_execution(const Program& program, const TestDirective& directive,
                        ThreadRegistry& threads, bool under_gdb, std::uint64_t* load_base,
-                       bool output_to_stderr, std::vector<MappedCode>* libraries) {
+                       bool output_to_stderr) {
   check_instrumented(program.path);
   check_address_space();
   SharedMemory shm;
@@ -693,14 +693,6 @@ Trace replay_execution(const Program& program, const TestDirective& directive,
     close(status[0]);
     throw DriverError("cannot run '" + one_line(argv[0]) + "'" +
                       (under_gdb ? " (is gdb installed?)" : "") + ": " + std::strerror(error));
-  }
-  // The libraries' code, for reports: mapped once the program says HELLO (before its main), read
-  // while it runs (a program that ends at once may leave none: steps in libraries then show the
-  // program's line alone).
-  if (libraries && !under_gdb) {
-    pollfd hello{status[0], POLLIN, 0};
-    if (poll(&hello, 1, 2000) == 1 && (hello.revents & POLLIN))
-      *libraries = mapped_libraries(pid, program.path);
   }
   // Under gdb the user decides when it ends; otherwise an execution that never ends (a replay
   // file whose schedule was edited into a busy-wait) is stopped at the execution time limit.

@@ -113,10 +113,8 @@ std::string library_cache_directory();
 /// Runs one execution of the program in the foreground (its output shown), optionally under
 /// gdb stopped at the bug, and returns its trace.
 /// `output_to_stderr` sends the program's standard output to stderr (for --json on stdout).
-/// `libraries`: set to the shared libraries' code in its process, for reports (when it could be
-/// read while the program ran).
 Trace replay_execution(const Program& program, const TestDirective& directive,
                        ThreadRegistry& threads, bool under_gdb, std::uint64_t* load_base,
-                       bool output_to_stderr = false, std::vector<MappedCode>* libraries = nullptr);
+                       bool output_to_stderr = false);
 
 }  // namespace weft::driver
