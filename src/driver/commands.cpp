@@ -18,6 +18,7 @@
 
 #include "weft/driver/bug_parts.hpp"
 #include "weft/driver/global_check.hpp"
+#include "weft/driver/json_stream.hpp"
 #include "weft/driver/native_report.hpp"
 #include "weft/driver/one_line.hpp"
 #include "weft/driver/option_checks.hpp"
@@ -368,11 +369,15 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
           std::string(outcome_name(bug.outcome)) + ":" +
           (bug.outcome == Outcome::kDataRace ? explorer::bug_key(bug.outcome, bug.message)
                                              : bug_message(bug, *symbols));
-      const auto [known, new_bug] = seen.try_emplace(key, found.size());
-      if (new_bug) {
+      // The cap on kept bugs holds for the whole run, over every round (SIZE_MAX: counted only).
+      const bool room = found.size() < limits.max_bugs_kept;
+      const auto [known, new_bug] = seen.try_emplace(key, room ? found.size() : SIZE_MAX);
+      if (new_bug && room) {
         found.push_back({bug, round_program.options.promoted_sites});
         found.back().bug.execution += executions_before;  // numbered across rounds
-      } else {
+      } else if (new_bug) {
+        ++bugs_not_kept;
+      } else if (known->second != SIZE_MAX) {
         found[known->second].bug.repeats += bug.repeats + 1;
       }
       for (std::uint64_t site : new_race_sites(bug)) fresh.push_back(site);
@@ -392,7 +397,7 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
   result.stats = total;
   result.unrestored_state = std::move(unrestored);
   result.bugs.clear();
-  for (const auto& b : found) result.bugs.push_back(b.bug);
+  for (auto& b : found) result.bugs.push_back(std::move(b.bug));  // one copy of each trace
 
   // --check-global, once the unfolding is complete (thesis §6.2).
   std::optional<GlobalCheckResult> global_result;
@@ -472,7 +477,6 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
   if (!settings.dump_unfolding.empty()) write_unfolding(*strategy, threads, *symbols, settings);
   const std::string replay_path =
       settings.replay_file.empty() ? default_replay_file(program.path) : settings.replay_file;
-  nlohmann::json bugs = nlohmann::json::array();
   std::string text;
   // The replay file holds the bug that stopped the run: the one --stop-on names, if any.
   std::size_t replayed_bug = 0;
@@ -501,19 +505,20 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
                        shell_word(replay_path);
       replay = replay_with_hint(replay_command);
     }
-    if (result_json) {
-      auto j = native_bug_json(bug, threads, *symbols, i == replayed_bug ? replay_command : "");
-      if (i == replayed_bug) j["replay_file"] = replay_path;
-      j["promoted_sites"] = found[i].promoted.size();
-      j["execution"] = bug.execution;
-      j["repeats"] = bug.repeats;
-      // Ordered, perhaps, by synchronisation weft does not see: a library's, or the kernel's (a
-      // pipe written by one thread and read by the other orders what they did around it).
-      if (bug.outcome == Outcome::kDataRace && (!unseen_libraries.empty() || !kernel_talk.empty()))
-        j["may_be_false"] = true;
-      bugs.push_back(std::move(j));
-    }
   }
+  const auto bug_json = [&](std::size_t i) {
+    const auto& bug = result.bugs[i];
+    auto j = native_bug_json(bug, threads, *symbols, i == replayed_bug ? replay_command : "");
+    if (i == replayed_bug) j["replay_file"] = replay_path;
+    j["promoted_sites"] = found[i].promoted.size();
+    j["execution"] = bug.execution;
+    j["repeats"] = bug.repeats;
+    // Ordered, perhaps, by synchronisation weft does not see: a library's, or the kernel's (a
+    // pipe written by one thread and read by the other orders what they did around it).
+    if (bug.outcome == Outcome::kDataRace && (!unseen_libraries.empty() || !kernel_talk.empty()))
+      j["may_be_false"] = true;
+    return j;
+  };
   // The bugs of one execution share one interleaving, with each bug marked at its step.
   for (std::size_t i = 0; !settings.json && i < result.bugs.size();) {
     std::size_t end = i + 1;
@@ -653,8 +658,7 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
                         {"statistics", statistics_json(result.stats, program_peak_kib)},
                         {"thread_model", thread_model_state},
                         {"promoted_sites", promoted.size()},
-                        {"rounds", rounds},
-                        {"bugs", std::move(bugs)}};
+                        {"rounds", rounds}};
     if (global) {
       const char* answer = "not asked";
       if (global_result)
@@ -690,10 +694,17 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
     if (!instrumented.empty()) j["instrumented_libraries"] = instrumented;
     j["weft_version"] = WEFT_VERSION;
     if (!settings.source.empty()) j["source"] = settings.source;
-    std::error_code ec;
-    write_report_files(settings.reports, j, fs::current_path(ec).string());
+    if (settings.reports.any()) {
+      // The report files are made from the whole document.
+      nlohmann::json whole = j;
+      whole["bugs"] = nlohmann::json::array();
+      for (std::size_t i = 0; i < result.bugs.size(); ++i) whole["bugs"].push_back(bug_json(i));
+      std::error_code ec;
+      write_report_files(settings.reports, whole, fs::current_path(ec).string());
+    }
     if (settings.json) {
-      std::printf("%s\n", j.dump(2).c_str());
+      std::fflush(stdout);
+      write_json_streaming(stdout, j, "bugs", result.bugs.size(), bug_json);
       return code;
     }
   }

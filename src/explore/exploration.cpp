@@ -52,6 +52,16 @@ FoundBug found_bug(const Trace& trace, const Failure* failure) {
     if (b.trace.sites.size() > failure->step) b.trace.sites.resize(failure->step);
     if (b.trace.values.size() > failure->step) b.trace.values.resize(failure->step);
     b.trace.pending.clear();
+    std::erase_if(b.trace.failures, [&](const Failure& f) { return f.step > failure->step; });
+    std::erase_if(b.trace.library_callers,
+                  [&](const auto& caller) { return caller.first >= failure->step; });
+    // An execution may hold hundreds of bugs (--all-bugs): each keeps only its own prefix.
+    b.trace.events.shrink_to_fit();
+    b.trace.enabled.shrink_to_fit();
+    b.trace.finished_thread.shrink_to_fit();
+    b.trace.sites.shrink_to_fit();
+    b.trace.values.shrink_to_fit();
+    b.trace.failures.shrink_to_fit();
     b.step = failure->step;
   } else {
     b.outcome = trace.outcome;
