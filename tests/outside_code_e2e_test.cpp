@@ -72,6 +72,39 @@ TEST(OutsideCode, AProcessDirectedSignalWakesSigsuspend) {
   EXPECT_EQ(first_bug_kind(lost), "deadlock");
 }
 
+// POSIX lets any thread that does not block a process-directed signal take it (Linux prefers
+// main): main, asleep, may run the handler instead of the sender. Before, the sender always
+// did, and the assertion that it does was called explored. Each thread has its own mask: with
+// main blocking it after starting the worker, only the sender takes it.
+TEST(OutsideCode, WhichThreadTakesAProcessDirectedSignalIsExplored) {
+  const CliRun any = check("signal_taken_by_any_thread.c");
+  ASSERT_EQ(any.exit_code, 1) << any.out << any.err;
+  EXPECT_EQ(first_bug_kind(any), "assertion failure");
+  EXPECT_NE(any.out.find("look for a signal to take"), std::string::npos) << any.out;
+  const CliRun blocked = check("signal_taken_by_any_thread.c", "-- -DMAIN_BLOCKS");
+  EXPECT_EQ(blocked.exit_code, 0) << blocked.out << blocked.err;
+  EXPECT_EQ(blocked.result["complete"], true) << blocked.out;
+}
+
+// A signal taken by a sleeping thread interrupts its sleep: nanosleep fails with EINTR.
+TEST(OutsideCode, ASignalInterruptsASleep) {
+  const CliRun r = check("signal_interrupts_sleep.c");
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(first_bug_message(r).find("slept == 0"), std::string::npos) << r.out;
+}
+
+// Only main may take the signal, and it waits in sem_wait, which the kernel would interrupt to
+// run the handler (which posts the semaphore): not modelled, so the run stops saying so rather
+// than calling it a deadlock.
+TEST(OutsideCode, ASignalOnlyABlockedThreadCouldTakeIsNotADeadlock) {
+  const CliRun r = check("signal_during_sem_wait.c");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.out.find("the program sent SIGUSR1 at signal_during_sem_wait.c:23 while thread 0 "
+                       "waited in a call that the signal would interrupt"),
+            std::string::npos)
+      << r.out;
+}
+
 // A read of an empty pipe would block the one OS thread: the run stops, naming the call.
 TEST(OutsideCode, AReadOfAnEmptyPipeStopsTheRunNamingTheCall) {
   const CliRun r = weft_cli("check " + fixture("pipe_between_threads.c") + " -q");

@@ -448,17 +448,19 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
   // Weak atomics in the program's own code, and in library headers it compiled in (libstdc++'s
   // shared_ptr counts, stop_token): both are explored as sequentially consistent, and the text
   // says whose they are.
-  std::vector<std::string> weak_atomics, weak_in_library, kernel_talk, unseen_libraries;
+  std::vector<std::string> weak_atomics, weak_in_library, kernel_talk, unseen_libraries,
+      signal_handlers;
   for (const Caveat& c : result.caveats) {
     if (c.kind == CaveatKind::kKernelCommunication) kernel_talk.push_back(symbols->render(c.what));
     if (c.kind == CaveatKind::kUnseenLibrary) unseen_libraries.push_back(c.what);
+    if (c.kind == CaveatKind::kSignalHandler) signal_handlers.push_back(symbols->render(c.what));
     if (c.kind != CaveatKind::kWeakAtomics) continue;
     const std::string where = symbols->render(c.what);
     const auto pc = first_code_mark(c.what);
     const bool system = pc && *pc != 0 && symbols->code(*pc).file.starts_with("/usr/");
     (system ? weak_in_library : weak_atomics).push_back(where);
   }
-  for (auto* list : {&weak_atomics, &weak_in_library, &kernel_talk}) {
+  for (auto* list : {&weak_atomics, &weak_in_library, &kernel_talk, &signal_handlers}) {
     std::sort(list->begin(), list->end());
     list->erase(std::unique(list->begin(), list->end()), list->end());
   }
@@ -611,6 +613,15 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
           "instructions: what it orders, weft does not see (build it with weft-cc, "
           "docs/process-state.md)";
       break;
+    case explorer::Incompleteness::kSignalHandler:
+      why =
+          "every interleaving was explored, but weft tried only some of the places where the "
+          "kernel could run a signal's handler (" +
+          listed(signal_handlers, 3) +
+          "): in a thread other than the sender it runs at the end of that thread's step, not "
+          "at later points, and never inside a wait weft does not interrupt (block the signal "
+          "in the threads that should not take it, or wait for it with sigwait)";
+      break;
     case explorer::Incompleteness::kStrategyGaps:
       why = "the " + std::string(explorer::strategy_name(settings.strategy)) +
             " strategy did not cover all it set out to: " + result.strategy_gaps;
@@ -685,6 +696,7 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
     if (!weak_in_library.empty()) j["weak_atomics_in_libraries"] = weak_in_library;
     if (!kernel_talk.empty()) j["kernel_communication"] = kernel_talk;
     if (!unseen_libraries.empty()) j["unseen_libraries"] = unseen_libraries;
+    if (!signal_handlers.empty()) j["signal_handlers"] = signal_handlers;
     // Libraries of weft-lib's cache the program loaded: built by weft-cc, so seen.
     std::set<std::string> instrumented;
     const std::string cache = program.options.library_cache ? library_cache_directory() : "";

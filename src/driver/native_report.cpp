@@ -31,6 +31,12 @@ std::string operation_text(const Operation& op, const ThreadRegistry& threads,
   std::string s = describe(op, &threads);
   const Domain d = domain_of(op.kind);
   if (d == Domain::kNone || d == Domain::kThread || d == Domain::kProcess) return s;
+  // The runtime's signals are futex operations on one word (signals.cpp): said as what they are.
+  if (d == Domain::kFutex && symbols.data(op.object) == "a_signal_sent_by_another_thread") {
+    if (op.kind == OpKind::kFutexWake && op.partner == 0) return "look for a signal to take";
+    if (op.kind == OpKind::kFutexWake) return "send a signal";
+    return op.kind == OpKind::kFutexWait ? "wait for a signal" : "wait for a signal (woken)";
+  }
   for (ObjectKey key : {op.object, op.partner}) {
     if (!key) continue;
     const std::string name =

@@ -24,6 +24,8 @@ const char* incompleteness_code(Incompleteness why) {
       return "kernel-communication";
     case Incompleteness::kUnseenLibrary:
       return "unseen-library";
+    case Incompleteness::kSignalHandler:
+      return "signal-handler";
     case Incompleteness::kStrategyGaps:
       return "strategy-gaps";
     case Incompleteness::kNotExhaustive:
@@ -51,9 +53,11 @@ Incompleteness why_incomplete(const ExplorationResult& r, bool exhaustive,
   };
   const bool talked_through_kernel = has(CaveatKind::kKernelCommunication);
   const bool unseen_library = has(CaveatKind::kUnseenLibrary);
+  const bool signal_handler = has(CaveatKind::kSignalHandler);
   const bool explored = r.unsupported.empty() && r.exhausted && !r.fixed_inputs &&
                         r.stats.inputs.complete() && exhaustive && r.unrestored_state.empty() &&
-                        !talked_through_kernel && !unseen_library && r.strategy_gaps.empty();
+                        !talked_through_kernel && !unseen_library && !signal_handler &&
+                        r.strategy_gaps.empty();
   if (explored && !r.hit_bound)
     return r.uncovered ? Incompleteness::kLocalStatesOnly : Incompleteness::kNone;
   if (!r.unsupported.empty()) return Incompleteness::kUnsupported;
@@ -66,6 +70,7 @@ Incompleteness why_incomplete(const ExplorationResult& r, bool exhaustive,
   if (!r.unrestored_state.empty() && r.exhausted) return Incompleteness::kUnrestoredState;
   if (talked_through_kernel && r.exhausted) return Incompleteness::kKernelCommunication;
   if (unseen_library && r.exhausted) return Incompleteness::kUnseenLibrary;
+  if (signal_handler && r.exhausted) return Incompleteness::kSignalHandler;
   if (!r.strategy_gaps.empty() && r.exhausted) return Incompleteness::kStrategyGaps;
   if (!exhaustive) return Incompleteness::kNotExhaustive;
   if (!r.bugs.empty() && limits.stop_on_first_bug) return Incompleteness::kStoppedAtFirstBug;

@@ -116,6 +116,8 @@ std::string describe(Incompleteness why, const explorer::ExplorationResult& r,
       return "threads talked through the kernel, which weft does not see";
     case Incompleteness::kUnseenLibrary:
       return "a library weft did not compile may synchronise threads unseen";
+    case Incompleteness::kSignalHandler:
+      return "a signal's handler ran in another thread at one point only";
     case Incompleteness::kStrategyGaps:
       return r.strategy_gaps;
     case Incompleteness::kNotExhaustive:

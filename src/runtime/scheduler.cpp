@@ -98,6 +98,7 @@ struct Scheduler::Impl {
   std::uint64_t random_input_seed = 0;
   bool track_inputs = true;  // inputs the directive does not give: 0, or random
   std::function<void(const Trace&)> on_event;
+  void (*step_hook)(std::uint64_t site) = nullptr;
 
   // ---- fibers --------------------------------------------------------------------------
   void switch_to_thread(ThreadRec& t) {
@@ -656,6 +657,12 @@ bool Scheduler::thread_info(ThreadId id, void** stack_low, std::size_t* stack_by
   return true;
 }
 
+bool Scheduler::blocked(ThreadId id) const {
+  if (id >= impl_->by_id.size() || !impl_->by_id[id]) return false;
+  ThreadRec& t = *impl_->by_id[id];
+  return &t != impl_->running && !t.finished && !impl_->is_enabled(t);
+}
+
 std::uintptr_t Scheduler::saved_frame_pointer(ThreadId id) const {
   if (id >= impl_->by_id.size() || !impl_->by_id[id] || impl_->by_id[id] == impl_->running)
     return 0;
@@ -781,6 +788,11 @@ std::uint8_t Scheduler::perform(const Operation& op, std::uint64_t site) {
   t.pending_site = site;
   s.switch_to_scheduler(t);
   if (s.aborting) return abort_here();
+  if (s.step_hook) [[unlikely]] {
+    const std::uint8_t result = t.result;  // the hook may perform operations of its own
+    s.step_hook(site);
+    return result;
+  }
   return t.result;
 }
 
@@ -816,6 +828,10 @@ ThreadId Scheduler::mutex_owner(ObjectKey key) const {
 std::uint64_t Scheduler::semaphore_count(ObjectKey key) const {
   auto it = impl_->sems.find(key);
   return it == impl_->sems.end() ? 0 : it->second.count;
+}
+
+void Scheduler::set_step_hook(void (*hook)(std::uint64_t site)) noexcept {
+  impl_->step_hook = hook;
 }
 
 void Scheduler::set_event_observer(std::function<void(const Trace&)> observer) {

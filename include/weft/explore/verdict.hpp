@@ -41,6 +41,9 @@ enum class Incompleteness : std::uint8_t {
   kKernelCommunication,
   /// A library weft did not compile may synchronise threads unseen (CaveatKind::kUnseenLibrary).
   kUnseenLibrary,
+  /// A signal's handler ran in another thread than its sender's, at one point of that thread
+  /// only (CaveatKind::kSignalHandler).
+  kSignalHandler,
   kNotExhaustive,  ///< the strategy does not explore exhaustively (random)
   /// Every reachable local state of every thread was covered (assertion failures, crashes), but
   /// not every global state: what ExplorationResult::uncovered names (deadlocks, races).

@@ -131,6 +131,10 @@ class Scheduler {
   std::uint64_t semaphore_count(ObjectKey key) const;
   /// Called after every event is recorded, with the trace so far (set before run()).
   void set_event_observer(std::function<void(const Trace&)> observer);
+  /// Called on the calling thread each time perform() is about to return to it, with the
+  /// operation's site: where the native runtime gives the thread its signal mask and delivers
+  /// the signals pending for it (signals.cpp). It may perform operations itself.
+  void set_step_hook(void (*hook)(std::uint64_t site)) noexcept;
   /// Records a bug of the calling thread and unwinds it (throws ExecutionAborted).
   [[noreturn]] void fail(Outcome outcome, std::string message);
   /// Records a bug without throwing (for destructors); the thread unwinds at its next operation.
@@ -149,6 +153,9 @@ class Scheduler {
   /// Whether `id` is a thread of this execution; if so, its stack (lowest address, bytes) and
   /// whether it has finished.
   bool thread_info(ThreadId id, void** stack_low, std::size_t* stack_bytes, bool* finished) const;
+  /// Whether thread `id` waits in an operation that cannot run now (a lock held, a semaphore at
+  /// zero, a wait not woken); false for the running thread and for unknown or finished ones.
+  bool blocked(ThreadId id) const;
   /// The frame pointer thread `id` had when it last gave up the baton (0 for the running thread
   /// or an unknown one): where reports start walking its frames.
   std::uintptr_t saved_frame_pointer(ThreadId id) const;

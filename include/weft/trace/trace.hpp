@@ -24,9 +24,12 @@ enum class CaveatKind : std::uint8_t {
   /// The program uses a library weft did not compile that synchronises with its own atomic
   /// instructions: what it orders, weft does not see.
   kUnseenLibrary,
+  /// A signal's handler ran in a thread other than the one that sent it, at the end of that
+  /// thread's step: the later points of that thread at which it could also run were not tried.
+  kSignalHandler,
 };
 inline constexpr std::uint8_t kLastCaveatKind =
-    static_cast<std::uint8_t>(CaveatKind::kUnseenLibrary);
+    static_cast<std::uint8_t>(CaveatKind::kSignalHandler);
 
 /// One caveat: its kind and what it was, as text for reports (may hold {pc:} marks).
 struct Caveat {

@@ -12,19 +12,10 @@
 #include "kernel_channels.hpp"
 #include "native_runtime.hpp"
 #include "real_functions.hpp"
+#include "signals.hpp"
 
-using weft::Operation;
-using weft::OpKind;
 using weft::runtime::native::NativeRuntime;
 using weft::runtime::native::RuntimeScope;
-
-namespace {
-
-void yield_point(NativeRuntime& rt, std::uint64_t site) {
-  rt.scheduler().perform(Operation{OpKind::kYield}, site);
-}
-
-}  // namespace
 
 extern "C" {
 
@@ -38,7 +29,10 @@ int poll(struct pollfd* fds, nfds_t count, int timeout_ms) {
   for (;;) {
     const int ready = count == 0 ? 0 : WEFT_REAL(poll, fds, count, 0);
     if (ready != 0 || timeout_ms == 0) return ready;
-    yield_point(*rt, site);
+    if (weft::runtime::native::interruptible_sleep(*rt, site)) {
+      errno = EINTR;
+      return -1;
+    }
     if (timeout_ms > 0 || count == 0) return count == 0 ? 0 : WEFT_REAL(poll, fds, count, 0);
   }
 }
@@ -69,7 +63,10 @@ int select(int count, fd_set* readable, fd_set* writable, fd_set* failed, struct
       ready = WEFT_REAL(select, count, readable, writable, failed, &now);
     }
     if (ready != 0 || immediate) return ready;
-    yield_point(*rt, site);
+    if (weft::runtime::native::interruptible_sleep(*rt, site)) {
+      errno = EINTR;
+      return -1;
+    }
     if (!forever || sleeps_only) {
       if (timeout) *timeout = timeval{0, 0};
       if (sleeps_only) return 0;

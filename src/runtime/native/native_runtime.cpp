@@ -231,6 +231,7 @@ Trace NativeRuntime::run(const TestDirective& directive, int argc, char** argv, 
   if (options_.in_worker) limits.mapped_stack_slots = mapped_stack_slots();
   if (GlibcThreadStorage::instance().available())
     limits.thread_storage = &GlibcThreadStorage::instance();
+  start_signals(*this);
   Trace trace = scheduler_.run(
       directive,
       [&] {
@@ -244,6 +245,7 @@ Trace NativeRuntime::run(const TestDirective& directive, int argc, char** argv, 
       },
       limits);
   current_trace_ = nullptr;
+  explain_blocked_signals(*this, trace);
   // Leaks are what is allocated when the program ends normally: also after data races, which
   // stop no thread, but not after a bug that stopped one, nor in an execution cut short.
   const bool ended = !trace.events.empty() && trace.events.back().op.kind == OpKind::kProcessExit &&

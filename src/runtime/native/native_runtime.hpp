@@ -15,6 +15,7 @@
 
 #include "kernel_channels.hpp"
 #include "race_detector.hpp"
+#include "signals.hpp"
 #include "spin_tracker.hpp"
 #include "thread_heap.hpp"
 #include "weft/runtime/native_protocol.hpp"
@@ -88,8 +89,19 @@ struct NativeThread {
   std::uint32_t heap_slot = 0;
   bool has_heap_slot = false;
   SpinTracker spin;
-  /// Signals sent to it by another thread (pthread_kill) and not yet taken by sigwait.
+  /// Its signal mask (the OS thread's while it runs: signals.cpp).
+  sigset_t signal_mask{};
+  /// Signals sent to it (pthread_kill, raise while blocked) and not yet taken.
   sigset_t pending_signals{};
+  /// How many signals' handlers (or default actions) ran in it.
+  std::uint64_t signals_handled = 0;
+  /// Taking signals, between steps (signals.cpp): takes no more until done.
+  bool taking_signals = false;
+  /// A signal was sent to the process that it does not block: it looks once whether it is
+  /// still there to take, at the end of its next step.
+  bool must_look_for_signals = false;
+  /// Asleep in sleep, nanosleep, poll or select: a signal interrupts the call.
+  bool sleeping = false;
   /// While it is in sigwait and friends: the signals it waits for.
   bool in_sigwait = false;
   sigset_t awaited_signals{};
@@ -204,8 +216,8 @@ class NativeRuntime {
   std::unordered_map<ObjectKey, bool>& once_done() { return once_done_; }
   std::unordered_map<ObjectKey, bool>& known_semaphores() { return known_semaphores_; }
   RaceDetector& races() { return races_; }
-  /// Signals sent to the process and not yet taken by a thread (signals.cpp).
-  sigset_t& process_pending_signals() { return process_pending_signals_; }
+  /// Signals pending for the process, the OS thread's mask, who sent what (signals.cpp).
+  SignalState& signals() { return signals_; }
   /// The execution's pipes, sockets and eventfds (kernel_channels.cpp).
   KernelChannels& channels() { return channels_; }
   /// The heap of the program thread running now, and its region slot; nullptr when the
@@ -254,7 +266,7 @@ class NativeRuntime {
   std::unordered_map<ObjectKey, bool> known_semaphores_;
   RaceDetector races_;
   KernelChannels channels_;
-  sigset_t process_pending_signals_{};
+  SignalState signals_;
   std::uint32_t threads_created_ = 1;
   Outcome exit_outcome_ = Outcome::kComplete;
   const Trace* current_trace_ = nullptr;  // the scheduler's trace while run() runs

@@ -194,6 +194,8 @@ mode_t umask(mode_t mask) __THROW {
 
 int sigaction(int sig, const struct sigaction* action, struct sigaction* old) __THROW {
   if (action) note_signal(sig);
+  if (action && action->sa_handler != SIG_DFL && action->sa_handler != SIG_IGN)
+    weft::runtime::native::note_signal_handler_installed();
   const int r = WEFT_REAL(sigaction, sig, action, old);
   if (r == 0) hide(old);
   return r;
@@ -201,27 +203,33 @@ int sigaction(int sig, const struct sigaction* action, struct sigaction* old) __
 
 sighandler_t signal(int sig, sighandler_t handler) __THROW {
   note_signal(sig);
+  if (handler != SIG_DFL && handler != SIG_IGN && handler != SIG_ERR)
+    weft::runtime::native::note_signal_handler_installed();
   return hide(WEFT_REAL(signal, sig, handler));
 }
 
 sighandler_t sysv_signal(int sig, sighandler_t handler) __THROW {
   note_signal(sig);
+  if (handler != SIG_DFL && handler != SIG_IGN && handler != SIG_ERR)
+    weft::runtime::native::note_signal_handler_installed();
   return hide(WEFT_REAL(sysv_signal, sig, handler));
 }
 
 int sigprocmask(int how, const sigset_t* set, sigset_t* old) __THROW {
   if (set) note_mask();
   const int r = WEFT_REAL(sigprocmask, how, set, old);
-  if (NativeRuntime* rt = NativeRuntime::active(); rt && set && r == 0)
-    weft::runtime::native::deliver_unblocked_process_signals(*rt);
+  if (NativeRuntime* rt = NativeRuntime::active();
+      rt && set && r == 0 && rt->scheduler().self() != weft::kNoThread)
+    weft::runtime::native::note_signal_mask_changed(*rt, WEFT_CALLER_SITE());
   return r;
 }
 
 int pthread_sigmask(int how, const sigset_t* set, sigset_t* old) __THROW {
   if (set) note_mask();
   const int r = WEFT_REAL(pthread_sigmask, how, set, old);
-  if (NativeRuntime* rt = NativeRuntime::active(); rt && set && r == 0)
-    weft::runtime::native::deliver_unblocked_process_signals(*rt);
+  if (NativeRuntime* rt = NativeRuntime::active();
+      rt && set && r == 0 && rt->scheduler().self() != weft::kNoThread)
+    weft::runtime::native::note_signal_mask_changed(*rt, WEFT_CALLER_SITE());
   return r;
 }
 

@@ -206,8 +206,8 @@ int pthread_getcpuclockid(pthread_t thread, clockid_t* clock) __THROW {
   return 0;
 }
 
-// Signal 0 asks whether the thread exists; a signal to the calling thread is raised on it.
-// A signal to another thread would run its handler on whichever thread runs then: not modelled.
+// Signal 0 asks whether the thread exists; a signal to the calling thread is raised on it; one
+// to another thread is pending for it, for it to take (signals.cpp).
 int pthread_kill(pthread_t thread, int sig) __THROW {
   WEFT_IN_EXECUTION(pthread_kill, thread, sig);
   const ThreadId id = thread_named(*rt, thread);
@@ -215,17 +215,7 @@ int pthread_kill(pthread_t thread, int sig) __THROW {
   if (sig < 0 || sig >= NSIG) return EINVAL;
   if (sig == 0) return 0;
   if (id == rt->scheduler().self()) return raise(sig) == 0 ? 0 : errno;
-  // Delivered only where it is taken by sigwait and friends (blocking_calls.cpp): the target
-  // waits for it, or the process blocks it (a program that uses sigwait blocks the signals it
-  // waits for in every thread). A handler run in another thread is not modelled.
-  NativeThread& target = rt->thread(id);
-  sigset_t blocked;
-  WEFT_REAL(pthread_sigmask, SIG_BLOCK, nullptr, &blocked);
-  const bool awaited = target.in_sigwait && sigismember(&target.awaited_signals, sig) == 1;
-  if (!awaited && sigismember(&blocked, sig) != 1)
-    rt->unsupported("pthread_kill with a signal another thread would handle");
-  weft::runtime::native::wake_signal_waiters(*rt, WEFT_CALLER_SITE());
-  sigaddset(&target.pending_signals, sig);
+  weft::runtime::native::send_to_thread(*rt, id, sig, WEFT_CALLER_SITE());
   return 0;
 }
 
@@ -235,8 +225,10 @@ int pthread_sigqueue(pthread_t thread, int sig, const union sigval value) __THRO
   if (id == weft::kNoThread) return ESRCH;
   if (sig < 0 || sig >= NSIG) return EINVAL;
   if (sig == 0) return 0;
-  if (id == rt->scheduler().self()) return sigqueue(getpid(), sig, value) == 0 ? 0 : errno;
-  rt->unsupported("pthread_sigqueue with a signal to another thread");
+  if (id == rt->scheduler().self()) return raise(sig) == 0 ? 0 : errno;
+  (void)value;  // sigwaitinfo's siginfo says SI_TKILL, without the value
+  weft::runtime::native::send_to_thread(*rt, id, sig, WEFT_CALLER_SITE());
+  return 0;
 }
 
 // Cancellation itself is not modelled (pthread_cancel stops the run); its state is kept.

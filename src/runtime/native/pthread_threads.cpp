@@ -51,9 +51,11 @@ ThreadId create_thread(NativeRuntime& rt, const pthread_attr_t* attr, void* (*st
   // leave anything on its stack.
   const ThreadIdentity identity = identity_for_child(rt, rt.scheduler().self(), attr);
   NativeRuntime* runtime = &rt;
+  const sigset_t signal_mask = rt.self().signal_mask;  // as pthread_create gives it
   const ThreadId id = rt.scheduler().spawn(
-      [runtime, start, arg, identity] {
+      [runtime, start, arg, identity, signal_mask] {
         runtime->self().identity = identity;
+        runtime->self().signal_mask = signal_mask;
         void* result = nullptr;
         try {
           result = start(arg);
@@ -205,19 +207,23 @@ int sched_yield(void) __THROW {
   return 0;
 }
 
+// A signal whose handler runs meanwhile interrupts them (signals.cpp); they return as the
+// kernel's do then, with nothing slept.
 unsigned int sleep(unsigned int seconds) {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(sleep, seconds);
   RuntimeScope scope(*rt);
-  yield_point(*rt, WEFT_CALLER_SITE());
-  return 0;
+  return weft::runtime::native::interruptible_sleep(*rt, WEFT_CALLER_SITE()) ? seconds : 0;
 }
 
 int usleep(useconds_t micros) {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(usleep, micros);
   RuntimeScope scope(*rt);
-  yield_point(*rt, WEFT_CALLER_SITE());
+  if (weft::runtime::native::interruptible_sleep(*rt, WEFT_CALLER_SITE())) {
+    errno = EINTR;
+    return -1;
+  }
   return 0;
 }
 
@@ -225,7 +231,11 @@ int nanosleep(const struct timespec* duration, struct timespec* remaining) {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(nanosleep, duration, remaining);
   RuntimeScope scope(*rt);
-  yield_point(*rt, WEFT_CALLER_SITE());
+  if (weft::runtime::native::interruptible_sleep(*rt, WEFT_CALLER_SITE())) {
+    if (remaining) *remaining = *duration;
+    errno = EINTR;
+    return -1;
+  }
   if (remaining) *remaining = timespec{0, 0};
   return 0;
 }
@@ -235,7 +245,10 @@ int clock_nanosleep(clockid_t clock, int flags, const struct timespec* duration,
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(clock_nanosleep, clock, flags, duration, remaining);
   RuntimeScope scope(*rt);
-  yield_point(*rt, WEFT_CALLER_SITE());
+  if (weft::runtime::native::interruptible_sleep(*rt, WEFT_CALLER_SITE())) {
+    if (remaining && !(flags & TIMER_ABSTIME)) *remaining = *duration;
+    return EINTR;
+  }
   return 0;
 }
 
