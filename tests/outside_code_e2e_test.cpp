@@ -263,6 +263,11 @@ TEST(OutsideCode, AStepInALibraryNamesTheProgramsCallAndTheLibrary) {
   EXPECT_EQ(create["library_function"], "std::thread::_M_start_thread") << r.out;
   const std::string text = r.result["bugs"][0]["report"].get<std::string>();
   EXPECT_NE(text.find("absl_counter.cpp:30 (main), in libstdc++.so.6"), std::string::npos) << text;
+  // weft replay names it too, from the mappings the replayed program reports after its HELLO.
+  const CliRun replay = weft_cli("replay --json " + replay_file("absl_counter.cpp"));
+  const auto& replayed = replay.result["bug"]["interleaving"][0];
+  EXPECT_EQ(replayed["library_function"], "std::thread::_M_start_thread") << replay.out;
+  EXPECT_EQ(replayed["library"].get<std::string>().rfind("libstdc++.so.6", 0), 0u) << replay.out;
 }
 
 // Conditions (LockWhen), CondVar, Notification, BlockingCounter, Barrier and call_once each hand

@@ -830,7 +830,9 @@ static int replay_command_unguarded(const std::string& replay_file, const std::s
   program.options.execution_seconds = file.options.execution_seconds;
   std::uint64_t base = 0;
   std::fflush(stdout);
-  const Trace trace = replay_execution(program, directive, threads, under_gdb, &base, json);
+  std::vector<MappedCode> libraries;
+  const Trace trace =
+      replay_execution(program, directive, threads, under_gdb, &base, json, &libraries);
   if (under_gdb) return kExitNoBug;  // the debugging session was the point
   std::error_code cwd_error;
   const std::string cwd = fs::current_path(cwd_error).string();
@@ -844,7 +846,7 @@ static int replay_command_unguarded(const std::string& replay_file, const std::s
       std::printf("weft: the replayed execution was stopped: %s\n", trace.message.c_str());
     return kExitIncomplete;
   }
-  Symbolizer symbols(program.path, base);
+  Symbolizer symbols(program.path, base, std::move(libraries));
 
   const std::string& expected = file.bug_message;
   // The recorded bug may be any of the execution's bugs (not always its first).

@@ -161,7 +161,8 @@ std::size_t put_directive(void* shared, const TestDirective& directive,
 
 // Reads "HELLO <version> <load base>" from the program's status pipe, waiting up to `seconds`;
 // false if it did not come.
-bool read_hello(int fd, double seconds, unsigned& version, unsigned long long& base) {
+bool read_hello(int fd, double seconds, unsigned& version, unsigned long long& base,
+                std::string* rest = nullptr) {
   std::string text;
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
@@ -179,6 +180,7 @@ bool read_hello(int fd, double seconds, unsigned& version, unsigned long long& b
     if (n <= 0) return false;
     text.append(buf, static_cast<std::size_t>(n));
   }
+  if (rest) *rest = text.substr(text.find('\n') + 1);
   return std::sscanf(text.c_str(), "HELLO %u %llx", &version, &base) == 2;
 }
 
@@ -348,13 +350,12 @@ ForkServer::~ForkServer() {
   stop();
 }
 
-// The code of the shared libraries process `pid` maps: its executable mappings of files other
-// than the program.
-static std::vector<MappedCode> mapped_libraries(pid_t pid, const std::string& program) {
+// The code of the shared libraries in `maps` (the text of a /proc/PID/maps): its executable
+// mappings of files other than the program.
+static std::vector<MappedCode> libraries_in_maps(std::istream& maps, const std::string& program) {
   std::vector<MappedCode> out;
   std::error_code error;
   const auto own = std::filesystem::canonical(program, error);
-  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
   for (std::string line; std::getline(maps, line);) {
     std::istringstream fields(line);
     std::string range, permissions, offset, device, inode, path;
@@ -370,6 +371,11 @@ static std::vector<MappedCode> mapped_libraries(pid_t pid, const std::string& pr
     out.push_back(std::move(m));
   }
   return out;
+}
+
+static std::vector<MappedCode> mapped_libraries(pid_t pid, const std::string& program) {
+  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+  return libraries_in_maps(maps, program);
 }
 
 void ForkServer::start() {
@@ -651,7 +657,7 @@ Trace read_log(const void* log, std::size_t sent_threads, const TestDirective& d
 
 Trace replay_execution(const Program& program, const TestDirective& directive,
                        ThreadRegistry& threads, bool under_gdb, std::uint64_t* load_base,
-                       bool output_to_stderr) {
+                       bool output_to_stderr, std::vector<MappedCode>* libraries) {
   check_instrumented(program.path);
   check_address_space();
   SharedMemory shm;
@@ -701,10 +707,19 @@ Trace replay_execution(const Program& program, const TestDirective& directive,
   int wait_status = 0;
   while (waitpid(pid, &wait_status, 0) < 0 && errno == EINTR) {
   }
-  // The program has ended: its HELLO, if it said one, waits in the pipe.
+  // The program has ended: its HELLO, if it said one, waits in the pipe, and after it the code
+  // it mapped (say_mappings in fork_server.cpp).
   unsigned version = 0;
   unsigned long long base = 0;
-  if (read_hello(status[0], 1, version, base) && load_base) *load_base = base;
+  std::string rest;
+  if (read_hello(status[0], 1, version, base, &rest)) {
+    if (load_base) *load_base = base;
+    char buf[4096];
+    for (ssize_t n; (n = read(status[0], buf, sizeof buf)) > 0;)
+      rest.append(buf, static_cast<std::size_t>(n));
+    std::istringstream maps(rest);
+    if (libraries) *libraries = libraries_in_maps(maps, program.path);
+  }
   close(status[0]);
   return read_log(native::log_of(shm.memory), sent, directive, wait_status, killed, -1, options,
                   threads);

@@ -113,8 +113,9 @@ std::string library_cache_directory();
 /// Runs one execution of the program in the foreground (its output shown), optionally under
 /// gdb stopped at the bug, and returns its trace.
 /// `output_to_stderr` sends the program's standard output to stderr (for --json on stdout).
+/// `libraries` gets the code of the shared libraries it mapped (for naming library steps).
 Trace replay_execution(const Program& program, const TestDirective& directive,
                        ThreadRegistry& threads, bool under_gdb, std::uint64_t* load_base,
-                       bool output_to_stderr = false);
+                       bool output_to_stderr = false, std::vector<MappedCode>* libraries = nullptr);
 
 }  // namespace weft::driver

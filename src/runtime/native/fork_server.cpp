@@ -269,6 +269,33 @@ void say_hello(int status) {
   _exit(0);
 }
 
+// After HELLO, for weft replay: the lines of /proc/self/maps that map code from a file, so that
+// the replay names the library a step ran in (the fork server's weft reads itself). At most
+// 48 KiB, which the pipe holds until weft reads it once the program has ended.
+void say_mappings(int status) {
+  const int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  std::string maps;
+  char buf[4096];
+  for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;)
+    maps.append(buf, static_cast<std::size_t>(n));
+  close(fd);
+  std::string out;
+  for (std::size_t at = 0; at < maps.size();) {
+    std::size_t end = maps.find('\n', at);
+    if (end == std::string::npos) end = maps.size();
+    const std::string line = maps.substr(at, end - at);
+    at = end + 1;
+    const std::size_t perms = line.find(' ');
+    const bool code =
+        perms != std::string::npos && perms + 3 < line.size() && line[perms + 3] == 'x';
+    if (!code || line.find(" /") == std::string::npos) continue;
+    if (out.size() + line.size() + 1 > (48u << 10)) break;
+    out += line + "\n";
+  }
+  write_all(status, out);
+}
+
 // weft replay: one execution, in this process, with the program's output shown.
 [[noreturn]] void replay(int argc, char** argv, char** envp) {
   const char* control = std::getenv(weft::native::kControlEnv);
@@ -276,6 +303,7 @@ void say_hello(int status) {
   int status = -1;
   void* shared = map_shared(control, status);
   say_hello(status);
+  say_mappings(status);
   close(status);
   weft::native::LogWriter log(weft::native::log_of(shared), weft::native::kLogBytes,
                               weft::native::mirror_of(shared), weft::native::kMirrorNodes);
