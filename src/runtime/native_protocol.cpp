@@ -289,8 +289,7 @@ void put_op(ByteWriter& w, const Operation& op) {
 Operation get_op(ByteReader& r, const ThreadMap& map) {
   Operation op;
   const auto kind = r.get<std::uint8_t>("operation kind");
-  if (kind > static_cast<unsigned>(OpKind::kFree))
-    throw ProtocolError("unknown operation kind " + std::to_string(kind));
+  if (kind >= kOpKindCount) throw ProtocolError("unknown operation kind " + std::to_string(kind));
   op.kind = static_cast<OpKind>(kind);
   op.result = r.get<std::uint8_t>("operation result");
   const auto flags = r.get<std::uint8_t>("operation flags");

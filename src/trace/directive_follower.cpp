@@ -126,7 +126,7 @@ ThreadId DirectiveFollower::walk_step(const ThreadSet& candidates, PendingOperat
       const Operation& sleeper = pending.at(pending.context, ids[i]);
       if (dependent(child, Event{ids[i], sleeper}, d_.read_policy)) continue;
       const bool guarded = ids[i] < locks_held_.size() && locks_held_[ids[i]] > 0 &&
-                           (sleeper.kind <= OpKind::kAtomicCas || sleeper.kind == OpKind::kFree);
+                           domain_of(sleeper.kind) == Domain::kMemory;
       h[j] *= never_wakes(sleeper)                ? kWalkDeadSleeper
               : quiet(sleeper, d_.quiet_accesses) ? kWalkQuietSleeper
               : guarded                           ? kWalkGuardedSleeper

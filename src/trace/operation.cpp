@@ -2,44 +2,6 @@
 
 namespace weft {
 
-Domain domain_of(OpKind kind) {
-  switch (kind) {
-    case OpKind::kRead:
-    case OpKind::kWrite:
-    case OpKind::kAtomicLoad:
-    case OpKind::kAtomicStore:
-    case OpKind::kAtomicRmw:
-    case OpKind::kAtomicCas:
-    case OpKind::kFree:
-      return Domain::kMemory;
-    case OpKind::kMutexLock:
-    case OpKind::kMutexTryLock:
-    case OpKind::kMutexUnlock:
-      return Domain::kMutex;
-    case OpKind::kCondWait:
-    case OpKind::kCondWake:
-    case OpKind::kCondSignal:
-    case OpKind::kCondBroadcast:
-      return Domain::kCond;
-    case OpKind::kSemWait:
-    case OpKind::kSemTryWait:
-    case OpKind::kSemPost:
-      return Domain::kSemaphore;
-    case OpKind::kProcessExit:
-    case OpKind::kAtomicSection:
-      return Domain::kProcess;
-    case OpKind::kThreadCreate:
-    case OpKind::kThreadJoin:
-      return Domain::kThread;
-    case OpKind::kFutexWait:
-    case OpKind::kFutexWake:
-    case OpKind::kFutexWoken:
-      return Domain::kFutex;
-    default:
-      return Domain::kNone;
-  }
-}
-
 bool Footprint::add(ObjectKey address, std::uint64_t size, bool write) {
   if (!known) return false;
   const auto [first, last] = granule_span(address, size);
@@ -68,25 +30,6 @@ bool accesses_memory(const Operation& op) {
          (op.kind == OpKind::kAtomicSection && op.footprint.known);
 }
 
-bool reads_value(OpKind kind) {
-  return kind == OpKind::kRead || kind == OpKind::kAtomicLoad || kind == OpKind::kAtomicRmw ||
-         kind == OpKind::kAtomicCas;
-}
-
-bool writes_value(OpKind kind) {
-  return kind == OpKind::kWrite || kind == OpKind::kAtomicStore || kind == OpKind::kAtomicRmw ||
-         kind == OpKind::kAtomicCas;
-}
-
-bool is_read(OpKind kind) {
-  return kind == OpKind::kRead || kind == OpKind::kAtomicLoad || kind == OpKind::kFutexWait;
-}
-
-bool may_block(OpKind kind) {
-  return kind == OpKind::kMutexLock || kind == OpKind::kCondWake || kind == OpKind::kSemWait ||
-         kind == OpKind::kThreadJoin || kind == OpKind::kFutexWoken;
-}
-
 bool acquires_mutex(const Operation& op) {
   return op.kind == OpKind::kMutexLock || op.kind == OpKind::kCondWake ||
          (op.kind == OpKind::kMutexTryLock && op.result != 0);
@@ -98,70 +41,6 @@ bool releases_mutex(const Operation& op) {
 
 ObjectKey mutex_of(const Operation& op) {
   return domain_of(op.kind) == Domain::kCond ? op.partner : op.object;
-}
-
-const char* op_name(OpKind kind) {
-  switch (kind) {
-    case OpKind::kRead:
-      return "read";
-    case OpKind::kWrite:
-      return "write";
-    case OpKind::kAtomicLoad:
-      return "atomic_load";
-    case OpKind::kAtomicStore:
-      return "atomic_store";
-    case OpKind::kAtomicRmw:
-      return "atomic_rmw";
-    case OpKind::kAtomicCas:
-      return "atomic_cas";
-    case OpKind::kMutexLock:
-      return "lock";
-    case OpKind::kMutexTryLock:
-      return "trylock";
-    case OpKind::kMutexUnlock:
-      return "unlock";
-    case OpKind::kCondWait:
-      return "cond_wait";
-    case OpKind::kCondWake:
-      return "cond_wake";
-    case OpKind::kCondSignal:
-      return "cond_signal";
-    case OpKind::kCondBroadcast:
-      return "cond_broadcast";
-    case OpKind::kSemWait:
-      return "sem_wait";
-    case OpKind::kSemPost:
-      return "sem_post";
-    case OpKind::kThreadCreate:
-      return "create";
-    case OpKind::kThreadJoin:
-      return "join";
-    case OpKind::kYield:
-      return "yield";
-    case OpKind::kSymbolicBranch:
-      return "branch";
-    case OpKind::kChannelSend:
-      return "send";
-    case OpKind::kChannelReceive:
-      return "receive";
-    case OpKind::kBarrierWait:
-      return "barrier_wait";
-    case OpKind::kProcessExit:
-      return "exit";
-    case OpKind::kSemTryWait:
-      return "sem_trywait";
-    case OpKind::kAtomicSection:
-      return "atomic_section";
-    case OpKind::kFutexWait:
-      return "futex_wait";
-    case OpKind::kFutexWake:
-      return "futex_wake";
-    case OpKind::kFutexWoken:
-      return "futex_woken";
-    case OpKind::kFree:
-      return "free";
-  }
-  return "unknown";
 }
 
 std::string object_name(ObjectKey key) {

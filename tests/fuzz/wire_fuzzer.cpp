@@ -1,6 +1,6 @@
 // libFuzzer target: every parser weft applies to bytes from outside, fed the same bytes. The replay
-// file (JSON, then its schedule), the schedule alone, the text directive and trace records, and
-// the binary directive and log records that cross the shared memory between weft and a program
+// file (JSON, then its schedule), the schedule and the test string alone, and the binary
+// directive and log records that cross the shared memory between weft and a program
 // (weft/runtime/native_protocol.hpp). Each may reject its input, only with its own error
 // type; anything else (a crash, another exception, an allocation the input merely asked for) is
 // a finding. A schedule that decodes must encode back to one that decodes to the same steps.
@@ -83,16 +83,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   schedule_round_trips(text);
   rejects_only_with_wire_errors([&] {
     weft::ThreadRegistry threads;
-    weft::decode_directive(text, threads);
-  });
-  rejects_only_with_wire_errors([&] {
-    weft::ThreadRegistry threads;
-    weft::decode_trace(text, threads);
-  });
-  rejects_only_with_wire_errors([&] {
-    weft::ThreadRegistry threads;
-    weft::Trace trace;
-    weft::decode_trace_event(text, trace, threads);
+    weft::decode_test(text, threads);
   });
   rejects_only_with_protocol_errors([&] {
     weft::ThreadRegistry threads;

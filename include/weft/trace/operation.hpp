@@ -18,51 +18,19 @@ namespace weft {
 using ObjectKey = std::uint64_t;
 inline constexpr ObjectKey kInProcessObjectSpacing = ObjectKey{1} << 16;
 
-/// Kinds of visible operation. Values are part of the wire format: append, never reorder.
+/// Kinds of visible operation, one row each in op_kinds.def (whose order is part of the wire
+/// format: append, never reorder).
 enum class OpKind : std::uint8_t {
-  kRead,          ///< plain read of [object, object+size)
-  kWrite,         ///< plain write
-  kAtomicLoad,    ///< seq_cst atomic load
-  kAtomicStore,   ///< seq_cst atomic store
-  kAtomicRmw,     ///< exchange / fetch_op
-  kAtomicCas,     ///< compare-exchange (a write whether it succeeds or not: conservative)
-  kMutexLock,     ///< blocks while the mutex is held
-  kMutexTryLock,  ///< never blocks; `result` says whether it acquired
-  kMutexUnlock,
-  kCondWait,  ///< first half of a wait: release `partner` (the mutex) and start waiting
-  kCondWake,  ///< second half: take a signal and reacquire `partner`; blocks until possible
-  kCondSignal,
-  kCondBroadcast,
-  kSemWait,  ///< blocks while the count is zero; `result`: the count it found (at most 255)
-  kSemPost,
-  kThreadCreate,  ///< object = the created thread's id
-  kThreadJoin,    ///< object = the joined thread's id; blocks until it has finished
-  kYield,         ///< a scheduling point that touches nothing (object: kInlineAsmObject or 0)
-  // Reserved for later issues; the scheduler rejects them today.
-  kSymbolicBranch,
-  kChannelSend,
-  kChannelReceive,
-  kBarrierWait,
-  kProcessExit,  ///< the process ends (exit, return from main, abort): cuts off every thread
-  kSemTryWait,   ///< never blocks; `result` says whether it took a unit
-  /// A block no other thread may interleave with (__VERIFIER_atomic_* with every access a
-  /// scheduling point): its accesses are not scheduling points. Once it has run, its Footprint
-  /// says what it read and wrote; until then (or if it touched too much) it depends on everything.
-  kAtomicSection,
-  /// First half of a futex wait: compare the 4-byte word at `object` with the expected value
-  /// (in `partner`) and, if equal, start waiting (`result` 1); if not, return at once (0).
-  /// It reads the word, so it also depends on what writes it. Native programs only.
-  kFutexWait,
-  /// Wake up to `partner` threads waiting on the futex word `object`; `result` says how many
-  /// (at most 255).
-  kFutexWake,
-  /// Second half of a futex wait: blocks until a wake (or, `timed`, may time out: `result` 1
-  /// woken, 0 timed out).
-  kFutexWoken,
-  /// free/delete of the heap block [object, object+size): a write of the whole block, so it
-  /// conflicts with every access to it (a use after free in one order, none in the other).
-  kFree,
+#define WEFT_OP_KIND(kind, name, domain, traits) kind,
+#include "weft/trace/op_kinds.def"
+#undef WEFT_OP_KIND
 };
+/// How many kinds there are: a byte at or past it is no kind (decoders reject it).
+inline constexpr std::uint8_t kOpKindCount = 0
+#define WEFT_OP_KIND(kind, name, domain, traits) +1
+#include "weft/trace/op_kinds.def"
+#undef WEFT_OP_KIND
+    ;
 
 /// The object of an operation that stands for an inline-assembly statement: a kYield for a
 /// barrier (no operands: it names no memory), a kAtomicSection with no footprint (dependent with
@@ -155,15 +123,50 @@ inline ByteMask bytes_in_granule(ObjectKey address, std::uint64_t size, ObjectKe
   return static_cast<ByteMask>(((1u << to) - 1) & ~((1u << from) - 1));
 }
 
-Domain domain_of(OpKind kind);
-/// Memory operations that only read (for the commutative-reads relation).
-bool is_read(OpKind kind);
+/// The traits op_kinds.def gives a kind (see there).
+namespace op_trait {
+inline constexpr std::uint8_t kReadsValue = 1, kWritesValue = 2, kOnlyReads = 4, kMayBlock = 8;
+}
+/// What op_kinds.def says of each kind, indexed by the kind.
+struct OpKindTraits {
+  const char* name;
+  Domain domain;
+  std::uint8_t traits;  ///< op_trait bits
+};
+inline constexpr OpKindTraits kOpKindTraits[] = {
+#define WEFT_OP_KIND(kind, name, domain, traits) \
+  {name, Domain::domain, [] {                    \
+     using namespace op_trait;                   \
+     return static_cast<std::uint8_t>(traits);   \
+   }()},
+#include "weft/trace/op_kinds.def"
+#undef WEFT_OP_KIND
+};
+static_assert(sizeof kOpKindTraits / sizeof kOpKindTraits[0] == kOpKindCount);
+namespace op_kind_detail {
+inline constexpr const OpKindTraits& of(OpKind kind) {
+  return kOpKindTraits[static_cast<std::uint8_t>(kind)];
+}
+}  // namespace op_kind_detail
+
+inline Domain domain_of(OpKind kind) {
+  return op_kind_detail::of(kind).domain;
+}
+/// Operations that only read their object: plain and atomic loads, a futex wait's compare (for
+/// the commutative-reads relation).
+inline bool is_read(OpKind kind) {
+  return (op_kind_detail::of(kind).traits & op_trait::kOnlyReads) != 0;
+}
 /// Memory operations that return what they read (read, atomic load, exchange/fetch-op, CAS):
 /// the bytes AccessValues::read records.
-bool reads_value(OpKind kind);
+inline bool reads_value(OpKind kind) {
+  return (op_kind_detail::of(kind).traits & op_trait::kReadsValue) != 0;
+}
 /// Memory operations that store (write, atomic store, exchange/fetch-op, CAS): the bytes
 /// AccessValues::written records.
-bool writes_value(OpKind kind);
+inline bool writes_value(OpKind kind) {
+  return (op_kind_detail::of(kind).traits & op_trait::kWritesValue) != 0;
+}
 /// An exit, or an atomic section whose footprint is not known: dependent with every event of
 /// every other thread.
 bool touches_everything(const Operation& op);
@@ -189,7 +192,9 @@ void for_each_access(const Operation& op, F&& f) {
   }
 }
 /// Operations that may block (enabledness depends on other threads).
-bool may_block(OpKind kind);
+inline bool may_block(OpKind kind) {
+  return (op_kind_detail::of(kind).traits & op_trait::kMayBlock) != 0;
+}
 /// Operations that take a mutex: lock, successful trylock, and the reacquire of a condition wait.
 bool acquires_mutex(const Operation& op);
 /// Operations that give a mutex up: unlock and the release of a condition wait.
@@ -198,7 +203,9 @@ bool releases_mutex(const Operation& op);
 ObjectKey mutex_of(const Operation& op);
 
 /// Short lower-case name, e.g. "read", "lock", "cond_wait".
-const char* op_name(OpKind kind);
+inline const char* op_name(OpKind kind) {
+  return static_cast<std::uint8_t>(kind) < kOpKindCount ? op_kind_detail::of(kind).name : "unknown";
+}
 /// How reports name an object: "#0.3" for the in-process API's, the address ("0x4a20") for a
 /// native program's (the driver replaces it by the variable's name).
 std::string object_name(ObjectKey key);

@@ -1,5 +1,6 @@
-// Compact text forms of directives, traces and schedules, for replay strings and for the wire
-// between an exploration server and stateless test clients (Saarikivi et al. §IV).
+// Schedules and tests as short strings, for replay files and reports, and the marks of code and
+// data addresses in messages. Directives and traces cross between weft and programs in one
+// binary form only (weft/runtime/native_protocol.hpp).
 #pragma once
 
 #include <span>
@@ -45,16 +46,5 @@ struct EncodedTest {
 std::string encode_test(const std::vector<ThreadId>& schedule, std::span<const InputValue> inputs,
                         const ThreadRegistry& threads);
 EncodedTest decode_test(std::string_view text, ThreadRegistry& threads);
-
-/// Directives and traces as one line of text each (thread ids written as names).
-std::string encode_directive(const TestDirective& d, const ThreadRegistry& threads);
-TestDirective decode_directive(std::string_view text, ThreadRegistry& threads);
-std::string encode_trace(const Trace& t, const ThreadRegistry& threads);
-Trace decode_trace(std::string_view text, ThreadRegistry& threads);
-/// One event of a trace (with its enabled set, whether it finished its thread, and its site) as
-/// it appears in encode_trace's `events=` list, for logs written while an execution runs.
-std::string encode_trace_event(const Trace& t, std::size_t index, const ThreadRegistry& threads);
-/// Parses one such record and appends it to `into`.
-void decode_trace_event(std::string_view text, Trace& into, ThreadRegistry& threads);
 
 }  // namespace weft
