@@ -1360,10 +1360,8 @@ TEST(NativeRobustness, WaitForASignalNoThreadSendsLastsForEver) {
   const CliRun joined = check("waits_for_signal.c", "-- -DJOIN_IT");
   ASSERT_EQ(joined.exit_code, 1) << joined.out;
   EXPECT_EQ(first_bug_kind(joined), "deadlock");
-  EXPECT_NE(
-      first_bug_message(joined).find(
-          "thread 0.0 waits on futex word a_signal_sent_by_another_thread at waits_for_signal.c:"),
-      std::string::npos)
+  EXPECT_NE(first_bug_message(joined).find("thread 0.0 waits for a signal at waits_for_signal.c:"),
+            std::string::npos)
       << first_bug_message(joined);
 }
 

@@ -32,7 +32,7 @@ std::string operation_text(const Operation& op, const ThreadRegistry& threads,
   const Domain d = domain_of(op.kind);
   if (d == Domain::kNone || d == Domain::kThread || d == Domain::kProcess) return s;
   // The runtime's signals are futex operations on one word (signals.cpp): said as what they are.
-  if (d == Domain::kFutex && symbols.data(op.object) == "a_signal_sent_by_another_thread") {
+  if (d == Domain::kFutex && symbols.data(op.object) == "__weft_signal_word") {
     if (op.kind == OpKind::kFutexWake && op.partner == 0) return "look for a signal to take";
     if (op.kind == OpKind::kFutexWake) return "send a signal";
     return op.kind == OpKind::kFutexWait ? "wait for a signal" : "wait for a signal (woken)";
@@ -126,6 +126,15 @@ std::string named_text(const std::string& raw, Symbolizer& symbols) {
     } else {
       m += raw[i++];
     }
+  }
+  // A wait for a signal is a futex wait on the runtime's word (signals.cpp): said as what it is.
+  const std::string signal_wait = "waits on futex word __weft_signal_word";
+  for (std::size_t at = m.find(signal_wait); at != std::string::npos;
+       at = m.find(signal_wait, at)) {
+    m.replace(at, signal_wait.size(), "waits for a signal");
+    const std::string no_wake = "; no thread will wake it";
+    if (const std::size_t tail = m.find(no_wake, at); tail != std::string::npos)
+      m.replace(tail, no_wake.size(), "; no thread will send one");
   }
   return symbols.render(m);
 }

@@ -12,7 +12,8 @@
 
 /* Each hook: X(result type, name, parameter list, signature). The signature spells the result
  * and then each parameter as one character, for the pass: v void, p pointer, i 32-bit unsigned
- * integer, w 64-bit unsigned integer. */
+ * integer, w 64-bit unsigned integer. The letters are checked against the prototypes when the
+ * runtime is compiled (src/runtime/native/hook_signatures.cpp). */
 #define WEFT_HOOKS(X)                                                                    \
   /* A plain load or store the pass could not prove thread-local, before it runs. */      \
   X(void, __weft_read, (void* address, uint64_t size), "vpw")                              \

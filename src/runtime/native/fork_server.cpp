@@ -30,9 +30,9 @@
 extern "C" char __executable_start;
 
 // weft checks that a binary contains this before running it.
-extern "C" __attribute__((used)) const char weft_runtime_marker[] = "weft-runtime-v1";
+extern "C" __attribute__((used)) const char __weft_runtime_marker[] = "weft-runtime-v1";
 // And this, which weft checks to refuse a binary built by another version of weft-cc.
-extern "C" __attribute__((used)) const char weft_protocol_marker[] = WEFT_PROTOCOL_MARKER;
+extern "C" __attribute__((used)) const char __weft_protocol_marker[] = WEFT_PROTOCOL_MARKER;
 
 namespace weft::runtime::native {
 namespace {

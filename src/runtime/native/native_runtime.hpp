@@ -25,7 +25,7 @@
 /// The futex word every wait for a signal waits on; a signal sent to a waiting thread (or one
 /// blocked in the process) bumps it and wakes all waiters, which look at their own pending set.
 /// Its name is what a deadlock report says such a thread waits on.
-extern "C" std::uint32_t a_signal_sent_by_another_thread;
+extern "C" std::uint32_t __weft_signal_word;
 
 namespace weft::runtime::native {
 

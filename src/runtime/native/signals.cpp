@@ -45,7 +45,7 @@ using weft::runtime::native::NativeThread;
 using weft::runtime::native::RuntimeScope;
 using weft::runtime::native::SignalState;
 
-std::uint32_t a_signal_sent_by_another_thread = 0;
+std::uint32_t __weft_signal_word = 0;
 
 namespace {
 
@@ -143,7 +143,7 @@ void take_signals(NativeRuntime& rt, NativeThread& me, std::uint64_t site) {
     me.must_look_for_signals = false;
     {
       RuntimeScope scope(rt);
-      Operation look{OpKind::kFutexWake, 0, 0, key_of(&a_signal_sent_by_another_thread), 0};
+      Operation look{OpKind::kFutexWake, 0, 0, key_of(&__weft_signal_word), 0};
       rt.scheduler().perform(look, site);
     }
     const int sig = takeable(rt, me);
@@ -200,9 +200,8 @@ int wait_for_a_signal(NativeRuntime& rt, const sigset_t* set, bool timed, std::u
   me.in_sigwait = true;
   int sig = 0;
   while ((sig = take_pending(rt, me, set)) == 0) {
-    const std::uint32_t seen = a_signal_sent_by_another_thread;
-    if (weft::runtime::native::futex_wait(rt, &a_signal_sent_by_another_thread, seen, timed,
-                                          site) != 0 &&
+    const std::uint32_t seen = __weft_signal_word;
+    if (weft::runtime::native::futex_wait(rt, &__weft_signal_word, seen, timed, site) != 0 &&
         errno == ETIMEDOUT)
       break;
   }
@@ -311,9 +310,9 @@ void start_signals(NativeRuntime& rt) {
 void wake_signal_waiters(NativeRuntime& rt, std::uint64_t site) {
   // The wake is the visible operation; what it delivers is set by the caller in the same step,
   // before any other thread runs.
-  Operation wake{OpKind::kFutexWake, 0, 0, key_of(&a_signal_sent_by_another_thread), UINT32_MAX};
+  Operation wake{OpKind::kFutexWake, 0, 0, key_of(&__weft_signal_word), UINT32_MAX};
   rt.scheduler().perform(wake, site);
-  ++a_signal_sent_by_another_thread;
+  ++__weft_signal_word;
 }
 
 void note_signal_mask_changed(NativeRuntime& rt, std::uint64_t site) {
@@ -351,9 +350,9 @@ bool interruptible_sleep(NativeRuntime& rt, std::uint64_t site) {
   me.sleeping = true;
   // With handlers, the sleep is a look for signals: a send before it is delivered at its end,
   // one after it is not, and the exploration tries both (a plain yield commutes with the send).
-  rt.scheduler().perform(handlers_installed ? Operation{OpKind::kFutexWake, 0, 0,
-                                                        key_of(&a_signal_sent_by_another_thread), 0}
-                                            : Operation{OpKind::kYield},
+  rt.scheduler().perform(handlers_installed
+                             ? Operation{OpKind::kFutexWake, 0, 0, key_of(&__weft_signal_word), 0}
+                             : Operation{OpKind::kYield},
                          site);
   me.sleeping = false;
   return me.signals_handled != handled;
