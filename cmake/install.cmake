@@ -27,7 +27,26 @@ install(FILES ${PROJECT_SOURCE_DIR}/include/weft/weft.h DESTINATION lib/weft/inc
 # The in-process API: weft and the layers it links, exported as weft::weft.
 install(TARGETS weft weft_runtime weft_explore weft_driver weft_solver weft_trace
         EXPORT weftTargets ARCHIVE DESTINATION lib/weft)
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/weft DESTINATION include)
+# The public headers, and the headers they include (followed through their #include "weft/..."
+# lines): the driver's and the runtime's own headers are not installed.
+set(weft_header_queue weft/weft.hpp weft/gtest.hpp weft/value.hpp weft/weft.h)
+set(weft_public_headers)
+while(weft_header_queue)
+  list(POP_FRONT weft_header_queue header)
+  if(header IN_LIST weft_public_headers)
+    continue()
+  endif()
+  list(APPEND weft_public_headers ${header})
+  file(STRINGS ${PROJECT_SOURCE_DIR}/include/${header} includes REGEX "^#include \"weft/")
+  foreach(line IN LISTS includes)
+    string(REGEX REPLACE "^#include \"(weft/[^\"]+)\".*" "\\1" included "${line}")
+    list(APPEND weft_header_queue ${included})
+  endforeach()
+endwhile()
+foreach(header IN LISTS weft_public_headers)
+  get_filename_component(directory ${header} DIRECTORY)
+  install(FILES ${PROJECT_SOURCE_DIR}/include/${header} DESTINATION include/${directory})
+endforeach()
 install(EXPORT weftTargets NAMESPACE weft:: DESTINATION lib/cmake/weft)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/weftConfig.cmake.in
   ${PROJECT_BINARY_DIR}/cmake/weftConfig.cmake INSTALL_DESTINATION lib/cmake/weft)

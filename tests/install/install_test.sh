@@ -23,6 +23,11 @@ for f in bin/weft bin/weft-cc bin/weft-c++ lib/weft/libweft_pass.so lib/weft/lib
          lib/pkgconfig/weft.pc share/doc/weft/README.md share/weft/examples/bank_transfer.c; do
   [ -e "$work/first/$f" ] || fail "$f was not installed"
 done
+# Only the public API's headers and what they include: not the driver's, the protocol's or the
+# hook ABI's.
+for f in include/weft/driver include/weft/runtime/native_protocol.hpp include/weft/runtime/hooks.h; do
+  [ ! -e "$work/first/$f" ] || fail "$f was installed, but it is not part of the public API"
+done
 
 # Nothing installed names the build or the source tree: no text file, and no run path.
 if grep -rIl -e "$build" -e "$source" "$work/first"; then
