@@ -59,12 +59,10 @@ using explorer::Verdict;
 /// Why a verdict is incomplete, as a code (explorer/verdict.hpp).
 using explorer::Incompleteness;
 
-struct Options {
-  StrategyKind strategy = StrategyKind::kOptimalDpor;
-  /// Sleep sets for DFS and the DPORs (optimal DPOR always has them).
-  bool sleep_sets = true;
-  /// The unfolding strategies: search the unfolding for deadlocks (thesis §6.2, §6.3).
-  bool search_deadlocks = false;
+/// The strategy and its settings (strategy, sleep_sets, search_deadlocks, random_executions,
+/// seed, pct_depth, pct_steps, max_bound) are explorer::StrategyChoice's, which the command line
+/// shares; the rest are the API's own.
+struct Options : explorer::StrategyChoice {
   /// Stop at the first bug (default) or keep exploring and collect every distinct bug.
   bool stop_on_first_bug = true;
   std::uint64_t max_executions = 0;  ///< 0: unlimited
@@ -73,13 +71,6 @@ struct Options {
   /// reaches it stops there while the others run on, and the execution ends with "bound
   /// reached" (not a bug; the verdict becomes incomplete).
   std::uint32_t max_steps_per_thread = 10000;
-  /// Random and PCT strategies: number of executions and first seed.
-  std::uint64_t random_executions = 1000;
-  std::uint64_t seed = 1;
-  /// PCT: the depth of the bugs it aims at (depth - 1 priority change points per execution).
-  std::uint32_t pct_depth = 3;
-  /// Preemption- and delay-bounded search: the highest bound to explore.
-  std::uint32_t max_bound = 0xffffffffu;
   /// Optimal DPOR: estimate the number of executions it will run (Statistics::estimate), with
   /// random walks among its executions (they count as executions too); a run cut short says
   /// what fraction it covered. (StrategyKind::kPortfolio shares max_seconds among strategies

@@ -223,16 +223,8 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
     global.emplace(settings.check_global, types);
   }
   ThreadRegistry threads;
-  explorer::StrategyConfig config;
+  explorer::StrategyConfig config = explorer::strategy_config(settings);
   config.record_written_values = global.has_value();
-  config.kind = settings.strategy;
-  config.sleep_sets = settings.sleep_sets;
-  config.search_deadlocks = settings.deadlocks;
-  config.random_executions = settings.random_executions;
-  config.seed = settings.seed;
-  config.pct_depth = settings.pct_depth;
-  config.pct_steps = settings.pct_steps;
-  config.max_bound = settings.max_bound;
   // The estimate (a few percent more executions) where a time limit may cut a run short, or
   // its progress is watched. (Not for --max-executions: those are the search's to run.)
   config.estimate_size =

@@ -40,7 +40,7 @@ void check_options(const ProgramOptions& program, const ExploreSettings& setting
     bad("--thread-model",
         "needs --points=all: the model learns from the values that every shared access reads "
         "and writes");
-  if (settings.deadlocks && !explorer::builds_unfolding(settings.strategy))
+  if (settings.search_deadlocks && !explorer::builds_unfolding(settings.strategy))
     bad("--deadlocks", std::string("searches an unfolding for deadlocks: use it with --strategy "
                                    "contextual or unfolding (") +
                            explorer::strategy_name(settings.strategy) +

@@ -36,7 +36,7 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
       "--no-race-points", [&s](std::int64_t) { s.race_points = false; },
       "With --points=sync, keep the instructions of data races found from becoming scheduling "
       "points (one round of exploration: what a race enables stays unexplored)");
-  cmd.add_flag("--deadlocks", s.deadlocks,
+  cmd.add_flag("--deadlocks", s.search_deadlocks,
                "With --strategy contextual or unfolding: search the unfolding for deadlocks "
                "(mutexes, joins, condition variables, semaphores), also ones no test ran into, "
                "and run a test into each (thesis §6.2, §6.3)");

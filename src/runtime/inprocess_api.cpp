@@ -169,14 +169,7 @@ Result explore(const Options& options, const std::function<void()>& test) {
   refuse_nesting("weft::explore");
   ThreadRegistry threads;
   runtime::Scheduler scheduler(threads);
-  explorer::StrategyConfig config;
-  config.kind = options.strategy;
-  config.sleep_sets = options.sleep_sets;
-  config.search_deadlocks = options.search_deadlocks;
-  config.random_executions = options.random_executions;
-  config.seed = options.seed;
-  config.pct_depth = options.pct_depth;
-  config.max_bound = options.max_bound;
+  explorer::StrategyConfig config = explorer::strategy_config(options);
   config.time_budget = options.max_seconds;
   config.estimate_size = options.estimate_size;
   if (!options.start_from.empty()) {

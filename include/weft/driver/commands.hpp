@@ -19,10 +19,10 @@ enum ExitCode : int {
   kExitIncomplete = 3,  ///< no bug found, but exploration was cut short (bound, time limit...)
 };
 
-struct ExploreSettings {
-  explorer::StrategyKind strategy = explorer::StrategyKind::kOptimalDpor;
-  bool sleep_sets = true;
-  bool deadlocks = false;      ///< --deadlocks: search the unfolding for deadlocks
+/// The strategy and its settings (--strategy, --no-sleep-sets, --deadlocks, --executions,
+/// --seed, --depth, --pct-steps, --bound) are explorer::StrategyChoice's, which the in-process
+/// API shares; the rest are the command line's own.
+struct ExploreSettings : explorer::StrategyChoice {
   std::string dump_unfolding;  ///< --dump-unfolding: write the unfolding here (dot)
   /// --check-global: a predicate over global variables and threads' locations to search the
   /// unfolding's global states for (thesis §6.2)
@@ -37,11 +37,6 @@ struct ExploreSettings {
   /// --weft-memory-limit: weft's own resident memory, in MiB, at which the run ends with its
   /// verdict so far (0: half of the machine's memory).
   std::uint64_t weft_memory_mb = 0;
-  std::uint64_t random_executions = 1000;
-  std::uint64_t seed = 1;
-  std::uint32_t pct_depth = 3;            ///< --depth: PCT's bug depth
-  std::uint64_t pct_steps = 0;            ///< --pct-steps: PCT's k (0: measured)
-  std::uint32_t max_bound = 0xffffffffu;  ///< --bound: the bounded searches' highest bound
   /// Estimate optimal DPOR's size with random walks when a run may be cut short or its progress
   /// is shown (--no-estimate turns it off).
   bool estimate = true;

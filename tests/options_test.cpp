@@ -1,0 +1,47 @@
+// The command line and the in-process API share one definition of the strategy's options
+// (explorer::StrategyChoice): their defaults cannot drift apart. The options each front end
+// keeps itself must agree where they mean the same thing.
+#include <gtest/gtest.h>
+
+#include "weft/driver/commands.hpp"
+#include "weft/runtime/native_protocol.hpp"
+#include "weft/weft.hpp"
+
+namespace weft {
+namespace {
+
+TEST(Options, TheCommandLineAndTheApiHaveTheSameDefaults) {
+  const Options api;
+  const driver::ExploreSettings command_line;
+  EXPECT_EQ(static_cast<const explorer::StrategyChoice&>(api),
+            static_cast<const explorer::StrategyChoice&>(command_line));
+  EXPECT_EQ(api.stop_on_first_bug, !command_line.all_bugs);
+  EXPECT_EQ(api.max_executions, command_line.max_executions);
+  EXPECT_EQ(api.max_seconds, command_line.time_limit);
+  EXPECT_EQ(api.max_steps_per_thread, native::ProgramOptions{}.max_steps_per_thread);
+}
+
+// One conversion makes the strategies' configuration from either front end's choice.
+TEST(Options, AChoiceBecomesTheStrategysConfiguration) {
+  explorer::StrategyChoice choice;
+  choice.strategy = explorer::StrategyKind::kPct;
+  choice.sleep_sets = false;
+  choice.search_deadlocks = true;
+  choice.random_executions = 7;
+  choice.seed = 9;
+  choice.pct_depth = 4;
+  choice.pct_steps = 50;
+  choice.max_bound = 2;
+  const explorer::StrategyConfig config = explorer::strategy_config(choice);
+  EXPECT_EQ(config.kind, explorer::StrategyKind::kPct);
+  EXPECT_FALSE(config.sleep_sets);
+  EXPECT_TRUE(config.search_deadlocks);
+  EXPECT_EQ(config.random_executions, 7u);
+  EXPECT_EQ(config.seed, 9u);
+  EXPECT_EQ(config.pct_depth, 4u);
+  EXPECT_EQ(config.pct_steps, 50u);
+  EXPECT_EQ(config.max_bound, 2u);
+}
+
+}  // namespace
+}  // namespace weft
