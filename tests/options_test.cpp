@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "weft/driver/commands.hpp"
+#include "weft/driver/verdict_text.hpp"
 #include "weft/runtime/native_protocol.hpp"
 #include "weft/weft.hpp"
 
@@ -41,6 +42,37 @@ TEST(Options, AChoiceBecomesTheStrategysConfiguration) {
   EXPECT_EQ(config.pct_depth, 4u);
   EXPECT_EQ(config.pct_steps, 50u);
   EXPECT_EQ(config.max_bound, 2u);
+}
+
+// One text for why a verdict is incomplete serves both front ends: each reason has words, and
+// the front end's own words (its option names) are where it says them.
+TEST(VerdictText, EveryReasonHasWordsAndTheFrontEndsOwnAreUsed) {
+  explorer::ExplorationResult r;
+  r.coverage = "COVERAGE";
+  r.uncovered = "deadlocks";
+  driver::VerdictWords words;
+  words.strategy = "STRATEGY";
+  words.limits = "LIMITS";
+  words.stop_on_first_bug = "FIRST";
+  words.optimal_choice = "OPTIMAL";
+  words.kernel_talk = "KERNEL";
+  for (int k = static_cast<int>(explorer::Incompleteness::kUnsupported);
+       k <= static_cast<int>(explorer::Incompleteness::kLimit); ++k) {
+    const auto why = static_cast<explorer::Incompleteness>(k);
+    if (why == explorer::Incompleteness::kUnsupported) continue;  // the run's own message
+    EXPECT_FALSE(driver::incompleteness_text(why, r, words).empty()) << k;
+  }
+  EXPECT_EQ(driver::incompleteness_text(explorer::Incompleteness::kNone, r, words), "");
+  const auto text = [&](explorer::Incompleteness why) {
+    return driver::incompleteness_text(why, r, words);
+  };
+  EXPECT_EQ(text(explorer::Incompleteness::kLimit), "stopped by LIMITS; COVERAGE");
+  EXPECT_EQ(text(explorer::Incompleteness::kStoppedAtFirstBug), "stopped at the first bug (FIRST)");
+  EXPECT_NE(text(explorer::Incompleteness::kNotExhaustive).find("STRATEGY"), std::string::npos);
+  EXPECT_NE(text(explorer::Incompleteness::kLocalStatesOnly).find("(use OPTIMAL for those)"),
+            std::string::npos);
+  EXPECT_NE(text(explorer::Incompleteness::kKernelCommunication).find("(KERNEL)"),
+            std::string::npos);
 }
 
 }  // namespace

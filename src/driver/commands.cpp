@@ -26,6 +26,7 @@
 #include "weft/driver/report.hpp"
 #include "weft/driver/symbolizer.hpp"
 #include "weft/driver/temporary_directory.hpp"
+#include "weft/driver/verdict_text.hpp"
 #include "weft/explore/exploration.hpp"
 #include "weft/explore/thread_model.hpp"
 #include "weft/explore/verdict.hpp"
@@ -551,99 +552,25 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
 
   // Why the exploration is incomplete, also when bugs were found (with --all-bugs or --stop-on
   // the caller may still ask whether the rest was covered).
-  std::string why;
-  switch (decision.why) {
-    case explorer::Incompleteness::kNone:
-      break;
-    case explorer::Incompleteness::kUnsupported:
-      why = symbols->render(result.unsupported);
-      break;
-    case explorer::Incompleteness::kWithinBounds:
-      why = "every interleaving was explored within the bounds, but " +
-            group_digits(result.stats.bound_reached) + " of " +
-            group_digits(result.stats.executions) +
-            " executions stopped at a bound, so behaviours beyond it are not covered; the first: " +
-            symbols->render(result.first_bound_message);
-      break;
-    case explorer::Incompleteness::kCutShort:
-      why = group_digits(result.stats.bound_reached + result.stats.timeouts) + " of " +
-            group_digits(result.stats.executions) +
-            " executions were cut short; the first: " + symbols->render(result.first_bound_message);
-      break;
-    case explorer::Incompleteness::kFixedInputs:
-      why = std::string(explorer::builds_unfolding(settings.strategy)
-                            ? "every local state of every thread was covered"
-                            : "every interleaving was explored") +
-            ", but the program reads inputs, which were fixed to " +
-            std::to_string(program.options.nondet_value) + " (--nondet) rather than explored";
-      break;
-    case explorer::Incompleteness::kInputGaps:
-      why = "every interleaving of every input path weft could follow was explored, but " +
-            symbols->render(describe_input_gaps(result.stats.inputs));
-      break;
-    case explorer::Incompleteness::kUnrestoredState:
-      why =
-          "every interleaving was explored, but the program changed process state that weft "
-          "does not restore between executions (" +
-          unrestored_text +
-          "), so later executions may have started from it; run with --fresh-process";
-      break;
-    case explorer::Incompleteness::kKernelCommunication:
-      why =
-          "every interleaving of the threads' visible operations was explored, but the "
-          "threads talked through the kernel (" +
-          listed(kernel_talk, 3) +
-          "), whose messages weft does not see, so the orders in which they could arrive were "
-          "not explored";
-      break;
-    case explorer::Incompleteness::kUnseenLibrary:
-      why =
-          "every interleaving of the synchronisation weft sees was explored, but the program "
-          "uses " +
-          listed(unseen_libraries, 3) +
-          ", which weft did not compile and which can synchronise threads with its own atomic "
-          "instructions: what it orders, weft does not see (build it with weft-cc, "
-          "docs/process-state.md)";
-      break;
-    case explorer::Incompleteness::kSignalHandler:
-      why =
-          "every interleaving was explored, but weft tried only some of the places where the "
-          "kernel could run a signal's handler (" +
-          listed(signal_handlers, 3) +
-          "): in a thread other than the sender it runs at the end of that thread's step, not "
-          "at later points, and never inside a wait weft does not interrupt (block the signal "
-          "in the threads that should not take it, or wait for it with sigwait)";
-      break;
-    case explorer::Incompleteness::kStrategyGaps:
-      why = "the " + std::string(explorer::strategy_name(settings.strategy)) +
-            " strategy did not cover all it set out to: " + result.strategy_gaps;
-      break;
-    case explorer::Incompleteness::kNotExhaustive:
-      why = "the " + std::string(explorer::strategy_name(settings.strategy)) +
-            " strategy does not explore exhaustively";
-      if (!result.coverage.empty()) why += "; " + result.coverage;
-      break;
-    case explorer::Incompleteness::kLocalStatesOnly:
-      why =
-          "every reachable local state of every thread was covered, so every assertion "
-          "failure and crash; not " +
-          std::string(result.uncovered) + " (use --strategy optimal for those)";
-      break;
-    case explorer::Incompleteness::kStoppedAtFirstBug:
-      why = "stopped at the first bug (--all-bugs explores on)";
-      break;
-    case explorer::Incompleteness::kStoppedAtChosenBug:
-      why = "stopped at the first bug that --stop-on names";
-      break;
-    case explorer::Incompleteness::kLimit:
-      why = result.out_of_memory ? "stopped when weft's own memory reached --weft-memory-limit (" +
-                                       group_digits(limits.max_memory_bytes >> 20) + " MiB)"
-                                 : "stopped by --max-executions or --time-limit";
-      if (result.stopped_mid_execution)
-        why += " (an execution still running at the time limit was stopped)";
-      if (!result.coverage.empty()) why += "; " + result.coverage;
-      break;
-  }
+  VerdictWords words;
+  words.strategy = explorer::strategy_name(settings.strategy);
+  words.unfolding = explorer::builds_unfolding(settings.strategy);
+  words.unsupported = symbols->render(result.unsupported);
+  words.first_bound = symbols->render(result.first_bound_message);
+  words.fixed_inputs = std::to_string(program.options.nondet_value) + " (--nondet)";
+  words.input_gaps = symbols->render(describe_input_gaps(result.stats.inputs));
+  words.unrestored = unrestored_text;
+  words.restore_hint = "run with --fresh-process";
+  words.kernel_talk = listed(kernel_talk, 3);
+  words.unseen_libraries = listed(unseen_libraries, 3);
+  words.signal_handlers = listed(signal_handlers, 3);
+  words.stop_on_first_bug = "--all-bugs explores on";
+  words.chosen_bug = "the first bug that --stop-on names";
+  words.limits = "--max-executions or --time-limit";
+  words.memory_limit =
+      "--weft-memory-limit (" + group_digits(limits.max_memory_bytes >> 20) + " MiB)";
+  words.optimal_choice = "--strategy optimal";
+  const std::string why = incompleteness_text(decision.why, result, words);
   // "off" (not asked for, or not applicable), "on", "check", or why it stopped computing.
   std::string thread_model_state = "off";
   if (modelled)

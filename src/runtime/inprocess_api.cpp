@@ -3,6 +3,7 @@
 #include <string>
 
 #include "weft/driver/report.hpp"
+#include "weft/driver/verdict_text.hpp"
 #include "weft/trace/wire.hpp"
 #include "weft/weft.hpp"
 
@@ -94,54 +95,25 @@ Bug make_bug(const explorer::FoundBug& found, const ThreadRegistry& threads, boo
 // options instead of Options' fields).
 std::string describe(Incompleteness why, const explorer::ExplorationResult& r,
                      const Options& options) {
-  switch (why) {
-    case Incompleteness::kNone:
-      return "";
-    case Incompleteness::kUnsupported:
-      return r.unsupported;
-    case Incompleteness::kWithinBounds:
-      return "every interleaving was explored within the bounds, but " +
-             std::to_string(r.stats.bound_reached) +
-             " executions stopped at a bound; the first: " + r.first_bound_message;
-    case Incompleteness::kCutShort:
-      return std::to_string(r.stats.bound_reached + r.stats.timeouts) +
-             " executions were cut short; the first: " + r.first_bound_message;
-    case Incompleteness::kFixedInputs:
-      return "the test reads inputs, which were fixed rather than explored";
-    case Incompleteness::kInputGaps:
-      return "input paths left unexplored: " + driver::describe_input_gaps(r.stats.inputs);
-    case Incompleteness::kUnrestoredState:
-      return "process state changed that is not restored between executions";
-    case Incompleteness::kKernelCommunication:
-      return "threads talked through the kernel, which weft does not see";
-    case Incompleteness::kUnseenLibrary:
-      return "a library weft did not compile may synchronise threads unseen";
-    case Incompleteness::kSignalHandler:
-      return "a signal's handler ran in another thread at one point only";
-    case Incompleteness::kStrategyGaps:
-      return r.strategy_gaps;
-    case Incompleteness::kNotExhaustive:
-      return std::string(explorer::strategy_name(options.strategy)) +
-             " scheduling does not cover every behaviour" +
-             (r.coverage.empty() ? "" : "; " + r.coverage);
-    case Incompleteness::kLocalStatesOnly:
-      return std::string(
-                 "every reachable local state of every thread was covered, so every "
-                 "assertion failure and crash, but not ") +
-             r.uncovered;
-    case Incompleteness::kStoppedAtFirstBug:
-      return "stopped at the first bug (Options::stop_on_first_bug)";
-    case Incompleteness::kStoppedAtChosenBug:
-      return "stopped at a chosen bug";
-    case Incompleteness::kLimit: {
-      char limits[96];
-      std::snprintf(limits, sizeof limits, " (%llu executions, %g s; 0: none)",
-                    static_cast<unsigned long long>(options.max_executions), options.max_seconds);
-      return std::string("stopped by Options::max_executions or max_seconds") + limits +
-             (r.coverage.empty() ? "" : "; " + r.coverage);
-    }
-  }
-  return "";
+  driver::VerdictWords words;
+  words.strategy = explorer::strategy_name(options.strategy);
+  words.unfolding = explorer::builds_unfolding(options.strategy);
+  words.unsupported = r.unsupported;
+  words.first_bound = r.first_bound_message;
+  words.fixed_inputs = "one value";
+  words.input_gaps = driver::describe_input_gaps(r.stats.inputs);
+  for (const std::string& what : r.unrestored_state)
+    words.unrestored += (words.unrestored.empty() ? "" : ", ") + what;
+  words.stop_on_first_bug = "Options::stop_on_first_bug";
+  words.chosen_bug = "a chosen bug";
+  char limits[128];
+  std::snprintf(limits, sizeof limits,
+                "Options::max_executions or max_seconds (%llu executions, %g s; 0: none)",
+                static_cast<unsigned long long>(options.max_executions), options.max_seconds);
+  words.limits = limits;
+  words.memory_limit = "its limit";
+  words.optimal_choice = "StrategyKind::kOptimalDpor";
+  return driver::incompleteness_text(why, r, words);
 }
 
 }  // namespace
