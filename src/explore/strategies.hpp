@@ -13,6 +13,7 @@ std::unique_ptr<Strategy> make_dpor(const StrategyConfig& config, ReadPolicy pol
 std::unique_ptr<Strategy> make_optimal_dpor(const StrategyConfig& config);
 std::unique_ptr<Strategy> make_random(const StrategyConfig& config);
 std::unique_ptr<Strategy> make_pct(const StrategyConfig& config);
+std::unique_ptr<Strategy> make_partial_order_sampling(const StrategyConfig& config);
 std::unique_ptr<Strategy> make_preemption_bounded(const StrategyConfig& config);
 std::unique_ptr<Strategy> make_delay_bounded(const StrategyConfig& config);
 std::unique_ptr<Strategy> make_portfolio(const StrategyConfig& config);

@@ -9,7 +9,7 @@ namespace weft::explorer {
 namespace {
 
 // The one table of strategies (the default first).
-const std::array<StrategyInfo, 12> kStrategies = {{
+const std::array<StrategyInfo, 13> kStrategies = {{
     {StrategyKind::kOptimalDpor, "optimal",
      "optimal DPOR: source sets and wakeup trees, one execution per Mazurkiewicz trace",
      ReadPolicy::kReadsCommute, make_optimal_dpor},
@@ -35,6 +35,10 @@ const std::array<StrategyInfo, 12> kStrategies = {{
      "probabilistic concurrency testing: random thread priorities changed at --depth - 1 random "
      "steps; finds a bug of that depth with a known probability per execution, not exhaustive",
      ReadPolicy::kReadsCommute, make_pct},
+    {StrategyKind::kPartialOrderSampling, "pos",
+     "partial order sampling (Yuan et al., CAV 2018): random priorities per event, redrawn for "
+     "the events that race with the one that ran; --executions samples, not exhaustive",
+     ReadPolicy::kReadsCommute, make_partial_order_sampling},
     {StrategyKind::kPreemptionBound, "preemption-bound",
      "every schedule with at most 0, 1, 2, ... preemptions (up to --bound), each bound "
      "completely before the next; no sleep sets",

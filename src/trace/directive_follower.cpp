@@ -40,8 +40,13 @@ std::uint64_t splitmix(std::uint64_t& state) {
 
 }  // namespace
 
+std::uint64_t DirectiveFollower::splitmix_next() {
+  return splitmix(rng_);
+}
+
 void DirectiveFollower::start_step(std::size_t step, const Event* previous) {
   if (d_.policy == SchedulePolicy::kSleepSetWalk && previous) count_locks_held(*previous);
+  if (d_.policy == SchedulePolicy::kPartialOrderSampling && previous) previous_ = *previous;
   // The previous event wakes the sleepers it depends on. (In the scheduler it has run on to its
   // thread's next operation by now: an atomic section's footprint is known only when it ended.)
   if (step > d_.sleep_from && !sleep_.empty() && previous)
@@ -72,6 +77,8 @@ ThreadId DirectiveFollower::choose(std::size_t step, const ThreadSet& enabled, T
   if (candidates.empty()) return kNoThread;
   if (d_.policy == SchedulePolicy::kPriority) return highest_priority(step, candidates);
   if (d_.policy == SchedulePolicy::kSleepSetWalk) return walk_step(candidates, pending);
+  if (d_.policy == SchedulePolicy::kPartialOrderSampling)
+    return partial_order_sample(candidates, pending);
   if (d_.policy == SchedulePolicy::kRandom) {
     auto k = splitmix(rng_) % candidates.size();
     ThreadId chosen = candidates.first();
@@ -141,6 +148,34 @@ ThreadId DirectiveFollower::walk_step(const ThreadSet& candidates, PendingOperat
   for (std::size_t i = 0; i < j; ++i)
     sleep_.push_back({ids[i], pending.at(pending.context, ids[i])});
   return ids[j];
+}
+
+ThreadId DirectiveFollower::partial_order_sample(const ThreadSet& candidates,
+                                                 PendingOperations pending) {
+  // POS (Yuan et al. §4): a priority belongs to an event, not to a thread. The event the last
+  // step's thread does next is a new one; an enabled event that races with the last one is
+  // redrawn too, so that the order of two racing events is a fresh coin each time, whatever
+  // independent events ran before (which uniform random scheduling would count against it).
+  const auto redraw = [this](ThreadId id) {
+    if (id >= priority_.size()) priority_.resize(id + 1, 0);
+    priority_[id] = draw_priority();
+  };
+  if (previous_) {
+    redraw(previous_->thread);
+    if (pending.at)
+      for (ThreadId id = candidates.first(); id != kNoThread; id = candidates.next_from(id + 1))
+        if (id != previous_->thread &&
+            dependent(*previous_, Event{id, pending.at(pending.context, id)}, d_.read_policy))
+          redraw(id);
+    previous_.reset();
+  }
+  ThreadId best = kNoThread;
+  for (ThreadId id = candidates.first(); id != kNoThread; id = candidates.next_from(id + 1)) {
+    if (id >= priority_.size()) priority_.resize(id + 1, 0);
+    if (priority_[id] == 0) priority_[id] = draw_priority();
+    if (best == kNoThread || priority_[id] > priority_[best]) best = id;
+  }
+  return best;
 }
 
 ThreadId DirectiveFollower::highest_priority(std::size_t step, const ThreadSet& candidates) {

@@ -88,6 +88,9 @@ enum class StrategyKind {
   kUnfolding,
   /// Contextual unfolding testing (thesis ch. 5): every reachable local state of every thread.
   kContextualUnfolding,
+  /// Partial order sampling (Yuan, Yang, Gu, CAV 2018): random priorities per event, redrawn for
+  /// the events that race with the one that ran.
+  kPartialOrderSampling,
 };
 
 /// Whether the strategy builds an unfolding (so --deadlocks and --dump-unfolding apply).

@@ -29,10 +29,16 @@ enum class SchedulePolicy : std::uint8_t {
   /// search explores first would. The trace records the walk's weight
   /// (Trace::walk_log2_weight).
   kSleepSetWalk,
+  /// Partial order sampling (Yuan, Yang, Gu, CAV 2018): each thread's pending event has a
+  /// random priority from `seed`, and the enabled one of highest priority runs; then the next
+  /// event of its thread, and every enabled event that races with (is dependent on) the one
+  /// that ran, get fresh priorities. Unlike uniform random scheduling, every partial order is
+  /// sampled with a probability that does not shrink with the events independent of it.
+  kPartialOrderSampling,
 };
 /// The largest SchedulePolicy, for checking a decoded one.
 inline constexpr unsigned kLastSchedulePolicy =
-    static_cast<unsigned>(SchedulePolicy::kSleepSetWalk);
+    static_cast<unsigned>(SchedulePolicy::kPartialOrderSampling);
 
 /// For SchedulePolicy::kSleepSetWalk's guesses: a memory access or mutex operation as its
 /// object and whether it only reads (object << 1 | writes); nullopt for other operations.

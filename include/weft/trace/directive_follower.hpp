@@ -50,6 +50,12 @@ class DirectiveFollower {
   /// is first a candidate), lowered if `step` is a change point.
   ThreadId highest_priority(std::size_t step, const ThreadSet& candidates);
 
+  /// kPartialOrderSampling: the candidate of highest priority, after fresh priorities for the
+  /// events the previous step made pending or raced with.
+  ThreadId partial_order_sample(const ThreadSet& candidates, PendingOperations pending);
+  std::uint64_t draw_priority() { return splitmix_next() | 1; }
+  std::uint64_t splitmix_next();
+
   /// kSleepSetWalk: the step's thread, its weight and the siblings it puts to sleep.
   ThreadId walk_step(const ThreadSet& candidates, PendingOperations pending);
   void count_locks_held(const Event& e);
@@ -58,7 +64,8 @@ class DirectiveFollower {
   std::vector<SleepEntry> sleep_;
   std::uint64_t rng_;
   bool following_ = true;
-  std::vector<std::uint64_t> priority_;    ///< kPriority: by thread; 0 = not drawn yet
+  std::vector<std::uint64_t> priority_;    ///< kPriority, kPartialOrderSampling: by thread
+  std::optional<Event> previous_;          ///< kPartialOrderSampling: the step before
   double walk_log2_weight_ = 0;            ///< kSleepSetWalk
   std::vector<ThreadId> walk_candidates_;  ///< kSleepSetWalk, reused by each step
   std::vector<double> walk_guesses_;       ///< kSleepSetWalk, reused by each step
