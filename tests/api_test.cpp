@@ -32,7 +32,7 @@ TEST(Strategies, EveryKindHasOneRowWithItsOwnName) {
     config.kind = s.kind;
     EXPECT_NE(explorer::make_strategy(config), nullptr) << s.name;
   }
-  EXPECT_EQ(kinds.size(), static_cast<std::size_t>(StrategyKind::kContextualUnfolding) + 1);
+  EXPECT_EQ(kinds.size(), static_cast<std::size_t>(explorer::kLastStrategyKind) + 1);
   EXPECT_EQ(explorer::strategies().front().kind, Options{}.strategy);  // the default first
   EXPECT_FALSE(explorer::parse_strategy("unfolding-but-not-yet").has_value());
 }

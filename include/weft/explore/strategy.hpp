@@ -92,6 +92,8 @@ enum class StrategyKind {
   /// the events that race with the one that ran.
   kPartialOrderSampling,
 };
+/// The last StrategyKind: every kind up to it has a row in the table (tests/api_test.cpp).
+inline constexpr StrategyKind kLastStrategyKind = StrategyKind::kPartialOrderSampling;
 
 /// Whether the strategy builds an unfolding (so --deadlocks and --dump-unfolding apply).
 inline bool builds_unfolding(StrategyKind kind) {
