@@ -40,10 +40,6 @@ std::uint64_t splitmix(std::uint64_t& state) {
 
 }  // namespace
 
-std::uint64_t DirectiveFollower::splitmix_next() {
-  return splitmix(rng_);
-}
-
 void DirectiveFollower::start_step(std::size_t step, const Event* previous) {
   if (d_.policy == SchedulePolicy::kSleepSetWalk && previous) count_locks_held(*previous);
   if (d_.policy == SchedulePolicy::kPartialOrderSampling && previous) previous_ = *previous;
@@ -158,7 +154,7 @@ ThreadId DirectiveFollower::partial_order_sample(const ThreadSet& candidates,
   // independent events ran before (which uniform random scheduling would count against it).
   const auto redraw = [this](ThreadId id) {
     if (id >= priority_.size()) priority_.resize(id + 1, 0);
-    priority_[id] = draw_priority();
+    priority_[id] = 0;  // drawn anew by top_priority
   };
   if (previous_) {
     redraw(previous_->thread);
@@ -169,17 +165,11 @@ ThreadId DirectiveFollower::partial_order_sample(const ThreadSet& candidates,
           redraw(id);
     previous_.reset();
   }
-  ThreadId best = kNoThread;
-  for (ThreadId id = candidates.first(); id != kNoThread; id = candidates.next_from(id + 1)) {
-    if (id >= priority_.size()) priority_.resize(id + 1, 0);
-    if (priority_[id] == 0) priority_[id] = draw_priority();
-    if (best == kNoThread || priority_[id] > priority_[best]) best = id;
-  }
-  return best;
+  return top_priority(candidates);
 }
 
-ThreadId DirectiveFollower::highest_priority(std::size_t step, const ThreadSet& candidates) {
-  // Initial priorities have the top bit set, so that every lowered one (the change point's
+ThreadId DirectiveFollower::top_priority(const ThreadSet& candidates) {
+  // Drawn priorities have the top bit set, so that every one PCT lowers (to the change point's
   // number, from 1) is below them all, as PCT's d-1 lowest priorities are (Burckhardt et al.
   // §3). Ties, which are unlikely, go to the lower thread id.
   ThreadId best = kNoThread;
@@ -188,6 +178,11 @@ ThreadId DirectiveFollower::highest_priority(std::size_t step, const ThreadSet& 
     if (priority_[id] == 0) priority_[id] = splitmix(rng_) | (std::uint64_t{1} << 63);
     if (best == kNoThread || priority_[id] > priority_[best]) best = id;
   }
+  return best;
+}
+
+ThreadId DirectiveFollower::highest_priority(std::size_t step, const ThreadSet& candidates) {
+  const ThreadId best = top_priority(candidates);
   const auto& changes = d_.priority_changes;
   // The i-th change point drawn lowers to priority i, whatever its step: the order in which
   // the lowered threads rank is random (Burckhardt et al. §3). d-1 is small: a scan will do.

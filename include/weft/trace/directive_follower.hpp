@@ -53,8 +53,8 @@ class DirectiveFollower {
   /// kPartialOrderSampling: the candidate of highest priority, after fresh priorities for the
   /// events the previous step made pending or raced with.
   ThreadId partial_order_sample(const ThreadSet& candidates, PendingOperations pending);
-  std::uint64_t draw_priority() { return splitmix_next() | 1; }
-  std::uint64_t splitmix_next();
+  /// The candidate of highest priority, drawing the priorities not drawn yet (0).
+  ThreadId top_priority(const ThreadSet& candidates);
 
   /// kSleepSetWalk: the step's thread, its weight and the siblings it puts to sleep.
   ThreadId walk_step(const ThreadSet& candidates, PendingOperations pending);
