@@ -93,6 +93,17 @@ TEST(OutsideCode, ASignalInterruptsASleep) {
   EXPECT_NE(first_bug_message(r).find("slept == 0"), std::string::npos) << r.out;
 }
 
+// Without a handler of the program's, sleeps are independent: one execution. With one, each is
+// a look for signals, and their orders are explored.
+TEST(OutsideCode, SleepsAreLooksForSignalsOnlyOnceTheProgramHasAHandler) {
+  const CliRun plain = check("sleeps_and_handlers.c");
+  EXPECT_EQ(plain.exit_code, 0) << plain.out << plain.err;
+  EXPECT_EQ(stat(plain, "executions"), 1u) << plain.out;
+  const CliRun handled = check("sleeps_and_handlers.c", "-- -DHANDLER");
+  EXPECT_EQ(handled.exit_code, 0) << handled.out << handled.err;
+  EXPECT_GT(stat(handled, "executions"), 1u) << handled.out;
+}
+
 // Only main may take the signal, and it waits in sem_wait, which the kernel would interrupt to
 // run the handler (which posts the semaphore): not modelled, so the run stops saying so rather
 // than calling it a deadlock.

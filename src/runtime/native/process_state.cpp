@@ -194,7 +194,10 @@ mode_t umask(mode_t mask) __THROW {
 
 int sigaction(int sig, const struct sigaction* action, struct sigaction* old) __THROW {
   if (action) note_signal(sig);
-  if (action && action->sa_handler != SIG_DFL && action->sa_handler != SIG_IGN)
+  // A handler of the program's (weft's own crash handler, installed through here too, is not).
+  const bool weft_own = action && (action->sa_flags & SA_SIGINFO) && g_hidden_handler &&
+                        action->sa_sigaction == g_hidden_handler;
+  if (action && action->sa_handler != SIG_DFL && action->sa_handler != SIG_IGN && !weft_own)
     weft::runtime::native::note_signal_handler_installed();
   const int r = WEFT_REAL(sigaction, sig, action, old);
   if (r == 0) hide(old);
