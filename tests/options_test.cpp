@@ -1,5 +1,5 @@
-// The command line and the in-process API share one definition of the strategy's options
-// (explorer::StrategyChoice): their defaults cannot drift apart. The options each front end
+// The command line and the in-process API share one definition of the exploration's options
+// (explorer::ExploreOptions): their defaults cannot drift apart. The options each front end
 // keeps itself must agree where they mean the same thing.
 #include <gtest/gtest.h>
 
@@ -14,17 +14,24 @@ namespace {
 TEST(Options, TheCommandLineAndTheApiHaveTheSameDefaults) {
   const Options api;
   const driver::ExploreSettings command_line;
-  EXPECT_EQ(static_cast<const explorer::StrategyChoice&>(api),
-            static_cast<const explorer::StrategyChoice&>(command_line));
-  EXPECT_EQ(api.stop_on_first_bug, !command_line.all_bugs);
-  EXPECT_EQ(api.max_executions, command_line.max_executions);
-  EXPECT_EQ(api.max_seconds, command_line.time_limit);
+  EXPECT_EQ(static_cast<const explorer::ExploreOptions&>(api),
+            static_cast<const explorer::ExploreOptions&>(command_line));
+  // The bound each front end hands to its runner: the API's own, the protocol's for programs.
   EXPECT_EQ(api.max_steps_per_thread, native::ProgramOptions{}.max_steps_per_thread);
+  EXPECT_EQ(api.max_steps_per_thread, runtime::RunLimits{}.max_steps_per_thread);
+  // What the options leave at its default is the loop's and the strategies' own default.
+  const explorer::ExploreOptions defaults;
+  const explorer::ExplorationLimits limits;
+  EXPECT_EQ(explorer::exploration_limits(defaults).count_traces, limits.count_traces);
+  EXPECT_EQ(explorer::exploration_limits(defaults).stop_on_first_bug, limits.stop_on_first_bug);
+  EXPECT_EQ(explorer::strategy_config(defaults).kind, explorer::StrategyConfig{}.kind);
+  EXPECT_EQ(explorer::strategy_config(defaults).estimate_size,
+            explorer::StrategyConfig{}.estimate_size);
 }
 
 // One conversion makes the strategies' configuration from either front end's choice.
-TEST(Options, AChoiceBecomesTheStrategysConfiguration) {
-  explorer::StrategyChoice choice;
+TEST(Options, AChoiceBecomesTheStrategysConfigurationAndTheLoopsLimits) {
+  explorer::ExploreOptions choice;
   choice.strategy = explorer::StrategyKind::kPct;
   choice.sleep_sets = false;
   choice.search_deadlocks = true;
@@ -33,6 +40,11 @@ TEST(Options, AChoiceBecomesTheStrategysConfiguration) {
   choice.pct_depth = 4;
   choice.pct_steps = 50;
   choice.max_bound = 2;
+  choice.max_seconds = 3.5;
+  choice.estimate_size = true;
+  choice.stop_on_first_bug = false;
+  choice.max_executions = 11;
+  choice.count_traces = true;
   const explorer::StrategyConfig config = explorer::strategy_config(choice);
   EXPECT_EQ(config.kind, explorer::StrategyKind::kPct);
   EXPECT_FALSE(config.sleep_sets);
@@ -42,6 +54,13 @@ TEST(Options, AChoiceBecomesTheStrategysConfiguration) {
   EXPECT_EQ(config.pct_depth, 4u);
   EXPECT_EQ(config.pct_steps, 50u);
   EXPECT_EQ(config.max_bound, 2u);
+  EXPECT_EQ(config.time_budget, 3.5);
+  EXPECT_TRUE(config.estimate_size);
+  const explorer::ExplorationLimits limits = explorer::exploration_limits(choice);
+  EXPECT_FALSE(limits.stop_on_first_bug);
+  EXPECT_EQ(limits.max_executions, 11u);
+  EXPECT_EQ(limits.max_seconds, 3.5);
+  EXPECT_TRUE(limits.count_traces);
 }
 
 // One text for why a verdict is incomplete serves both front ends: each reason has words, and

@@ -108,6 +108,7 @@ TEST(SizeEstimate, OneSequentialThreadIsOneExecutionForEveryWalk) {
 TEST(SizeEstimate, AnEstimatingSearchExploresAsItWouldAloneAndCountsItsWalks) {
   weft::Options o;
   o.estimate_size = true;
+  o.count_traces = true;
   const weft::Result r = weft::explore(o, critical_sections(3, 3));
   EXPECT_EQ(r.verdict, weft::Verdict::kNoBugFound);
   ASSERT_TRUE(r.stats.estimate.has_value());
@@ -151,6 +152,7 @@ TEST(Portfolio, AProgramOptimalDporFinishesInTimeIsExploredCompletely) {
   weft::Options o;
   o.strategy = weft::StrategyKind::kPortfolio;
   o.max_seconds = 600;
+  o.count_traces = true;
   const weft::Result r = weft::explore(o, critical_sections(3, 2));
   EXPECT_EQ(r.verdict, weft::Verdict::kNoBugFound) << r.incomplete_reason;
   EXPECT_EQ(r.stats.traces, 90u);

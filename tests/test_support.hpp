@@ -12,6 +12,7 @@ inline Options with(StrategyKind kind, bool sleep_sets = true) {
   o.strategy = kind;
   o.sleep_sets = sleep_sets;
   o.stop_on_first_bug = false;
+  o.count_traces = true;  // the tests check a strategy's reduction against the traces
   return o;
 }
 

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "weft/explore/exploration.hpp"
+#include "weft/explore/options.hpp"
 #include "weft/explore/strategy.hpp"
 #include "weft/explore/verdict.hpp"
 #include "weft/runtime/scheduler.hpp"
@@ -59,27 +60,18 @@ using explorer::Verdict;
 /// Why a verdict is incomplete, as a code (explorer/verdict.hpp).
 using explorer::Incompleteness;
 
-/// The strategy and its settings (strategy, sleep_sets, search_deadlocks, random_executions,
-/// seed, pct_depth, pct_steps, max_bound) are explorer::StrategyChoice's, which the command line
-/// shares; the rest are the API's own.
-struct Options : explorer::StrategyChoice {
-  /// Stop at the first bug (default) or keep exploring and collect every distinct bug.
-  bool stop_on_first_bug = true;
-  std::uint64_t max_executions = 0;  ///< 0: unlimited
-  double max_seconds = 0;            ///< 0: unlimited
+/// The strategy and its settings, the limits and what to count (strategy, sleep_sets,
+/// search_deadlocks, random_executions, seed, pct_depth, pct_steps, max_bound, stop_on_first_bug,
+/// max_executions, max_seconds, count_traces, estimate_size) are explorer::ExploreOptions', which
+/// the command line shares; the rest are the API's own. (StrategyKind::kPortfolio shares
+/// max_seconds among strategies when the estimate says optimal DPOR will not finish in them.)
+struct Options : explorer::ExploreOptions {
   /// Per-thread bound on visible operations (thesis §3.4), and on inputs read; a thread that
   /// reaches it stops there while the others run on, and the execution ends with "bound
   /// reached" (not a bug; the verdict becomes incomplete).
-  std::uint32_t max_steps_per_thread = 10000;
-  /// Optimal DPOR: estimate the number of executions it will run (Statistics::estimate), with
-  /// random walks among its executions (they count as executions too); a run cut short says
-  /// what fraction it covered. (StrategyKind::kPortfolio shares max_seconds among strategies
-  /// when the estimate says optimal DPOR will not finish in them.)
-  bool estimate_size = false;
+  std::uint32_t max_steps_per_thread = kDefaultMaxStepsPerThread;
   /// A schedule (as in a bug report) that the first execution follows.
   std::string start_from;
-  /// Count distinct Mazurkiewicz traces (a hash per complete execution).
-  bool count_traces = true;
 };
 
 struct Bug {

@@ -224,18 +224,19 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
     global.emplace(settings.check_global, types);
   }
   ThreadRegistry threads;
-  explorer::StrategyConfig config = explorer::strategy_config(settings);
-  config.record_written_values = global.has_value();
   // The estimate (a few percent more executions) where a time limit may cut a run short, or
   // its progress is watched. (Not for --max-executions: those are the search's to run.)
-  config.estimate_size =
-      settings.estimate && (settings.time_limit > 0 || (!settings.quiet && isatty(2)));
+  explorer::ExploreOptions options = settings;
+  options.estimate_size =
+      settings.estimate_when_useful && (settings.max_seconds > 0 || (!settings.quiet && isatty(2)));
+  options.stop_on_first_bug = settings.stop_on_first_bug && settings.stop_on.empty();
+  explorer::StrategyConfig config = explorer::strategy_config(options);
+  config.record_written_values = global.has_value();
   std::unique_ptr<explorer::Strategy> strategy;
 
   std::unique_ptr<ForkServer> server;
   std::optional<Symbolizer> symbols;
-  explorer::ExplorationLimits limits;
-  limits.stop_on_first_bug = !settings.all_bugs && settings.stop_on.empty();
+  explorer::ExplorationLimits limits = explorer::exploration_limits(options);
   // --stop-on matches the bug's kind and its message as the user reads it, memory named (a race
   // names its variable, which the raw message holds as an address mark) but without the places
   // in the code, whose file names would match too.
@@ -246,14 +247,11 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
                  std::string::npos ||
              std::string(outcome_name(bug.outcome)).find(settings.stop_on) != std::string::npos;
     };
-  limits.max_executions = settings.max_executions;
-  limits.count_traces = settings.count_traces;
-  limits.max_seconds = settings.time_limit;
   limits.max_memory_bytes =
       settings.weft_memory_mb > 0
           ? settings.weft_memory_mb << 20
           : static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE) / 2;
-  Progress progress(!settings.quiet, settings.time_limit);
+  Progress progress(!settings.quiet, settings.max_seconds);
 
   // Race-directed scheduling points: with --points=sync, a run that goes on past a data race
   // starts over with the race's two instructions as scheduling points, so that what the race

@@ -34,7 +34,7 @@ void check_options(const ProgramOptions& program, const ExploreSettings& setting
   check_count("--max-steps", program.max_steps_per_thread, kMaxStepsBound);
   check_count("--max-threads", program.max_threads, kMaxThreadsBound);
   check_seconds("--execution-timeout", program.execution_seconds);
-  check_seconds("--time-limit", settings.time_limit);
+  check_seconds("--time-limit", settings.max_seconds);
   // The model is on by default where it applies; asked for where it cannot, it would do nothing.
   if (settings.thread_model_given && settings.thread_model != "off" && program.points != "all")
     bad("--thread-model",

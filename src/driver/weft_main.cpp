@@ -28,7 +28,9 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
                  "checked for data races) or all (every shared access)")
       ->check(CLI::IsMember({"sync", "all"}))
       ->capture_default_str();
-  cmd.add_flag("--all-bugs", s.all_bugs, "Keep exploring after the first bug");
+  cmd.add_flag(
+      "--all-bugs", [&s](std::int64_t) { s.stop_on_first_bug = false; },
+      "Keep exploring after the first bug");
   cmd.add_option("--stop-on", s.stop_on,
                  "Keep exploring past other bugs, and stop at the first whose kind or message "
                  "contains this text (e.g. \"reach_error\" or \"data race\")");
@@ -65,7 +67,7 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
                  "Executions of the random and pct strategies, walks of estimate")
       ->capture_default_str();
   cmd.add_flag(
-      "--no-estimate", [&s](std::int64_t) { s.estimate = false; },
+      "--no-estimate", [&s](std::int64_t) { s.estimate_when_useful = false; },
       "Do not estimate optimal DPOR's size (random walks, about 5% of the executions, made when "
       "--time-limit may cut the run short or the progress line is shown)");
   cmd.add_option("--seed", s.seed, "Seed of the random and pct strategies")->capture_default_str();
@@ -88,7 +90,7 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
   cmd.add_option("--max-executions", s.max_executions,
                  "Stop after this many executions (0: no limit)")
       ->capture_default_str();
-  cmd.add_option("--time-limit", s.time_limit, "Stop after this many seconds (0: no limit)")
+  cmd.add_option("--time-limit", s.max_seconds, "Stop after this many seconds (0: no limit)")
       ->capture_default_str();
   cmd.add_option("--weft-memory-limit", s.weft_memory_mb,
                  "weft's own resident memory, in MiB, at which the run stops with its verdict so "
@@ -276,7 +278,7 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (strategy.empty()) strategy = settings.time_limit > 0 ? "portfolio" : "optimal";
+    if (strategy.empty()) strategy = settings.max_seconds > 0 ? "portfolio" : "optimal";
     const auto kind = weft::explorer::parse_strategy(strategy);
     if (!kind) {
       std::fprintf(stderr, "weft: unknown strategy '%s' (--strategy takes one of: %s)\n",

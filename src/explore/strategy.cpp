@@ -82,19 +82,6 @@ std::unique_ptr<Strategy> make_strategy(const StrategyConfig& config) {
   return strategy;
 }
 
-StrategyConfig strategy_config(const StrategyChoice& choice) {
-  StrategyConfig config;
-  config.kind = choice.strategy;
-  config.sleep_sets = choice.sleep_sets;
-  config.search_deadlocks = choice.search_deadlocks;
-  config.random_executions = choice.random_executions;
-  config.seed = choice.seed;
-  config.pct_depth = choice.pct_depth;
-  config.pct_steps = choice.pct_steps;
-  config.max_bound = choice.max_bound;
-  return config;
-}
-
 const char* strategy_name(StrategyKind kind) {
   return strategy_info(kind).name;
 }

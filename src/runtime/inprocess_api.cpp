@@ -142,8 +142,6 @@ Result explore(const Options& options, const std::function<void()>& test) {
   ThreadRegistry threads;
   runtime::Scheduler scheduler(threads);
   explorer::StrategyConfig config = explorer::strategy_config(options);
-  config.time_budget = options.max_seconds;
-  config.estimate_size = options.estimate_size;
   if (!options.start_from.empty()) {
     try {
       config.initial_prefix = decode_schedule(options.start_from, threads);
@@ -152,11 +150,7 @@ Result explore(const Options& options, const std::function<void()>& test) {
     }
   }
   auto strategy = explorer::make_strategy(config);
-  explorer::ExplorationLimits limits;
-  limits.stop_on_first_bug = options.stop_on_first_bug;
-  limits.max_executions = options.max_executions;
-  limits.max_seconds = options.max_seconds;
-  limits.count_traces = options.count_traces;
+  const explorer::ExplorationLimits limits = explorer::exploration_limits(options);
   runtime::RunLimits run_limits;
   run_limits.max_steps_per_thread = options.max_steps_per_thread;
 

@@ -7,7 +7,7 @@
 
 #include "weft/driver/native_runner.hpp"
 #include "weft/driver/report_files.hpp"
-#include "weft/explore/strategy.hpp"
+#include "weft/explore/options.hpp"
 
 namespace weft::driver {
 
@@ -19,33 +19,29 @@ enum ExitCode : int {
   kExitIncomplete = 3,  ///< no bug found, but exploration was cut short (bound, time limit...)
 };
 
-/// The strategy and its settings (--strategy, --no-sleep-sets, --deadlocks, --executions,
-/// --seed, --depth, --pct-steps, --bound) are explorer::StrategyChoice's, which the in-process
-/// API shares; the rest are the command line's own.
-struct ExploreSettings : explorer::StrategyChoice {
+/// The strategy and its settings, the limits and what to count (--strategy, --no-sleep-sets,
+/// --deadlocks, --executions, --seed, --depth, --pct-steps, --bound, --all-bugs,
+/// --max-executions, --time-limit, --count-traces) are explorer::ExploreOptions', which the
+/// in-process API shares; the rest are the command line's own.
+struct ExploreSettings : explorer::ExploreOptions {
   std::string dump_unfolding;  ///< --dump-unfolding: write the unfolding here (dot)
   /// --check-global: a predicate over global variables and threads' locations to search the
   /// unfolding's global states for (thesis §6.2)
   std::string check_global;
-  bool all_bugs = false;  ///< keep exploring after the first bug
-  std::string stop_on;    ///< with all_bugs: stop at a bug whose kind or message has this
-  /// With points "sync" and all_bugs or stop_on: a race's instructions become scheduling points
+  /// Explore on past other bugs, and stop at the first whose kind or message has this.
+  std::string stop_on;
+  /// With points "sync" and --all-bugs or stop_on: a race's instructions become scheduling points
   /// and the exploration starts over (race-directed points); false keeps one round.
   bool race_points = true;
-  std::uint64_t max_executions = 0;
-  double time_limit = 0;  ///< seconds for the whole exploration (0: none)
   /// --weft-memory-limit: weft's own resident memory, in MiB, at which the run ends with its
   /// verdict so far (0: half of the machine's memory).
   std::uint64_t weft_memory_mb = 0;
-  /// Estimate optimal DPOR's size with random walks when a run may be cut short or its progress
-  /// is shown (--no-estimate turns it off).
-  bool estimate = true;
+  /// Estimate optimal DPOR's size (ExploreOptions::estimate_size) where it helps: when a time
+  /// limit may cut the run short or its progress is shown (--no-estimate turns it off).
+  bool estimate_when_useful = true;
   bool json = false;
   /// --sarif, --junit, --html: report files rendered from the result JSON, besides the output.
   ReportFiles reports;
-  /// Count the distinct Mazurkiewicz traces among the executions (a Foata fingerprint of each),
-  /// to check a strategy's reduction; off by default, since no verdict needs it.
-  bool count_traces = false;
   /// With --points=all: compute the executions whose every step the thread model has seen
   /// (thread_model.hpp) instead of running them ("on"), never ("off"), or run them too and
   /// stop with an error if the two differ ("check").

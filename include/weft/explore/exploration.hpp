@@ -64,7 +64,7 @@ struct ExplorationLimits {
   bool stop_on_first_bug = true;
   std::uint64_t max_executions = 0;  ///< 0: no limit
   double max_seconds = 0;            ///< 0: no limit
-  bool count_traces = true;          ///< fingerprint every maximal execution (costs a little)
+  bool count_traces = false;  ///< fingerprint every maximal execution (costs a little)
   /// Called after every execution (for progress reports).
   std::function<void(const Statistics&)> on_execution;
   /// With stop_on_first_bug off: stop as soon as a bug is found for which this returns true.

@@ -100,27 +100,6 @@ inline bool builds_unfolding(StrategyKind kind) {
   return kind == StrategyKind::kUnfolding || kind == StrategyKind::kContextualUnfolding;
 }
 
-/// What a user chooses of the strategy: one definition, with its defaults, that the command line
-/// (ExploreSettings) and the in-process API (weft::Options) both extend; strategy_config() makes
-/// the strategies' configuration of it.
-struct StrategyChoice {
-  StrategyKind strategy = StrategyKind::kOptimalDpor;
-  /// Sleep sets (thesis §2.4) for DFS and both DPORs; optimal DPOR always uses them.
-  bool sleep_sets = true;
-  /// The unfolding strategies: search the unfolding for deadlocks (thesis §6.2, §6.3).
-  bool search_deadlocks = false;
-  /// Random and PCT: how many executions, and the seed of the first.
-  std::uint64_t random_executions = 1000;
-  std::uint64_t seed = 1;
-  /// PCT: the depth of the bugs it aims at (depth - 1 priority change points per execution),
-  /// and the number of steps among which the change points are placed (0: measured).
-  std::uint32_t pct_depth = 3;
-  std::uint64_t pct_steps = 0;
-  /// Preemption- and delay-bounded search: the highest bound to explore.
-  std::uint32_t max_bound = 0xffffffffu;
-  friend bool operator==(const StrategyChoice&, const StrategyChoice&) = default;
-};
-
 struct StrategyConfig {
   StrategyKind kind = StrategyKind::kOptimalDpor;
   /// Sleep sets (thesis §2.4) for DFS and both DPORs; optimal DPOR always uses them.
@@ -167,8 +146,6 @@ const StrategyInfo& strategy_info(StrategyKind kind);
 /// The dependence between reads that a strategy explores with.
 ReadPolicy read_policy_of(StrategyKind kind);
 std::unique_ptr<Strategy> make_strategy(const StrategyConfig& config);
-/// The configuration of the strategy `choice` names (the rest of StrategyConfig at its defaults).
-StrategyConfig strategy_config(const StrategyChoice& choice);
 
 const char* strategy_name(StrategyKind kind);
 /// Parses a strategy's name ("optimal", "dpor-cr", "dpor", "dfs", "random").

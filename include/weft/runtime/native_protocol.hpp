@@ -6,6 +6,7 @@
 // (weft/trace/wire.hpp); this binary form never leaves the two processes.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -37,8 +38,8 @@ inline constexpr const char* kBreakOnBugEnv = "WEFT_BREAK_ON_BUG";
 /// writes them into its environment and reads them back (each setting is one WEFT_* variable).
 struct ProgramOptions {
   std::string points = "sync";  ///< "sync" or "all": which accesses are scheduling points
-  std::uint32_t max_steps_per_thread = 10000;  ///< per-thread bound on visible operations
-  std::uint32_t max_threads = 1000;            ///< upper bound on the threads of one execution
+  std::uint32_t max_steps_per_thread = kDefaultMaxStepsPerThread;  ///< per thread (thesis §3.4)
+  std::uint32_t max_threads = 1000;  ///< upper bound on the threads of one execution
   /// Inputs (__VERIFIER_nondet_*, weft_input_*) are explored symbolically; off (--nondet V):
   /// each returns nondet_value.
   bool explore_inputs = true;
@@ -62,8 +63,13 @@ struct ProgramOptions {
   /// library path (off: --no-library-cache). weft's side only: not in the environment().
   bool library_cache = true;
   /// With points "sync": code addresses of plain accesses that are scheduling points all the
-  /// same, the instructions of races found earlier in the run (race-directed scheduling points).
+  /// same, the instructions of races found earlier in the run (race-directed scheduling points),
+  /// sorted.
   std::vector<std::uint64_t> promoted_sites;
+  bool promoted(std::uint64_t site) const {
+    return !promoted_sites.empty() &&
+           std::binary_search(promoted_sites.begin(), promoted_sites.end(), site);
+  }
 
   /// CPU seconds an execution may use (0: no limit): the wall-clock limit rounded up, plus one.
   std::uint64_t cpu_seconds() const;

@@ -24,7 +24,7 @@ struct RunLimits {
   /// Per-thread bound on visible operations (thesis §3.4's k), and on inputs read. A thread that
   /// reaches it stops there while the others run on; the execution's outcome is then
   /// Outcome::kBoundReached (unless a bug came first).
-  std::uint32_t max_steps_per_thread = 10000;
+  std::uint32_t max_steps_per_thread = kDefaultMaxStepsPerThread;
   /// Unwind the threads still suspended at the end (so that destructors run). A forked child
   /// that exits right after the execution skips it.
   bool unwind_at_end = true;

@@ -38,6 +38,10 @@ struct Caveat {
   auto operator<=>(const Caveat&) const = default;
 };
 
+/// A thread's bound on visible operations (thesis §3.4's k) unless one is given: the in-process
+/// API, the scheduler's limits and the native protocol's options all start from it.
+inline constexpr std::uint32_t kDefaultMaxStepsPerThread = 10000;
+
 /// How an execution ended.
 enum class Outcome : std::uint8_t {
   kComplete,           ///< every thread finished

@@ -41,20 +41,6 @@ namespace {
 weft::native::LogWriter* g_log = nullptr;
 
 // What the runtime takes from the options weft passed through the environment.
-NativeOptions native_options(const weft::native::ProgramOptions& program) {
-  NativeOptions o;
-  o.points = program.points == "all" ? Points::kAll : Points::kSync;
-  o.max_steps_per_thread = program.max_steps_per_thread;
-  o.max_threads = program.max_threads;
-  o.nondet_value = program.nondet_value;
-  o.explore_inputs = program.explore_inputs;
-  o.stop_spinning = !program.keep_spinning;
-  o.memory_checks = program.memory_checks;
-  o.leaks = program.leaks;
-  o.promoted_sites = program.promoted_sites;
-  return o;
-}
-
 [[noreturn]] void die(const char* what) {
   std::fprintf(stderr, "weft runtime: %s: %s\n", what, std::strerror(errno));
   _exit(2);
@@ -208,8 +194,8 @@ void say_hello(int status) {
   say_hello(status);
   close(status);
 
-  const auto program = weft::native::ProgramOptions::from_environment();
-  const NativeOptions options = native_options(program);
+  const NativeOptions options(weft::native::ProgramOptions::from_environment());
+  const weft::native::ProgramOptions& program = options;
   const std::uint64_t cpu_seconds = program.cpu_seconds();
   const std::uint64_t memory_mb = program.memory_mb;
   const auto timeout_ms = static_cast<std::uint64_t>(program.execution_seconds * 1000);
@@ -309,7 +295,7 @@ void say_mappings(int status) {
                               weft::native::mirror_of(shared), weft::native::kMirrorNodes);
   install_crash_handlers();
   const char* brk = std::getenv(weft::native::kBreakOnBugEnv);
-  const NativeOptions options = native_options(weft::native::ProgramOptions::from_environment());
+  const NativeOptions options(weft::native::ProgramOptions::from_environment());
   run_execution(shared, log, options, brk && *brk == '1', argc, argv, envp);
   std::fflush(nullptr);
   _exit(0);

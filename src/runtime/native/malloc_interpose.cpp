@@ -82,7 +82,7 @@ bool perform_free(NativeRuntime& rt, void* p, std::uint64_t site) {
 // With --points=sync, after the operation: the races of a free (`free`) or of an in-place
 // realloc (a write of the whole block) of the live block `p` with earlier accesses.
 void note_free_races(NativeRuntime& rt, void* p, std::uint64_t site, bool free) {
-  if (rt.options().points != weft::runtime::native::Points::kSync) return;
+  if (rt.options().every_access) return;
   auto& sched = rt.scheduler();
   RuntimeScope scope(rt);
   auto reports =

@@ -12,7 +12,6 @@ using weft::Operation;
 using weft::OpKind;
 using weft::runtime::native::HeapShadow;
 using weft::runtime::native::NativeRuntime;
-using weft::runtime::native::Points;
 using weft::runtime::native::RaceDetector;
 using weft::runtime::native::RuntimeScope;
 using weft::runtime::native::SpinTracker;
@@ -117,7 +116,7 @@ void plain_access(void* addr, std::uint64_t size, bool write, std::uint64_t site
   NativeRuntime* rt = NativeRuntime::for_hook();
   if (!rt || size == 0) return;
   // Inside an atomic section with every access visible, the access is part of the section.
-  if (rt->options().points == Points::kAll && rt->self().atomic_depth > 0)
+  if (rt->options().every_access && rt->self().atomic_depth > 0)
     rt->self().section.add(reinterpret_cast<weft::ObjectKey>(addr), size, write);
   // While the main thread is the only thread there has been, no access can race or be
   // reordered with another thread's: everything it does happens before every later thread.
@@ -133,7 +132,7 @@ void plain_access(void* addr, std::uint64_t size, bool write, std::uint64_t site
   RuntimeScope scope(*rt);
   auto& sched = rt->scheduler();
   const bool in_section = rt->self().atomic_depth > 0;
-  const bool all = rt->options().points == Points::kAll;
+  const bool all = rt->options().every_access;
   // With --points=sync, the instructions of races found earlier are scheduling points too
   // (race-directed points), and still checked for races below.
   const bool promoted = !all && !in_section && rt->options().promoted(site);
@@ -192,7 +191,7 @@ void __weft_atomic(void* addr, std::uint64_t size, std::uint32_t kind, std::uint
                                     OpKind::kAtomicCas};
   auto& sched = rt->scheduler();
   // Inside an atomic section with every access visible, the section is the visible operation.
-  if (rt->options().points == Points::kAll && rt->self().atomic_depth > 0) {
+  if (rt->options().every_access && rt->self().atomic_depth > 0) {
     check_heap(*rt, addr, size, kind != kLoad, site);
     rt->self().section.add(reinterpret_cast<weft::ObjectKey>(addr), size, kind != kLoad);
     note_atomic_for_spin(*rt, addr, size, kind);
@@ -202,7 +201,7 @@ void __weft_atomic(void* addr, std::uint64_t size, std::uint32_t kind, std::uint
       Operation{kOps[kind & 3], 0, clamp_size(size), reinterpret_cast<weft::ObjectKey>(addr), 0},
       site);
   // Races first, as for plain accesses: an atomic access to a freed block races with the free.
-  if (rt->options().points == Points::kSync) {
+  if (!rt->options().every_access) {
     auto reports = rt->races().access(
         RaceDetector::Access{sched.self(), reinterpret_cast<std::uintptr_t>(addr), size,
                              kind != kLoad, true, site, false, in_freed_block(addr, size)},
@@ -210,7 +209,7 @@ void __weft_atomic(void* addr, std::uint64_t size, std::uint32_t kind, std::uint
     for (auto& report : reports) sched.note_failure(weft::Outcome::kDataRace, std::move(report));
   }
   check_heap(*rt, addr, size, kind != kLoad, site);
-  if ((kind & 3) != kStore && rt->options().points == Points::kAll) rt->note_value_read(addr, size);
+  if ((kind & 3) != kStore && rt->options().every_access) rt->note_value_read(addr, size);
   note_atomic_for_spin(*rt, addr, size, kind);
 }
 

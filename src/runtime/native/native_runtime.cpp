@@ -206,7 +206,7 @@ Trace NativeRuntime::run(const TestDirective& directive, int argc, char** argv, 
     // Plain accesses (race-directed scheduling points) do not synchronise: they are checked,
     // not taken as happens-before.
     const OpKind kind = t.events.back().op.kind;
-    if (options_.points == Points::kSync && kind != OpKind::kRead && kind != OpKind::kWrite &&
+    if (!options_.every_access && kind != OpKind::kRead && kind != OpKind::kWrite &&
         kind != OpKind::kFree)
       races_.on_event(t.events.back());
     // A step in a library (std::thread's constructor creating the thread, libstdc++'s
@@ -332,7 +332,7 @@ void NativeRuntime::note_value_read(const void* addr, std::uint64_t size) {
 }
 
 void NativeRuntime::note_value_received(std::uint64_t value) {
-  if (!current_trace_ || current_trace_->events.empty() || options_.points != Points::kAll) return;
+  if (!current_trace_ || current_trace_->events.empty() || !options_.every_access) return;
   const std::size_t index = current_trace_->events.size() - 1;
   if (current_trace_->events[index].thread != scheduler_.self()) return;
   if (values_.size() <= index) values_.resize(index + 1);
@@ -343,7 +343,7 @@ void NativeRuntime::note_value_received(std::uint64_t value) {
 AccessValues NativeRuntime::values_of(const Trace& t, std::size_t index, bool dying,
                                       symbolic::ExpressionPool* pool) {
   AccessValues v = index < values_.size() ? values_[index] : AccessValues{};
-  if (options_.points != Points::kAll || dying) return v;
+  if (!options_.every_access || dying) return v;
   const Event& e = t.events[index];
   // The event's thread has run on to its next operation (or its end): its store is done, and
   // no other thread has run since.

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "kernel_channels.hpp"
@@ -29,36 +30,17 @@ extern "C" std::uint32_t __weft_signal_word;
 
 namespace weft::runtime::native {
 
-/// Which operations are scheduling points.
-enum class Points {
-  kSync,  ///< synchronisation and atomics; plain accesses are checked for data races (POET §4.4)
-  kAll,   ///< every shared access too (the thesis' model)
-};
-
-struct NativeOptions {
-  Points points = Points::kSync;
-  std::uint32_t max_steps_per_thread = 10000;
-  std::uint32_t max_threads = 1000;
-  std::int64_t nondet_value = 0;
-  /// Inputs (__VERIFIER_nondet_*, weft_input_*) are explored; off: each returns nondet_value.
-  bool explore_inputs = true;
+/// The options the runtime works with: what weft sent (the protocol's ProgramOptions), with the
+/// scheduling points parsed once (every memory access asks) and where the executions run.
+struct NativeOptions : weft::native::ProgramOptions {
+  explicit NativeOptions(weft::native::ProgramOptions sent)
+      : weft::native::ProgramOptions(std::move(sent)), every_access(points == "all") {}
+  /// points "all": every shared access is a scheduling point (the thesis' model); else only
+  /// synchronisation and atomics, and plain accesses are checked for data races (POET §4.4).
+  bool every_access;
   /// Running in a worker process, which runs execution after execution: thread stacks left by
   /// the last execution are taken over (see RunLimits::adopt_placed_stacks).
   bool in_worker = false;
-  /// Stop a thread after one iteration of a busy-wait loop that did not leave it (spin_loops.cpp).
-  bool stop_spinning = true;
-  /// Check every heap access and deallocation for memory errors, and make frees visible
-  /// operations (memory_errors.hpp); off with --no-memory-checks.
-  bool memory_checks = true;
-  /// At the end of a completed execution, report blocks still allocated (--leaks).
-  bool leaks = false;
-  /// With Points::kSync: the code addresses of plain accesses that are scheduling points all the
-  /// same (the instructions of races found earlier), sorted.
-  std::vector<std::uint64_t> promoted_sites;
-  bool promoted(std::uint64_t site) const {
-    return !promoted_sites.empty() &&
-           std::binary_search(promoted_sites.begin(), promoted_sites.end(), site);
-  }
 };
 
 /// What the C library keeps per thread and a program may set or ask for through a pthread_t

@@ -157,7 +157,7 @@ void __weft_atomic_begin(void) {
   if (!rt) return;
   RuntimeScope scope(*rt);
   if (rt->self().atomic_depth++ > 0) return;
-  const bool every_access = rt->options().points == weft::runtime::native::Points::kAll;
+  const bool every_access = rt->options().every_access;
   rt->scheduler().perform(
       weft::Operation{every_access ? weft::OpKind::kAtomicSection : weft::OpKind::kMutexLock, 0, 0,
                       every_access ? 0 : weft::runtime::native::kAtomicSectionKey, 0},
@@ -171,7 +171,7 @@ void __weft_atomic_end(void) {
   if (!rt) return;
   RuntimeScope scope(*rt);
   if (--rt->self().atomic_depth > 0) return;
-  if (rt->options().points == weft::runtime::native::Points::kAll) {
+  if (rt->options().every_access) {
     record_section_footprint(*rt);
     return;
   }

@@ -118,7 +118,7 @@ extern "C" {
 
 __attribute__((noinline)) void __weft_spin_enter(std::uint32_t loop) {
   NativeRuntime* rt = NativeRuntime::for_hook();
-  if (!rt || !rt->options().stop_spinning) return;
+  if (!rt || rt->options().keep_spinning) return;
   const std::uintptr_t frame = WEFT_CALLER_FRAME();
   RuntimeScope scope(*rt);
   rt->self().spin.enter(frame, loop);
@@ -126,7 +126,7 @@ __attribute__((noinline)) void __weft_spin_enter(std::uint32_t loop) {
 
 __attribute__((noinline)) void __weft_spin_back_edge(std::uint32_t loop) {
   NativeRuntime* rt = NativeRuntime::for_hook();
-  if (!rt || !rt->options().stop_spinning) return;
+  if (!rt || rt->options().keep_spinning) return;
   const std::uintptr_t frame = WEFT_CALLER_FRAME();
   RuntimeScope scope(*rt);
   std::vector<SpinAccess> reads;
@@ -146,7 +146,7 @@ __attribute__((noinline)) void __weft_spin_back_edge(std::uint32_t loop) {
 
 __attribute__((noinline)) void __weft_spin_exit(std::uint32_t loop) {
   NativeRuntime* rt = NativeRuntime::for_hook();
-  if (!rt || !rt->options().stop_spinning) return;
+  if (!rt || rt->options().keep_spinning) return;
   const std::uintptr_t frame = WEFT_CALLER_FRAME();
   RuntimeScope scope(*rt);
   rt->self().spin.exit(frame, loop);
