@@ -103,7 +103,7 @@ void locked_update() {
 
 TEST(Pos, FindsALostUpdateAndIsNotExhaustive) {
   weft::Options o;
-  o.strategy = weft::StrategyKind::kPartialOrderSampling;
+  o.strategy = weft::StrategyKind{"pos"};
   o.random_executions = 200;
   const weft::Result found = weft::explore(o, lost_update);
   EXPECT_EQ(found.verdict, weft::Verdict::kBugFound);

@@ -48,7 +48,7 @@ TEST(Robustness, OtherThreadsRunOnWhenOneReachesTheStepBound) {
       checker.join();
       waiter.join();
     });
-    ASSERT_EQ(r.bugs.size(), 1u) << static_cast<int>(kind);
+    ASSERT_EQ(r.bugs.size(), 1u) << kind.name();
     EXPECT_EQ(r.bugs[0].kind, Outcome::kAssertionFailure);
     EXPECT_GT(r.stats.bound_reached, 0u);
   }

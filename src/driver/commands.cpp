@@ -280,7 +280,8 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
   // of known steps computed (thread_model.hpp).
   std::optional<explorer::ModelledRunner> modelled;
   // (With dfs, --check-global reads every execution's states: each must be run.)
-  const bool check_every_state = global && !explorer::builds_unfolding(settings.strategy);
+  const bool check_every_state =
+      global && !explorer::strategy_info(settings.strategy).has(explorer::kBuildsUnfolding);
   bool every_state_read_inputs = false;
   if (settings.thread_model != "off" && program.options.points == "all" && !check_every_state)
     modelled.emplace(settings.thread_model == "check" ? explorer::ModelledRunner::Mode::kCheck
@@ -552,7 +553,7 @@ static int run_command_unguarded(const Program& program, const ExploreSettings& 
   // the caller may still ask whether the rest was covered).
   VerdictWords words;
   words.strategy = explorer::strategy_name(settings.strategy);
-  words.unfolding = explorer::builds_unfolding(settings.strategy);
+  words.unfolding = explorer::strategy_info(settings.strategy).has(explorer::kBuildsUnfolding);
   words.unsupported = symbols->render(result.unsupported);
   words.first_bound = symbols->render(result.first_bound_message);
   words.fixed_inputs = std::to_string(program.options.nondet_value) + " (--nondet)";

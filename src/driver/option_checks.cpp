@@ -40,21 +40,20 @@ void check_options(const ProgramOptions& program, const ExploreSettings& setting
     bad("--thread-model",
         "needs --points=all: the model learns from the values that every shared access reads "
         "and writes");
-  if (settings.search_deadlocks && !explorer::builds_unfolding(settings.strategy))
-    bad("--deadlocks", std::string("searches an unfolding for deadlocks: use it with --strategy "
-                                   "contextual or unfolding (") +
-                           explorer::strategy_name(settings.strategy) +
-                           " runs into every deadlock by itself)");
-  if (!settings.dump_unfolding.empty() && !explorer::builds_unfolding(settings.strategy))
-    bad("--dump-unfolding", std::string("draws the unfolding a strategy builds: use it with "
-                                        "--strategy contextual or unfolding (") +
-                                explorer::strategy_name(settings.strategy) + " builds none)");
-  if (!settings.check_global.empty() && !explorer::builds_unfolding(settings.strategy) &&
-      settings.strategy != explorer::StrategyKind::kDfs)
-    bad("--check-global", std::string("searches global states: use it with --strategy "
-                                      "contextual or unfolding (from the unfolding), or dfs "
-                                      "(every state of every interleaving; slow) (") +
-                              explorer::strategy_name(settings.strategy) +
+  const explorer::StrategyInfo& strategy = explorer::strategy_info(settings.strategy);
+  const std::string unfoldings = explorer::strategies_taking(explorer::kBuildsUnfolding);
+  if (settings.search_deadlocks && !strategy.has(explorer::kBuildsUnfolding))
+    bad("--deadlocks", "searches an unfolding for deadlocks: use it with --strategy " + unfoldings +
+                           " (" + strategy.name + " runs into every deadlock by itself)");
+  if (!settings.dump_unfolding.empty() && !strategy.has(explorer::kBuildsUnfolding))
+    bad("--dump-unfolding", "draws the unfolding a strategy builds: use it with --strategy " +
+                                unfoldings + " (" + strategy.name + " builds none)");
+  if (!settings.check_global.empty() && !strategy.has(explorer::kBuildsUnfolding) &&
+      !strategy.has(explorer::kVisitsEveryState))
+    bad("--check-global", "searches global states: use it with --strategy " + unfoldings +
+                              " (from the unfolding), or " +
+                              explorer::strategies_taking(explorer::kVisitsEveryState) +
+                              " (every state of every interleaving; slow) (" + strategy.name +
                               " skips states that lie inside its executions' equivalence "
                               "classes)");
   if (!settings.check_global.empty() && program.points != "all")

@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
+#include <utility>
 
 #include "weft/driver/commands.hpp"
 
@@ -10,11 +11,26 @@ namespace {
 using weft::driver::ExploreSettings;
 using weft::driver::Program;
 
-// "Exploration strategy: optimal (...), dpor-cr (...), ...", from the table of strategies.
+// "Exploration strategy: optimal (...), dpor-cr (...; takes --no-sleep-sets), ...", from the
+// table of strategies.
 std::string strategy_help() {
+  using namespace weft::explorer;
+  static constexpr std::pair<StrategyTakes, const char*> kOptions[] = {
+      {kTakesSleepSets, "--no-sleep-sets"},
+      {kTakesExecutions, "--executions, --seed"},
+      {kTakesDepth, "--depth, --pct-steps"},
+      {kTakesBound, "--bound"},
+      {kTakesTimeBudget, "--time-limit"},
+      {kBuildsUnfolding, "--deadlocks, --dump-unfolding, --check-global"},
+      {kVisitsEveryState, "--check-global"}};
   std::string help = "Exploration strategy:";
-  for (const auto& s : weft::explorer::strategies())
-    help += std::string(help.back() == ':' ? " " : ", ") + s.name + " (" + s.description + ")";
+  for (const auto& s : strategies()) {
+    std::string takes;
+    for (const auto& [option, names] : kOptions)
+      if (s.has(option)) takes += (takes.empty() ? "; takes " : ", ") + std::string(names);
+    help +=
+        std::string(help.back() == ':' ? " " : ", ") + s.name + " (" + s.description + takes + ")";
+  }
   return help;
 }
 

@@ -1,26 +1,29 @@
-// Factories of the individual strategies (internal to explore/).
+// What the strategies' files (src/explore/strategies/) share, internal to explore/: how a file
+// lists its rows of the table of strategies, and the helpers more than one strategy builds on.
 #pragma once
 
 #include <memory>
+#include <span>
 
 #include "execution_tree_search.hpp"
 #include "weft/explore/strategy.hpp"
 
 namespace weft::explorer {
 
-std::unique_ptr<Strategy> make_dfs(const StrategyConfig& config);
-std::unique_ptr<Strategy> make_dpor(const StrategyConfig& config, ReadPolicy policy);
-std::unique_ptr<Strategy> make_optimal_dpor(const StrategyConfig& config);
-std::unique_ptr<Strategy> make_random(const StrategyConfig& config);
-std::unique_ptr<Strategy> make_pct(const StrategyConfig& config);
-std::unique_ptr<Strategy> make_partial_order_sampling(const StrategyConfig& config);
-std::unique_ptr<Strategy> make_preemption_bounded(const StrategyConfig& config);
-std::unique_ptr<Strategy> make_delay_bounded(const StrategyConfig& config);
-std::unique_ptr<Strategy> make_portfolio(const StrategyConfig& config);
-std::unique_ptr<Strategy> make_size_estimate(const StrategyConfig& config);
-std::unique_ptr<Strategy> make_contextual_unfolding(const StrategyConfig& config);
-std::unique_ptr<Strategy> make_unfolding(const StrategyConfig& config);
-/// `search` with Knuth's estimate of its size beside it (estimating_search.cpp).
+/// In src/explore/strategies/FILE.cpp: WEFT_STRATEGY_ROWS(FILE, row, ...) lists the file's
+/// strategies (StrategyInfo rows). The table of strategies is generated from the names of the
+/// files in that directory (src/CMakeLists.txt), so a file that lists none fails to link.
+#define WEFT_STRATEGY_ROWS(file, ...)                    \
+  std::span<const StrategyInfo> strategy_rows_##file() { \
+    static const StrategyInfo rows[] = {__VA_ARGS__};    \
+    return rows;                                         \
+  }
+
+/// Random scheduling of `config.random_executions` executions, each drawn by `policy` from its
+/// own seed (strategies/random.cpp); `name` is what the verdict calls the samples ("" for none).
+std::unique_ptr<Strategy> make_random_walk(const StrategyConfig& config, SchedulePolicy policy,
+                                           const char* name);
+/// `search` with Knuth's estimate of its size beside it (strategies/estimate.cpp).
 std::unique_ptr<Strategy> with_size_estimate(std::unique_ptr<Strategy> search,
                                              const StrategyConfig& config, ReadPolicy policy);
 

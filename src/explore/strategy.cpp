@@ -1,72 +1,40 @@
 #include "weft/explore/strategy.hpp"
 
-#include <array>
+#include <algorithm>
+#include <stdexcept>
+#include <vector>
 
-#include "strategies.hpp"
+#include "strategy_files.hpp"
 
 namespace weft::explorer {
 
 namespace {
 
-// The one table of strategies (the default first).
-const std::array<StrategyInfo, 13> kStrategies = {{
-    {StrategyKind::kOptimalDpor, "optimal",
-     "optimal DPOR: source sets and wakeup trees, one execution per Mazurkiewicz trace",
-     ReadPolicy::kReadsCommute, make_optimal_dpor},
-    {StrategyKind::kDporCommutingReads, "dpor-cr", "DPOR in which reads commute",
-     ReadPolicy::kReadsCommute,
-     [](const StrategyConfig& c) { return make_dpor(c, ReadPolicy::kReadsCommute); }},
-    {StrategyKind::kDpor, "dpor", "Flanagan-Godefroid DPOR, every two accesses dependent",
-     ReadPolicy::kReadsConflict,
-     [](const StrategyConfig& c) { return make_dpor(c, ReadPolicy::kReadsConflict); }},
-    {StrategyKind::kDfs, "dfs", "every interleaving (the oracle)", ReadPolicy::kReadsCommute,
-     make_dfs},
-    {StrategyKind::kUnfolding, "unfolding",
-     "unfolding testing with a copy of each variable per thread (thesis ch. 3): every reachable "
-     "local state of every thread; not deadlocks or races",
-     ReadPolicy::kReadsCommute, make_unfolding},
-    {StrategyKind::kContextualUnfolding, "contextual",
-     "contextual unfolding testing: every reachable local state of every thread, often in far "
-     "fewer tests than traces; not deadlocks or races",
-     ReadPolicy::kReadsCommute, make_contextual_unfolding},
-    {StrategyKind::kRandom, "random", "seeded random scheduling, not exhaustive",
-     ReadPolicy::kReadsCommute, make_random},
-    {StrategyKind::kPct, "pct",
-     "probabilistic concurrency testing: random thread priorities changed at --depth - 1 random "
-     "steps; finds a bug of that depth with a known probability per execution, not exhaustive",
-     ReadPolicy::kReadsCommute, make_pct},
-    {StrategyKind::kPartialOrderSampling, "pos",
-     "partial order sampling (Yuan et al., CAV 2018): random priorities per event, redrawn for "
-     "the events that race with the one that ran; --executions samples, not exhaustive",
-     ReadPolicy::kReadsCommute, make_partial_order_sampling},
-    {StrategyKind::kPreemptionBound, "preemption-bound",
-     "every schedule with at most 0, 1, 2, ... preemptions (up to --bound), each bound "
-     "completely before the next; no sleep sets",
-     ReadPolicy::kReadsCommute, make_preemption_bounded},
-    {StrategyKind::kDelayBound, "delay-bound",
-     "every schedule with at most 0, 1, 2, ... delays of a round-robin scheduler (up to "
-     "--bound), each bound completely before the next; no sleep sets",
-     ReadPolicy::kReadsCommute, make_delay_bounded},
-    {StrategyKind::kPortfolio, "portfolio",
-     "optimal DPOR if its estimated size fits in --time-limit, else the time shared with pct "
-     "(depths 2 and 3) and delay-bound; the default when --time-limit is given",
-     ReadPolicy::kReadsCommute, make_portfolio},
-    {StrategyKind::kEstimate, "estimate",
-     "only estimate how many executions optimal DPOR would run, from --executions random walks "
-     "(Knuth's estimator)",
-     ReadPolicy::kReadsCommute, make_size_estimate},
-}};
+// The table: every row of every file in src/explore/strategies/, in the order --help lists them.
+const std::vector<StrategyInfo>& table() {
+  static const std::vector<StrategyInfo> rows = [] {
+    std::vector<StrategyInfo> all;
+    for (const auto file : strategy_files())
+      for (const StrategyInfo& row : file()) all.push_back(row);
+    std::stable_sort(all.begin(), all.end(), [](const StrategyInfo& a, const StrategyInfo& b) {
+      return a.order < b.order;
+    });
+    return all;
+  }();
+  return rows;
+}
 
 }  // namespace
 
 std::span<const StrategyInfo> strategies() {
-  return kStrategies;
+  return table();
 }
 
 const StrategyInfo& strategy_info(StrategyKind kind) {
-  for (const StrategyInfo& s : kStrategies)
-    if (s.kind == kind) return s;
-  return kStrategies.front();  // every kind has a row (tests/api_test.cpp checks it)
+  for (const StrategyInfo& s : table())
+    if (s.name == kind.name()) return s;
+  throw std::invalid_argument("no strategy is named \"" + std::string(kind.name()) +
+                              "\" (the strategies: " + strategy_names() + ")");
 }
 
 ReadPolicy read_policy_of(StrategyKind kind) {
@@ -74,12 +42,7 @@ ReadPolicy read_policy_of(StrategyKind kind) {
 }
 
 std::unique_ptr<Strategy> make_strategy(const StrategyConfig& config) {
-  const StrategyInfo& info = strategy_info(config.kind);
-  auto strategy = info.make(config);
-  // The estimate counts Mazurkiewicz traces: what optimal DPOR runs, one execution each.
-  if (config.estimate_size && config.kind == StrategyKind::kOptimalDpor)
-    return with_size_estimate(std::move(strategy), config, info.read_policy);
-  return strategy;
+  return strategy_info(config.kind).make(config);
 }
 
 const char* strategy_name(StrategyKind kind) {
@@ -87,14 +50,24 @@ const char* strategy_name(StrategyKind kind) {
 }
 
 std::optional<StrategyKind> parse_strategy(std::string_view name) {
-  for (const StrategyInfo& s : kStrategies)
-    if (name == s.name) return s.kind;
+  for (const StrategyInfo& s : table())
+    if (name == s.name) return s.kind();
   return std::nullopt;
 }
 
 std::string strategy_names() {
   std::string out;
-  for (const StrategyInfo& s : kStrategies) out += (out.empty() ? "" : ", ") + std::string(s.name);
+  for (const StrategyInfo& s : table()) out += (out.empty() ? "" : ", ") + std::string(s.name);
+  return out;
+}
+
+std::string strategies_taking(StrategyTakes option) {
+  std::vector<const char*> names;
+  for (const StrategyInfo& s : table())
+    if (s.has(option)) names.push_back(s.name);
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    out += std::string(i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
   return out;
 }
 

@@ -97,7 +97,7 @@ std::string describe(Incompleteness why, const explorer::ExplorationResult& r,
                      const Options& options) {
   driver::VerdictWords words;
   words.strategy = explorer::strategy_name(options.strategy);
-  words.unfolding = explorer::builds_unfolding(options.strategy);
+  words.unfolding = explorer::strategy_info(options.strategy).has(explorer::kBuildsUnfolding);
   words.unsupported = r.unsupported;
   words.first_bound = r.first_bound_message;
   words.fixed_inputs = "one value";

@@ -1,6 +1,7 @@
 // Exploration strategies: given what was observed, choose the next test.
 #pragma once
 
+#include <compare>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -64,41 +65,45 @@ class Strategy {
   }
 };
 
-enum class StrategyKind {
-  kDfs,   ///< every interleaving (the oracle)
-  kDpor,  ///< Flanagan–Godefroid DPOR, every pair of accesses dependent (thesis §2.4)
-  kDporCommutingReads,  ///< DPOR where reads commute (Saarikivi et al. §II-D)
-  kOptimalDpor,  ///< source sets + wakeup trees (Abdulla et al. 2014): one execution per trace
-  kRandom,       ///< seeded random scheduling, a baseline
-  /// Probabilistic concurrency testing (Burckhardt et al., ASPLOS 2010): random priorities with
-  /// depth-1 priority change points; a bug of that depth with a guaranteed probability.
-  kPct,
-  /// Every schedule with at most 0, 1, 2, ... preemptions, each bound completely before the next
-  /// (Musuvathi, Qadeer, PLDI 2007); exhaustive once no schedule costs more.
-  kPreemptionBound,
-  /// The same with delays of a round-robin scheduler (Emmi, Qadeer, Rakamaric, POPL 2011).
-  kDelayBound,
-  /// Optimal DPOR alone if its estimated size fits in the time budget, else the time shared
-  /// with PCT and delay bounding (portfolio.cpp).
-  kPortfolio,
-  /// Only Knuth's estimate of optimal DPOR's size (size_estimate.hpp), from random walks.
-  kEstimate,
-  /// Unfolding testing with place replication (thesis ch. 3-4): every reachable local state
-  /// of every thread.
-  kUnfolding,
-  /// Contextual unfolding testing (thesis ch. 5): every reachable local state of every thread.
-  kContextualUnfolding,
-  /// Partial order sampling (Yuan, Yang, Gu, CAV 2018): random priorities per event, redrawn for
-  /// the events that race with the one that ran.
-  kPartialOrderSampling,
-};
-/// The last StrategyKind: every kind up to it has a row in the table (tests/api_test.cpp).
-inline constexpr StrategyKind kLastStrategyKind = StrategyKind::kPartialOrderSampling;
+/// A strategy, by the name `--strategy` takes: a row of the table of strategies (StrategyInfo).
+/// The built-in ones have constants (StrategyKind::kPct); any row is StrategyKind{"its name"}.
+class StrategyKind {
+ public:
+  /// The default strategy (optimal DPOR).
+  constexpr StrategyKind() = default;
+  constexpr explicit StrategyKind(std::string_view name) : name_(name) {}
+  constexpr std::string_view name() const { return name_; }
+  friend constexpr bool operator==(StrategyKind a, StrategyKind b) { return a.name_ == b.name_; }
+  friend constexpr auto operator<=>(StrategyKind a, StrategyKind b) { return a.name_ <=> b.name_; }
 
-/// Whether the strategy builds an unfolding (so --deadlocks and --dump-unfolding apply).
-inline bool builds_unfolding(StrategyKind kind) {
-  return kind == StrategyKind::kUnfolding || kind == StrategyKind::kContextualUnfolding;
-}
+  static const StrategyKind kDfs;   ///< every interleaving (the oracle)
+  static const StrategyKind kDpor;  ///< Flanagan–Godefroid DPOR, every two accesses dependent
+  static const StrategyKind kDporCommutingReads;  ///< DPOR where reads commute
+  static const StrategyKind kOptimalDpor;         ///< source sets + wakeup trees: one run per trace
+  static const StrategyKind kRandom;              ///< seeded random scheduling, a baseline
+  static const StrategyKind kPct;                 ///< probabilistic concurrency testing
+  static const StrategyKind kPreemptionBound;     ///< every schedule within k preemptions
+  static const StrategyKind kDelayBound;          ///< every schedule within k delays
+  static const StrategyKind kPortfolio;           ///< optimal DPOR if it fits the time, else shared
+  static const StrategyKind kEstimate;            ///< only Knuth's estimate of optimal DPOR's size
+  static const StrategyKind kUnfolding;           ///< unfolding testing with place replication
+  static const StrategyKind kContextualUnfolding;  ///< contextual unfolding testing
+
+ private:
+  std::string_view name_ = "optimal";
+};
+inline constexpr StrategyKind StrategyKind::kDfs{"dfs"};
+inline constexpr StrategyKind StrategyKind::kDpor{"dpor"};
+inline constexpr StrategyKind StrategyKind::kDporCommutingReads{"dpor-cr"};
+inline constexpr StrategyKind StrategyKind::kOptimalDpor{"optimal"};
+inline constexpr StrategyKind StrategyKind::kRandom{"random"};
+inline constexpr StrategyKind StrategyKind::kPct{"pct"};
+inline constexpr StrategyKind StrategyKind::kPreemptionBound{"preemption-bound"};
+inline constexpr StrategyKind StrategyKind::kDelayBound{"delay-bound"};
+inline constexpr StrategyKind StrategyKind::kPortfolio{"portfolio"};
+inline constexpr StrategyKind StrategyKind::kEstimate{"estimate"};
+inline constexpr StrategyKind StrategyKind::kUnfolding{"unfolding"};
+inline constexpr StrategyKind StrategyKind::kContextualUnfolding{"contextual"};
 
 struct StrategyConfig {
   StrategyKind kind = StrategyKind::kOptimalDpor;
@@ -128,19 +133,37 @@ struct StrategyConfig {
   std::vector<ThreadId> initial_prefix;
 };
 
-/// One row of the table of strategies: what the front ends (the command line, the in-process
-/// API, the benchmarks) know of a strategy. A new strategy is a StrategyKind, a row in the table
-/// (strategy.cpp) and its factory; nothing else switches on the kind.
+/// The options a strategy takes beyond the limits every strategy has (StrategyInfo::takes); the
+/// command line refuses the unfolding's options for a strategy that builds none.
+enum StrategyTakes : unsigned {
+  kTakesSleepSets = 1u << 0,    ///< --no-sleep-sets
+  kTakesExecutions = 1u << 1,   ///< --executions, --seed
+  kTakesDepth = 1u << 2,        ///< --depth, --pct-steps
+  kTakesBound = 1u << 3,        ///< --bound
+  kTakesTimeBudget = 1u << 4,   ///< --time-limit, shared among its strategies
+  kBuildsUnfolding = 1u << 5,   ///< --deadlocks, --dump-unfolding, --check-global (thesis ch. 6)
+  kVisitsEveryState = 1u << 6,  ///< --check-global on every state of every execution
+};
+
+/// One row of the table of strategies: all that the front ends (the command line, the in-process
+/// API, the benchmarks) know of a strategy. Each file in src/explore/strategies/ lists its rows
+/// (WEFT_STRATEGY_ROWS, strategies.hpp), and the table is made from those files: a new strategy
+/// is its file and nothing else.
 struct StrategyInfo {
-  StrategyKind kind;
   const char* name;         ///< as --strategy takes it
   const char* description;  ///< a few words for --help
-  ReadPolicy read_policy;   ///< the dependence between reads it explores with
+  /// Where --help lists it (the default, 0, first); the order of the table.
+  int order;
+  ReadPolicy read_policy;  ///< the dependence between reads it explores with
+  unsigned takes;          ///< StrategyTakes
   std::unique_ptr<Strategy> (*make)(const StrategyConfig& config);
+  StrategyKind kind() const { return StrategyKind{name}; }
+  bool has(StrategyTakes option) const { return (takes & option) != 0; }
 };
 
 /// Every strategy, the default first.
 std::span<const StrategyInfo> strategies();
+/// The row of `kind`; throws std::invalid_argument, naming the strategies, for a kind no row has.
 const StrategyInfo& strategy_info(StrategyKind kind);
 
 /// The dependence between reads that a strategy explores with.
@@ -148,9 +171,11 @@ ReadPolicy read_policy_of(StrategyKind kind);
 std::unique_ptr<Strategy> make_strategy(const StrategyConfig& config);
 
 const char* strategy_name(StrategyKind kind);
-/// Parses a strategy's name ("optimal", "dpor-cr", "dpor", "dfs", "random").
+/// Parses a strategy's name ("optimal", "dpor-cr", "dpor", "dfs", "random", ...).
 std::optional<StrategyKind> parse_strategy(std::string_view name);
 /// The names, comma-separated, for messages ("optimal, dpor-cr, ...").
 std::string strategy_names();
+/// The names of the strategies that take `option`, for messages ("unfolding or contextual").
+std::string strategies_taking(StrategyTakes option);
 
 }  // namespace weft::explorer

@@ -170,8 +170,14 @@ class Portfolio final : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_portfolio(const StrategyConfig& config) {
-  return std::make_unique<Portfolio>(config);
-}
+WEFT_STRATEGY_ROWS(
+    portfolio,
+    {"portfolio",
+     "optimal DPOR if its estimated size fits in --time-limit, else the time shared with pct "
+     "(depths 2 and 3) and delay-bound; the default when --time-limit is given",
+     120, ReadPolicy::kReadsCommute, kTakesExecutions | kTakesTimeBudget,
+     [](const StrategyConfig& config) {
+       return std::unique_ptr<Strategy>(std::make_unique<Portfolio>(config));
+     }})
 
 }  // namespace weft::explorer

@@ -18,8 +18,10 @@ class DepthFirstSearch final : public ExecutionTreeSearch {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_dfs(const StrategyConfig& config) {
-  return std::make_unique<DepthFirstSearch>(config, ReadPolicy::kReadsCommute);
-}
+WEFT_STRATEGY_ROWS(dfs, {"dfs", "every interleaving (the oracle)", 40, ReadPolicy::kReadsCommute,
+                         kTakesSleepSets | kVisitsEveryState, [](const StrategyConfig& config) {
+                           return std::unique_ptr<Strategy>(std::make_unique<DepthFirstSearch>(
+                               config, ReadPolicy::kReadsCommute));
+                         }})
 
 }  // namespace weft::explorer

@@ -100,8 +100,14 @@ class Pct final : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_pct(const StrategyConfig& config) {
-  return std::make_unique<Pct>(config);
-}
+WEFT_STRATEGY_ROWS(
+    pct, {"pct",
+          "probabilistic concurrency testing: random thread priorities changed at --depth - 1 "
+          "random steps; finds a bug of that depth with a known probability per execution, not "
+          "exhaustive",
+          80, ReadPolicy::kReadsCommute, kTakesExecutions | kTakesDepth,
+          [](const StrategyConfig& config) {
+            return std::unique_ptr<Strategy>(std::make_unique<Pct>(config));
+          }})
 
 }  // namespace weft::explorer

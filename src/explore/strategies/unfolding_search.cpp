@@ -631,12 +631,22 @@ class UnfoldingSearch final : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_contextual_unfolding(const StrategyConfig& config) {
-  return std::make_unique<UnfoldingSearch>(config, UnfoldingModel::kContextual);
-}
-
-std::unique_ptr<Strategy> make_unfolding(const StrategyConfig& config) {
-  return std::make_unique<UnfoldingSearch>(config, UnfoldingModel::kPlaceReplication);
-}
+WEFT_STRATEGY_ROWS(
+    unfolding_search,
+    {"unfolding",
+     "unfolding testing with a copy of each variable per thread (thesis ch. 3): every reachable "
+     "local state of every thread; not deadlocks or races",
+     50, ReadPolicy::kReadsCommute, kBuildsUnfolding,
+     [](const StrategyConfig& config) {
+       return std::unique_ptr<Strategy>(
+           std::make_unique<UnfoldingSearch>(config, UnfoldingModel::kPlaceReplication));
+     }},
+    {"contextual",
+     "contextual unfolding testing: every reachable local state of every thread, often in far "
+     "fewer tests than traces; not deadlocks or races",
+     60, ReadPolicy::kReadsCommute, kBuildsUnfolding, [](const StrategyConfig& config) {
+       return std::unique_ptr<Strategy>(
+           std::make_unique<UnfoldingSearch>(config, UnfoldingModel::kContextual));
+     }})
 
 }  // namespace weft::explorer

@@ -175,13 +175,18 @@ class SizeEstimateWalks final : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_size_estimate(const StrategyConfig& config) {
-  return std::make_unique<SizeEstimateWalks>(config);
-}
-
 std::unique_ptr<Strategy> with_size_estimate(std::unique_ptr<Strategy> search,
                                              const StrategyConfig& config, ReadPolicy policy) {
   return std::make_unique<EstimatingSearch>(std::move(search), config, policy);
 }
+
+WEFT_STRATEGY_ROWS(estimate,
+                   {"estimate",
+                    "only estimate how many executions optimal DPOR would run, from --executions "
+                    "random walks (Knuth's estimator)",
+                    130, ReadPolicy::kReadsCommute, kTakesExecutions,
+                    [](const StrategyConfig& config) {
+                      return std::unique_ptr<Strategy>(std::make_unique<SizeEstimateWalks>(config));
+                    }})
 
 }  // namespace weft::explorer

@@ -1,9 +1,7 @@
 // Seeded random scheduling: each execution is one random sample, drawn by the directive's
-// policy. Uniform random picks among the enabled threads at every step. Partial order sampling
-// (Yuan, Yang, Gu, CAV 2018; SchedulePolicy::kPartialOrderSampling) gives events priorities and
-// redraws those of the events that race with the one that ran, so that a racing event is not
-// starved behind independent ones. Baselines: neither proves that a bug is absent. Inputs:
-// RandomInputWalk.
+// policy; uniform random picks among the enabled threads at every step. A baseline: it proves no
+// bug absent. Inputs: RandomInputWalk. (Partial order sampling, pos.cpp, draws its samples by
+// another policy.)
 #include "input_paths.hpp"
 #include "strategies.hpp"
 
@@ -52,13 +50,15 @@ class RandomWalk final : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_random(const StrategyConfig& config) {
-  return std::make_unique<RandomWalk>(config, SchedulePolicy::kRandom, "");
+std::unique_ptr<Strategy> make_random_walk(const StrategyConfig& config, SchedulePolicy policy,
+                                           const char* name) {
+  return std::make_unique<RandomWalk>(config, policy, name);
 }
 
-std::unique_ptr<Strategy> make_partial_order_sampling(const StrategyConfig& config) {
-  return std::make_unique<RandomWalk>(config, SchedulePolicy::kPartialOrderSampling,
-                                      "partial order sampling");
-}
+WEFT_STRATEGY_ROWS(random,
+                   {"random", "seeded random scheduling, not exhaustive", 70,
+                    ReadPolicy::kReadsCommute, kTakesExecutions, [](const StrategyConfig& config) {
+                      return make_random_walk(config, SchedulePolicy::kRandom, "");
+                    }})
 
 }  // namespace weft::explorer

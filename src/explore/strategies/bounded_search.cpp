@@ -210,12 +210,20 @@ class BoundedSearch final : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_preemption_bounded(const StrategyConfig& config) {
-  return std::make_unique<BoundedSearch>(config, false);
-}
-
-std::unique_ptr<Strategy> make_delay_bounded(const StrategyConfig& config) {
-  return std::make_unique<BoundedSearch>(config, true);
-}
+WEFT_STRATEGY_ROWS(
+    bounded_search,
+    {"preemption-bound",
+     "every schedule with at most 0, 1, 2, ... preemptions (up to --bound), each bound "
+     "completely before the next; no sleep sets",
+     100, ReadPolicy::kReadsCommute, kTakesBound,
+     [](const StrategyConfig& config) {
+       return std::unique_ptr<Strategy>(std::make_unique<BoundedSearch>(config, false));
+     }},
+    {"delay-bound",
+     "every schedule with at most 0, 1, 2, ... delays of a round-robin scheduler (up to "
+     "--bound), each bound completely before the next; no sleep sets",
+     110, ReadPolicy::kReadsCommute, kTakesBound, [](const StrategyConfig& config) {
+       return std::unique_ptr<Strategy>(std::make_unique<BoundedSearch>(config, true));
+     }})
 
 }  // namespace weft::explorer

@@ -77,8 +77,15 @@ class Dpor final : public ExecutionTreeSearch {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_dpor(const StrategyConfig& config, ReadPolicy policy) {
-  return std::make_unique<Dpor>(config, policy);
-}
+WEFT_STRATEGY_ROWS(
+    dpor,
+    {"dpor-cr", "DPOR in which reads commute", 20, ReadPolicy::kReadsCommute, kTakesSleepSets,
+     [](const StrategyConfig& config) {
+       return std::unique_ptr<Strategy>(std::make_unique<Dpor>(config, ReadPolicy::kReadsCommute));
+     }},
+    {"dpor", "Flanagan-Godefroid DPOR, every two accesses dependent", 30,
+     ReadPolicy::kReadsConflict, kTakesSleepSets, [](const StrategyConfig& config) {
+       return std::unique_ptr<Strategy>(std::make_unique<Dpor>(config, ReadPolicy::kReadsConflict));
+     }})
 
 }  // namespace weft::explorer

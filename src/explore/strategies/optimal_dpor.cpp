@@ -283,8 +283,14 @@ class OptimalDpor final : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_optimal_dpor(const StrategyConfig& config) {
-  return std::make_unique<OptimalDpor>(config);
-}
+// The estimate counts Mazurkiewicz traces: what optimal DPOR runs, one execution each.
+WEFT_STRATEGY_ROWS(
+    optimal_dpor,
+    {"optimal", "optimal DPOR: source sets and wakeup trees, one execution per Mazurkiewicz trace",
+     0, ReadPolicy::kReadsCommute, 0, [](const StrategyConfig& config) {
+       std::unique_ptr<Strategy> search = std::make_unique<OptimalDpor>(config);
+       if (!config.estimate_size) return search;
+       return with_size_estimate(std::move(search), config, ReadPolicy::kReadsCommute);
+     }})
 
 }  // namespace weft::explorer
