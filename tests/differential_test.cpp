@@ -40,6 +40,7 @@ StrategyRun run(const Program& p, StrategyKind kind, bool sleep_sets,
   o.stop_on_first_bug = false;
   o.max_bound = max_bound;
   o.random_executions = 200;  // PCT
+  o.count_traces = true;      // the oracle's traces are what the others are checked against
   r.result = explore(o, [&] { run_program(p, r.observed); });
   for (const auto& b : r.result.bugs) r.observed.bugs.insert(b.message);
   return r;

@@ -42,6 +42,7 @@ TEST_P(UnfoldingDifferential, ReachesTheLocalStatesAndFailuresDfsReaches) {
   Options dfs;
   dfs.strategy = StrategyKind::kDfs;
   dfs.stop_on_first_bug = false;
+  dfs.count_traces = true;
   const Result by_dfs = explore(dfs, [&] { run_program(p, oracle); });
   for (StrategyKind kind : kUnfoldings) {
     Observed unfolded;

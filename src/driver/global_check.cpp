@@ -97,7 +97,11 @@ GlobalCheckResult check_global_state(const explorer::Strategy& strategy, const G
                                      const std::function<Trace(const TestDirective&)>& run,
                                      const ThreadRegistry& threads) {
   GlobalCheckResult out;
-  out.search = strategy.search_global_state(check.query());
+  if (const explorer::UnfoldingView* unfolding = strategy.unfolding())
+    out.search = unfolding->search_global_state(check.query());
+  else
+    out.search.problem =
+        "only the unfolding strategies (contextual, unfolding) check global states";
   const explorer::GlobalStateSearch& s = out.search;
   if (!s.problem.empty()) {
     out.note = "--check-global could not search: " + s.problem;

@@ -22,8 +22,8 @@
 #include <sstream>
 #include <string_view>
 
-#include "weft/driver/one_line.hpp"
 #include "weft/runtime/native_protocol.hpp"
+#include "weft/trace/one_line.hpp"
 #include "weft/trace/wire.hpp"
 
 namespace weft::driver {

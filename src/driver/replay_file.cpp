@@ -10,8 +10,8 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "weft/driver/one_line.hpp"
 #include "weft/driver/option_checks.hpp"
+#include "weft/trace/one_line.hpp"
 #include "weft/trace/wire.hpp"
 
 namespace weft::driver {

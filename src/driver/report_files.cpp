@@ -11,8 +11,8 @@
 #include "weft/driver/html_report.hpp"
 #include "weft/driver/junit_report.hpp"
 #include "weft/driver/native_runner.hpp"
-#include "weft/driver/one_line.hpp"
 #include "weft/driver/sarif_report.hpp"
+#include "weft/trace/one_line.hpp"
 
 namespace weft::driver {
 namespace {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "tree_backtrack.hpp"
 #include "weft/trace/dependence.hpp"
 
 namespace weft::explorer {
@@ -34,51 +35,29 @@ std::optional<TestDirective> ExecutionTreeSearch::next() {
     d.sleep_from = 0;
     return d;
   }
-  auto prefix_to = [&](std::size_t i) {
-    d.prefix.reserve(i + 1);
-    for (std::size_t k = 0; k < i; ++k) d.prefix.push_back(nodes_[k].chosen.thread);
-  };
-  while (!nodes_.empty()) {
-    const std::size_t i = nodes_.size() - 1;
-    Node& n = nodes_[i];
-    // The other sides of the input branches of this step: below its choice, so first.
-    if (auto inputs = inputs_.flip_in_step(i + 1)) {
-      prefix_to(i);
-      d.prefix.push_back(n.chosen.thread);
-      d.sleep_from = i;
-      if (sleep_sets_) d.sleep = n.sleep;
-      d.inputs = std::move(*inputs);
-      branch_ = i;
-      return d;
-    }
-    ThreadId pick = kNoThread;
-    for (ThreadId t : n.backtrack.members()) {
-      if (n.done.contains(t) || (sleep_sets_ && asleep(n, t))) continue;
-      pick = t;
-      break;
-    }
-    if (pick != kNoThread) {
-      // The subtree of the current choice is finished: it goes to sleep for the siblings.
-      if (sleep_sets_) n.sleep.push_back({n.chosen.thread, n.chosen.op});
-      n.done.insert(pick);
-      prefix_to(i);
-      d.prefix.push_back(pick);
-      d.sleep_from = i;
-      if (sleep_sets_) d.sleep = n.sleep;
-      // The current inputs follow the current path up to here; what comes after is new.
-      d.inputs = inputs_.current_inputs();
-      kept_steps_ = i + 1;
-      branch_ = i;
-      return d;
-    }
-    nodes_.pop_back();
-  }
-  // The branches main took before its first operation.
-  if (auto inputs = inputs_.flip_in_step(0)) {
-    d.inputs = std::move(*inputs);
-    return d;
-  }
-  return std::nullopt;
+  return next_in_tree(nodes_, inputs_, std::move(d), sleep_sets_, branch_,
+                      [this](std::size_t i, Node& n, TestDirective& out) {
+                        ThreadId pick = kNoThread;
+                        for (ThreadId t : n.backtrack.members()) {
+                          if (n.done.contains(t) || (sleep_sets_ && asleep(n, t))) continue;
+                          pick = t;
+                          break;
+                        }
+                        if (pick == kNoThread) return NodeChoice::kFinished;
+                        // The subtree of the current choice is finished: it goes to sleep for the
+                        // siblings.
+                        if (sleep_sets_) n.sleep.push_back({n.chosen.thread, n.chosen.op});
+                        n.done.insert(pick);
+                        prefix_up_to(nodes_, i, out);
+                        out.prefix.push_back(pick);
+                        out.sleep_from = i;
+                        if (sleep_sets_) out.sleep = n.sleep;
+                        // The current inputs follow the current path up to here; what comes after
+                        // is new.
+                        out.inputs = inputs_.current_inputs();
+                        kept_steps_ = i + 1;
+                        return NodeChoice::kTaken;
+                      });
 }
 
 void ExecutionTreeSearch::observe(const Trace& trace) {

@@ -46,15 +46,9 @@ FoundBug found_bug(const Trace& trace, const Failure* failure) {
     // The bug happened after `step` events; what ran after it is not part of its report.
     b.outcome = failure->outcome;
     b.message = failure->message;
-    b.trace.events.resize(failure->step);
-    b.trace.enabled.resize(failure->step);
-    b.trace.finished_thread.resize(failure->step);
-    if (b.trace.sites.size() > failure->step) b.trace.sites.resize(failure->step);
-    if (b.trace.values.size() > failure->step) b.trace.values.resize(failure->step);
+    b.trace.keep_steps(failure->step);
     b.trace.pending.clear();
     std::erase_if(b.trace.failures, [&](const Failure& f) { return f.step > failure->step; });
-    std::erase_if(b.trace.library_callers,
-                  [&](const auto& caller) { return caller.first >= failure->step; });
     // An execution may hold hundreds of bugs (--all-bugs): each keeps only its own prefix.
     b.trace.events.shrink_to_fit();
     b.trace.enabled.shrink_to_fit();
@@ -195,7 +189,7 @@ ExplorationResult run_exploration_in_place(
   }
   // The last next() may have asked the solver too.
   if (const InputStatistics* inputs = strategy.input_statistics()) s.inputs = *inputs;
-  if (const UnfoldingStatistics* u = strategy.unfolding_statistics()) s.unfolding = *u;
+  if (const UnfoldingView* u = strategy.unfolding()) s.unfolding = u->statistics();
   result.uncovered = strategy.uncovered();
   result.strategy_gaps = strategy.gaps();
   result.coverage = strategy.coverage();

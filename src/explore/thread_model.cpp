@@ -341,11 +341,7 @@ void ThreadModel::rewind(std::size_t steps) {
     }
     undo_.pop_back();
   }
-  current_.events.resize(steps);
-  current_.enabled.resize(steps);
-  current_.finished_thread.resize(steps);
-  current_.sites.resize(steps);
-  current_.values.resize(steps);
+  current_.keep_steps(steps);
 }
 
 const Trace* ThreadModel::simulate(const TestDirective& d) {
@@ -464,11 +460,7 @@ const Trace* ThreadModel::simulate(const TestDirective& d) {
     u.last = last_;
     u.memory_undo = memory_undo_.size();
     last_ = chosen;
-    current_.enabled.push_back(std::move(enabled));
-    current_.events.push_back({chosen, op});
-    current_.finished_thread.push_back(false);
-    current_.sites.push_back(node.site);
-    current_.values.push_back(values);
+    current_.add_step({chosen, op}, std::move(enabled), node.site, false, values);
     if (op.kind == OpKind::kMutexLock || op.kind == OpKind::kMutexUnlock) {
       u.mutex = op.object;
       u.owner = owner_of(op.object);

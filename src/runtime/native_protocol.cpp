@@ -672,10 +672,7 @@ LoggedExecution read_log_records(const void* log, std::size_t sent_threads, Thre
         const Operation op = get_op(r, map);
         const auto flags = r.get<std::uint8_t>("event flags");
         const auto site = r.get<std::uint64_t>("site");
-        events.events.push_back({thread, op});
-        events.finished_thread.push_back(flags & kFinished);
-        events.sites.push_back(site);
-        events.enabled.push_back(get_set(r, map, sent_threads));
+        ThreadSet enabled = get_set(r, map, sent_threads);
         AccessValues values;
         values.known = r.get<std::uint8_t>("value flags");
         if (values.known & AccessValues::kRead) values.read = r.get<std::uint64_t>("value read");
@@ -687,7 +684,7 @@ LoggedExecution read_log_records(const void* log, std::size_t sent_threads, Thre
           if (values.written_expression > out.symbolic.expressions.size())
             throw ProtocolError("a value written as an expression the log does not hold");
         }
-        events.values.push_back(values);
+        events.add_step({thread, op}, std::move(enabled), site, (flags & kFinished) != 0, values);
         break;
       }
       case Record::kThread: {

@@ -612,10 +612,7 @@ Trace Scheduler::Impl::run(const TestDirective& d, const std::function<void()>& 
     ++t.steps;
     last = chosen;
     Operation op = t.pending;
-    trace.enabled.push_back(std::move(enabled));
-    trace.events.push_back({chosen, op});
-    trace.finished_thread.push_back(false);
-    trace.sites.push_back(t.pending_site);
+    trace.add_step({chosen, op}, std::move(enabled), t.pending_site);
     // Observers see a creation before the child runs its first local code (inside apply);
     // every other event after it ran, with its result.
     const bool creates = op.kind == OpKind::kThreadCreate;

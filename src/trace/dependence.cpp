@@ -4,16 +4,15 @@ namespace weft {
 namespace {
 
 bool touches_mutex(const Operation& op) {
-  const Domain d = domain_of(op.kind);
-  return d == Domain::kMutex || op.kind == OpKind::kCondWait || op.kind == OpKind::kCondWake;
+  return domain_of(op.kind) == Domain::kMutex || takes_mutex(op.kind) || gives_mutex(op.kind);
 }
 
 // Operations that are only enabled while their thread holds the mutex / while it is free.
 bool needs_held(const Operation& op) {
-  return op.kind == OpKind::kMutexUnlock || op.kind == OpKind::kCondWait;
+  return gives_mutex(op.kind);
 }
 bool needs_free(const Operation& op) {
-  return op.kind == OpKind::kMutexLock || op.kind == OpKind::kCondWake;
+  return takes_mutex(op.kind);
 }
 
 // Memory is compared byte by byte: accesses to neighbouring variables are independent, as in the

@@ -85,22 +85,8 @@ ThreadId DirectiveFollower::choose(std::size_t step, const ThreadSet& enabled, T
 }
 
 void DirectiveFollower::count_locks_held(const Event& e) {
-  int change = 0;
-  switch (e.op.kind) {
-    case OpKind::kMutexLock:
-    case OpKind::kCondWake:
-      change = 1;
-      break;
-    case OpKind::kMutexTryLock:
-      change = e.op.result ? 1 : 0;
-      break;
-    case OpKind::kMutexUnlock:
-    case OpKind::kCondWait:
-      change = -1;
-      break;
-    default:
-      return;
-  }
+  const int change = acquires_mutex(e.op) ? 1 : releases_mutex(e.op) ? -1 : 0;
+  if (change == 0) return;
   if (e.thread >= locks_held_.size()) locks_held_.resize(e.thread + 1, 0);
   locks_held_[e.thread] += change;
 }

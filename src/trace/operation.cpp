@@ -31,12 +31,11 @@ bool accesses_memory(const Operation& op) {
 }
 
 bool acquires_mutex(const Operation& op) {
-  return op.kind == OpKind::kMutexLock || op.kind == OpKind::kCondWake ||
-         (op.kind == OpKind::kMutexTryLock && op.result != 0);
+  return takes_mutex(op.kind) || (op.kind == OpKind::kMutexTryLock && op.result != 0);
 }
 
 bool releases_mutex(const Operation& op) {
-  return op.kind == OpKind::kMutexUnlock || op.kind == OpKind::kCondWait;
+  return gives_mutex(op.kind);
 }
 
 ObjectKey mutex_of(const Operation& op) {

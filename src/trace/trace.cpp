@@ -82,4 +82,20 @@ std::optional<Operation> Trace::pending_at(std::size_t k, ThreadId t) const {
   return std::nullopt;
 }
 
+void Trace::keep_steps(std::size_t steps) {
+  const auto keep = [steps](auto& per_step) {
+    if (per_step.size() > steps) per_step.resize(steps);
+  };
+  keep(events);
+  keep(enabled);
+  keep(finished_thread);
+  keep(sites);
+  keep(values);
+  std::erase_if(library_callers, [steps](const auto& caller) { return caller.first >= steps; });
+}
+
+void Trace::clear_steps() {
+  keep_steps(0);
+}
+
 }  // namespace weft

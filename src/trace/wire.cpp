@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <cstdio>
+
+#include "weft/trace/one_line.hpp"
 
 namespace weft {
 
@@ -41,18 +44,7 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
 // the message stays one short line whatever the input holds.
 std::string quoted(std::string_view s) {
   constexpr std::size_t kShown = 40;
-  std::string out = "'";
-  for (std::size_t i = 0; i < s.size() && i < kShown; ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + (s.size() > kShown ? "'..." : "'");
+  return "'" + one_line(s.substr(0, kShown), SIZE_MAX) + (s.size() > kShown ? "'..." : "'");
 }
 
 std::uint64_t parse_number(std::string_view s, const char* what, int base = 10) {

@@ -20,6 +20,20 @@
 
 namespace weft::explorer {
 
+/// What a strategy that builds an unfolding offers besides its tests (thesis ch. 3-6):
+/// Strategy::unfolding() returns it, or nullptr for a strategy that builds none.
+class UnfoldingView {
+ public:
+  virtual ~UnfoldingView() = default;
+  /// What it built so far.
+  virtual const UnfoldingStatistics& statistics() const = 0;
+  /// The unfolding in Graphviz's dot language (unfolding_dot.hpp).
+  virtual std::string dot(const UnfoldingNames& names) const = 0;
+  /// A test into a global state of the unfolding where `query` may hold (thesis §6.2), for a
+  /// strategy built with StrategyConfig::record_written_values (else it says it cannot).
+  virtual GlobalStateSearch search_global_state(const GlobalStateQuery& query) const = 0;
+};
+
 /// Every strategy is driven the same way: ask next() for a directive, run it, hand the observed
 /// trace to observe(), repeat until next() returns nullopt (the strategy is exhausted). The
 /// strategies own all exploration state; the runner that executes a directive is stateless, so it
@@ -41,28 +55,13 @@ class Strategy {
   virtual const SizeEstimate* size_estimate() const { return nullptr; }
   /// How the strategy explored inputs, or nullptr if it does not explore them.
   virtual const InputStatistics* input_statistics() const { return nullptr; }
-  /// What it built, for an unfolding strategy; else nullptr.
-  virtual const UnfoldingStatistics* unfolding_statistics() const { return nullptr; }
+  /// What a strategy that builds an unfolding offers of it; else nullptr.
+  virtual const UnfoldingView* unfolding() const { return nullptr; }
   /// What exhausting it does not cover ("deadlocks and data races" for a strategy that covers
   /// every local state, not every global one), or nullptr.
   virtual const char* uncovered() const { return nullptr; }
   /// Why it did not cover all it set out to (one line), or "".
   virtual std::string gaps() const { return {}; }
-  /// The unfolding it built, in Graphviz's dot language (unfolding_dot.hpp), or "" for a
-  /// strategy that builds none.
-  virtual std::string unfolding_dot(const UnfoldingNames& names) const {
-    (void)names;
-    return {};
-  }
-  /// For an unfolding strategy (built with StrategyConfig::record_written_values): a test into
-  /// a global state of its unfolding where `query` may hold (thesis §6.2). Others say they
-  /// cannot (GlobalStateSearch::problem).
-  virtual GlobalStateSearch search_global_state(const GlobalStateQuery& query) const {
-    (void)query;
-    GlobalStateSearch none;
-    none.problem = "only the unfolding strategies (contextual, unfolding) check global states";
-    return none;
-  }
 };
 
 /// A strategy, by the name `--strategy` takes: a row of the table of strategies (StrategyInfo).

@@ -43,22 +43,9 @@ inline constexpr unsigned kLastSchedulePolicy =
 /// For SchedulePolicy::kSleepSetWalk's guesses: a memory access or mutex operation as its
 /// object and whether it only reads (object << 1 | writes); nullopt for other operations.
 inline std::optional<std::uint64_t> quiet_access_key(const Operation& op) {
-  switch (op.kind) {
-    case OpKind::kRead:
-    case OpKind::kAtomicLoad:
-      return op.object << 1;
-    case OpKind::kWrite:
-    case OpKind::kAtomicStore:
-    case OpKind::kAtomicRmw:
-    case OpKind::kAtomicCas:
-    case OpKind::kFree:
-    case OpKind::kMutexLock:
-    case OpKind::kMutexTryLock:
-    case OpKind::kMutexUnlock:
-      return op.object << 1 | 1;
-    default:
-      return std::nullopt;
-  }
+  const Domain domain = domain_of(op.kind);
+  if (domain != Domain::kMemory && domain != Domain::kMutex) return std::nullopt;
+  return op.object << 1 | (is_read(op.kind) ? 0 : 1);
 }
 
 /// A sleep-set entry: thread `thread` need not run `op` until a dependent operation has run.

@@ -125,7 +125,8 @@ inline ByteMask bytes_in_granule(ObjectKey address, std::uint64_t size, ObjectKe
 
 /// The traits op_kinds.def gives a kind (see there).
 namespace op_trait {
-inline constexpr std::uint8_t kReadsValue = 1, kWritesValue = 2, kOnlyReads = 4, kMayBlock = 8;
+inline constexpr std::uint8_t kReadsValue = 1, kWritesValue = 2, kOnlyReads = 4, kMayBlock = 8,
+                              kTakesMutex = 16, kGivesMutex = 32;
 }
 /// What op_kinds.def says of each kind, indexed by the kind.
 struct OpKindTraits {
@@ -166,6 +167,14 @@ inline bool reads_value(OpKind kind) {
 /// AccessValues::written records.
 inline bool writes_value(OpKind kind) {
   return (op_kind_detail::of(kind).traits & op_trait::kWritesValue) != 0;
+}
+/// Lock and the second half of a condition wait: they take a mutex, and only while it is free.
+inline bool takes_mutex(OpKind kind) {
+  return (op_kind_detail::of(kind).traits & op_trait::kTakesMutex) != 0;
+}
+/// Unlock and the first half of a condition wait: they give up a mutex the thread holds.
+inline bool gives_mutex(OpKind kind) {
+  return (op_kind_detail::of(kind).traits & op_trait::kGivesMutex) != 0;
 }
 /// An exit, or an atomic section whose footprint is not known: dependent with every event of
 /// every other thread.

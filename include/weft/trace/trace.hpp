@@ -176,6 +176,28 @@ struct Trace {
   /// The operation thread t was about to perform in the state before step k (k == size() means
   /// the final state), or nullopt if t had finished or did not exist yet.
   std::optional<Operation> pending_at(std::size_t k, ThreadId t) const;
+
+  /// The per-step vectors (events, enabled, finished_thread, sites, values) are written only
+  /// through these, so that they stay of one length (values: when they are recorded at all).
+  /// Appends step `event`, run in a state where `enabled_before` were enabled, from code at
+  /// `site`; `finishes`: it was its thread's last.
+  void add_step(const Event& event, ThreadSet enabled_before, std::uint64_t site,
+                bool finishes = false) {
+    events.push_back(event);
+    enabled.push_back(std::move(enabled_before));
+    finished_thread.push_back(finishes);
+    sites.push_back(site);
+  }
+  /// The same, with what the step read and wrote.
+  void add_step(const Event& event, ThreadSet enabled_before, std::uint64_t site, bool finishes,
+                const AccessValues& step_values) {
+    add_step(event, std::move(enabled_before), site, finishes);
+    values.push_back(step_values);
+  }
+  /// Keeps the first `steps` steps, and the library callers among them.
+  void keep_steps(std::size_t steps);
+  /// Drops every step (the native runtime's log has them by then).
+  void clear_steps();
 };
 
 }  // namespace weft

@@ -111,9 +111,7 @@ class EstimatingSearch final : public Strategy {
   }
   const SizeEstimate* size_estimate() const override { return &walks_.estimate(); }
   const InputStatistics* input_statistics() const override { return search_->input_statistics(); }
-  const UnfoldingStatistics* unfolding_statistics() const override {
-    return search_->unfolding_statistics();
-  }
+  const UnfoldingView* unfolding() const override { return search_->unfolding(); }
   const char* uncovered() const override { return search_->uncovered(); }
   std::string gaps() const override { return search_->gaps(); }
 

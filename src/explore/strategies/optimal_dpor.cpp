@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "strategies.hpp"
+#include "tree_backtrack.hpp"
 #include "wakeup_tree.hpp"
 #include "weft/explore/race_candidates.hpp"
 #include "weft/trace/clock_tracker.hpp"
@@ -33,57 +34,40 @@ class OptimalDpor final : public Strategy {
       d.prefix = initial_prefix_;
       return d;
     }
-    while (!nodes_.empty()) {
-      const std::size_t i = nodes_.size() - 1;
-      Node& n = nodes_[i];
-      // The other sides of the input branches of this step come first: they are below the
-      // current choice (thesis §2.4), and their subtrees have their own races.
-      if (auto inputs = inputs_.flip_in_step(i + 1)) {
-        for (std::size_t k = 0; k <= i; ++k) d.prefix.push_back(nodes_[k].chosen.thread);
-        d.sleep_from = i;
-        d.sleep = n.sleep;
-        d.inputs = std::move(*inputs);
-        branch_ = i;
-        return d;
-      }
-      if (!n.wakeup.empty()) {
-        const auto asleep = [&n](ThreadId t) {
-          return std::any_of(n.sleep.begin(), n.sleep.end(),
-                             [t](const SleepEntry& e) { return e.thread == t; });
-        };
-        // The branch explored last is done: its thread sleeps for the siblings.
-        if (!asleep(n.chosen.thread)) n.sleep.push_back({n.chosen.thread, n.chosen.op});
-        taken_ = n.wakeup.take_first();
-        // A branch starting with a sleeping thread is covered already. This only happens when
-        // a race was over-approximated (condition variables, semaphores: docs/dependence.md).
-        if (asleep(taken_->event.thread)) {
-          taken_.reset();
-          continue;
-        }
-        for (std::size_t k = 0; k < i; ++k) d.prefix.push_back(nodes_[k].chosen.thread);
-        for (const WakeupTree::Node* w = taken_.get(); w;
-             w = w->children.empty() ? nullptr : w->children.front().get())
-          d.prefix.push_back(w->event.thread);
-        d.sleep_from = i;
-        d.sleep = n.sleep;
-        // The inputs of the execution whose race planned the branch: they take the path on which
-        // the sequence reverses the race. Both they and the current inputs follow the current
-        // path up to here.
-        d.inputs = taken_->inputs ? *taken_->inputs : inputs_.current_inputs();
-        if (!taken_->inputs)
-          taken_->inputs = std::make_shared<const std::vector<InputValue>>(d.inputs);
-        kept_steps_ = i + 1;
-        branch_ = i;
-        return d;
-      }
-      nodes_.pop_back();
-    }
-    // The branches main took before its first operation.
-    if (auto inputs = inputs_.flip_in_step(0)) {
-      d.inputs = std::move(*inputs);
-      return d;
-    }
-    return std::nullopt;
+    return next_in_tree(nodes_, inputs_, std::move(d), true, branch_,
+                        [this](std::size_t i, Node& n, TestDirective& out) {
+                          if (n.wakeup.empty()) return NodeChoice::kFinished;
+                          const auto asleep = [&n](ThreadId t) {
+                            return std::any_of(n.sleep.begin(), n.sleep.end(),
+                                               [t](const SleepEntry& e) { return e.thread == t; });
+                          };
+                          // The branch explored last is done: its thread sleeps for the siblings.
+                          if (!asleep(n.chosen.thread))
+                            n.sleep.push_back({n.chosen.thread, n.chosen.op});
+                          taken_ = n.wakeup.take_first();
+                          // A branch starting with a sleeping thread is covered already. This only
+                          // happens when a race was over-approximated (condition variables,
+                          // semaphores: docs/dependence.md).
+                          if (asleep(taken_->event.thread)) {
+                            taken_.reset();
+                            return NodeChoice::kAgain;
+                          }
+                          prefix_up_to(nodes_, i, out);
+                          for (const WakeupTree::Node* w = taken_.get(); w;
+                               w = w->children.empty() ? nullptr : w->children.front().get())
+                            out.prefix.push_back(w->event.thread);
+                          out.sleep_from = i;
+                          out.sleep = n.sleep;
+                          // The inputs of the execution whose race planned the branch: they take
+                          // the path on which the sequence reverses the race. Both they and the
+                          // current inputs follow the current path up to here.
+                          out.inputs = taken_->inputs ? *taken_->inputs : inputs_.current_inputs();
+                          if (!taken_->inputs)
+                            taken_->inputs =
+                                std::make_shared<const std::vector<InputValue>>(out.inputs);
+                          kept_steps_ = i + 1;
+                          return NodeChoice::kTaken;
+                        });
   }
 
   const InputStatistics* input_statistics() const override { return &inputs_.statistics(); }

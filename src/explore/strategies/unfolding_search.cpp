@@ -41,7 +41,7 @@ constexpr std::size_t kMergeTries = 256;
 constexpr unsigned kBlockedMarkingTimeoutMs = 60000;
 constexpr std::size_t kBlockedMarkingsPerSearch = 64;
 
-class UnfoldingSearch final : public Strategy {
+class UnfoldingSearch final : public Strategy, public UnfoldingView {
  public:
   UnfoldingSearch(const StrategyConfig& config, UnfoldingModel model)
       : initial_prefix_(config.initial_prefix),
@@ -121,7 +121,9 @@ class UnfoldingSearch final : public Strategy {
     flips_.clear();
   }
 
-  std::string unfolding_dot(const UnfoldingNames& names) const override {
+  const UnfoldingView* unfolding() const override { return this; }
+
+  std::string dot(const UnfoldingNames& names) const override {
     return explorer::unfolding_dot(unfolding_, sites_, names);
   }
 
@@ -159,12 +161,12 @@ class UnfoldingSearch final : public Strategy {
                              stats_.extension_seconds - extension_seconds_at_start_});
   }
 
-  const UnfoldingStatistics* unfolding_statistics() const override {
+  const UnfoldingStatistics& statistics() const override {
     stats_.events = unfolding_.events();
     stats_.conditions = unfolding_.conditions();
     stats_.co_checks = extensions_.co_checks();
     stats_.bytes = unfolding_.memory_bytes() + extensions_.memory_bytes();
-    return &stats_;
+    return stats_;
   }
 
   const InputStatistics* input_statistics() const override {

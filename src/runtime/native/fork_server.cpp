@@ -130,10 +130,7 @@ void run_execution(void* shared, weft::native::LogWriter& log, const NativeOptio
   log.reset(rt.registry().size(), weft::native::channel_of(shared).known_expressions);
   Trace trace = rt.run(directive, argc, argv, envp);
   if (break_on_bug && trace.outcome == Outcome::kDeadlock) raise(SIGTRAP);
-  trace.events.clear();
-  trace.enabled.clear();
-  trace.finished_thread.clear();
-  trace.sites.clear();
+  trace.clear_steps();
   log.end(trace, rt.registry());
   // What the program wrote through stdio and did not flush, as exit() would: the worker's
   // memory (stdio's buffers with it) is written back next, and a fresh child ends in _exit.

@@ -1,8 +1,8 @@
-#include "weft/driver/one_line.hpp"
+#include "weft/trace/one_line.hpp"
 
 #include <cstdio>
 
-namespace weft::driver {
+namespace weft {
 
 std::string one_line(std::string_view text, std::size_t max) {
   std::string out;
@@ -20,4 +20,4 @@ std::string one_line(std::string_view text, std::size_t max) {
   return out;
 }
 
-}  // namespace weft::driver
+}  // namespace weft
