@@ -4,6 +4,7 @@
 
 #include "weft/trace/dependence.hpp"
 #include "weft/trace/directive_follower.hpp"
+#include "weft/trace/sync_rules.hpp"
 
 namespace weft::explorer {
 namespace {
@@ -366,15 +367,11 @@ const Trace* ThreadModel::simulate(const TestDirective& d) {
       if (mutex == m) return owner;
     return kNoThread;
   };
-  // Scheduler::Impl::is_enabled for the modelled operations.
+  // The scheduler's rules for the modelled operations (sync_rules.hpp).
   const auto is_enabled = [&](ThreadId id) {
-    const Operation& op = nodes_[threads_[id].node].op;
-    if (op.kind == OpKind::kMutexLock) return owner_of(op.object) == kNoThread;
-    if (op.kind == OpKind::kThreadJoin) {
-      const auto target = static_cast<ThreadId>(op.object);
-      return target < threads_.size() && threads_[target].finished;
-    }
-    return true;
+    return sync_rules::lock_or_join_may_run(
+        nodes_[threads_[id].node].op, owner_of,
+        [&](ThreadId target) { return target < threads_.size() && threads_[target].finished; });
   };
 
   DirectiveFollower follower(d);
@@ -413,7 +410,7 @@ const Trace* ThreadModel::simulate(const TestDirective& d) {
     const Operation& op = node.op;
     if (!node.site_known) return nullptr;
     if (op.kind == OpKind::kProcessExit && !node.exit_known) return nullptr;
-    if (op.kind == OpKind::kMutexUnlock && owner_of(op.object) != chosen)
+    if (sync_rules::gives_a_mutex_it_does_not_hold(op, chosen, owner_of(mutex_of(op))))
       return nullptr;  // misuse: a bug
     NodeId child_root = kNoNode;
     if (op.kind == OpKind::kThreadCreate) {
@@ -461,11 +458,12 @@ const Trace* ThreadModel::simulate(const TestDirective& d) {
     u.memory_undo = memory_undo_.size();
     last_ = chosen;
     current_.add_step({chosen, op}, std::move(enabled), node.site, false, values);
-    if (op.kind == OpKind::kMutexLock || op.kind == OpKind::kMutexUnlock) {
-      u.mutex = op.object;
-      u.owner = owner_of(op.object);
-      std::erase_if(owners_, [&](const auto& o) { return o.first == op.object; });
-      if (op.kind == OpKind::kMutexLock) owners_.emplace_back(op.object, chosen);
+    if (acquires_mutex(op) || releases_mutex(op)) {
+      u.mutex = mutex_of(op);
+      u.owner = owner_of(u.mutex);
+      std::erase_if(owners_, [&](const auto& o) { return o.first == u.mutex; });
+      const ThreadId holder = sync_rules::holder_after(op, chosen, u.owner);
+      if (holder != kNoThread) owners_.emplace_back(u.mutex, holder);
     }
     if (child_root != kNoNode) {
       const auto c = static_cast<ThreadId>(op.object);

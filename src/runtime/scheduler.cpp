@@ -14,6 +14,7 @@
 #include "sync_state.hpp"
 #include "weft/runtime/thread_storage.hpp"
 #include "weft/trace/directive_follower.hpp"
+#include "weft/trace/sync_rules.hpp"
 #include "weft/trace/wire.hpp"
 
 namespace weft::runtime {
@@ -269,7 +270,10 @@ struct Scheduler::Impl {
     const Operation& op = t.pending;
     switch (op.kind) {
       case OpKind::kMutexLock:
-        return mutexes[op.object].owner == kNoThread;
+      case OpKind::kThreadJoin:
+        return sync_rules::lock_or_join_may_run(
+            op, [&](ObjectKey m) { return mutexes[m].owner; },
+            [&](ThreadId id) { return id < by_id.size() && by_id[id] && by_id[id]->finished; });
       case OpKind::kCondWake:
         // A timed wait may also time out: it needs only the mutex.
         return mutexes[op.partner].owner == kNoThread &&
@@ -278,10 +282,6 @@ struct Scheduler::Impl {
         return sems[op.object].count > 0;
       case OpKind::kFutexWoken:
         return op.timed || futexes[op.object].has_token_for(t.wait_epoch);
-      case OpKind::kThreadJoin: {
-        const auto target = static_cast<ThreadId>(op.object);
-        return target < by_id.size() && by_id[target] && by_id[target]->finished;
-      }
       default:
         return true;
     }
@@ -303,19 +303,21 @@ struct Scheduler::Impl {
   /// first half of a condition wait) instead of being resumed.
   bool apply(ThreadRec& t, Operation& op) {
     switch (op.kind) {
-      case OpKind::kMutexLock:
-        mutexes[op.object].owner = t.id;
+      case OpKind::kMutexLock: {
+        auto& m = mutexes[op.object];
+        m.owner = sync_rules::holder_after(op, t.id, m.owner);
         return true;
+      }
       case OpKind::kMutexTryLock: {
         auto& m = mutexes[op.object];
         op.result = m.owner == kNoThread;
-        if (op.result) m.owner = t.id;
+        m.owner = sync_rules::holder_after(op, t.id, m.owner);
         t.result = op.result;
         return true;
       }
       case OpKind::kMutexUnlock: {
         auto& m = mutexes[op.object];
-        if (m.owner != t.id) {
+        if (sync_rules::gives_a_mutex_it_does_not_hold(op, t.id, m.owner)) {
           record_failure(
               t, Outcome::kMisuse,
               misuse(t, "unlocks " + describe(op).substr(7) +
@@ -325,18 +327,18 @@ struct Scheduler::Impl {
           stop(t);
           return false;
         }
-        m.owner = kNoThread;
+        m.owner = sync_rules::holder_after(op, t.id, m.owner);
         return true;
       }
       case OpKind::kCondWait: {
         auto& m = mutexes[op.partner];
-        if (m.owner != t.id) {
+        if (sync_rules::gives_a_mutex_it_does_not_hold(op, t.id, m.owner)) {
           record_failure(t, Outcome::kMisuse,
                          misuse(t, "waits on a condition variable without holding its mutex"));
           stop(t);
           return false;
         }
-        m.owner = kNoThread;
+        m.owner = sync_rules::holder_after(op, t.id, m.owner);
         auto& c = conds[op.object];
         ++c.waiters;
         t.wait_epoch = c.epoch;
@@ -346,7 +348,7 @@ struct Scheduler::Impl {
       case OpKind::kCondWake: {
         op.result = conds[op.object].end_wait(t.wait_epoch);
         t.result = op.result;
-        mutexes[op.partner].owner = t.id;
+        mutexes[op.partner].owner = sync_rules::holder_after(op, t.id, mutexes[op.partner].owner);
         return true;
       }
       case OpKind::kCondSignal:
