@@ -27,7 +27,7 @@ TEST(Strategies, EveryKindHasOneRowWithItsOwnName) {
     EXPECT_EQ(explorer::parse_strategy(s.name), s.kind());
     EXPECT_EQ(&explorer::strategy_info(s.kind()), &s);
     explorer::StrategyConfig config;
-    config.kind = s.kind();
+    config.strategy = s.kind();
     EXPECT_NE(explorer::make_strategy(config), nullptr) << s.name;
   }
   for (const StrategyKind kind :

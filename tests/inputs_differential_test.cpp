@@ -40,7 +40,7 @@ void collect(const InputProgram& p, const std::optional<std::vector<std::uint8_t
   ThreadRegistry threads;
   runtime::Scheduler scheduler(threads);
   explorer::StrategyConfig config;
-  config.kind = kind;
+  config.strategy = kind;
   config.sleep_sets = sleep_sets;
   config.random_executions = 200;
   auto strategy = explorer::make_strategy(config);

@@ -24,7 +24,7 @@ TEST(Options, TheCommandLineAndTheApiHaveTheSameDefaults) {
   const explorer::ExplorationLimits limits;
   EXPECT_EQ(explorer::exploration_limits(defaults).count_traces, limits.count_traces);
   EXPECT_EQ(explorer::exploration_limits(defaults).stop_on_first_bug, limits.stop_on_first_bug);
-  EXPECT_EQ(explorer::strategy_config(defaults).kind, explorer::StrategyConfig{}.kind);
+  EXPECT_EQ(explorer::strategy_config(defaults).strategy, explorer::StrategyConfig{}.strategy);
   EXPECT_EQ(explorer::strategy_config(defaults).estimate_size,
             explorer::StrategyConfig{}.estimate_size);
 }
@@ -46,7 +46,7 @@ TEST(Options, AChoiceBecomesTheStrategysConfigurationAndTheLoopsLimits) {
   choice.max_executions = 11;
   choice.count_traces = true;
   const explorer::StrategyConfig config = explorer::strategy_config(choice);
-  EXPECT_EQ(config.kind, explorer::StrategyKind::kPct);
+  EXPECT_EQ(config.strategy, explorer::StrategyKind::kPct);
   EXPECT_FALSE(config.sleep_sets);
   EXPECT_TRUE(config.search_deadlocks);
   EXPECT_EQ(config.random_executions, 7u);

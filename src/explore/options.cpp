@@ -4,16 +4,8 @@ namespace weft::explorer {
 
 StrategyConfig strategy_config(const ExploreOptions& options) {
   StrategyConfig config;
-  config.kind = options.strategy;
-  config.sleep_sets = options.sleep_sets;
-  config.search_deadlocks = options.search_deadlocks;
-  config.random_executions = options.random_executions;
-  config.seed = options.seed;
-  config.pct_depth = options.pct_depth;
-  config.pct_steps = options.pct_steps;
-  config.max_bound = options.max_bound;
+  static_cast<StrategyChoice&>(config) = options;
   config.time_budget = options.max_seconds;
-  config.estimate_size = options.estimate_size;
   return config;
 }
 

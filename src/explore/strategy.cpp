@@ -42,7 +42,7 @@ ReadPolicy read_policy_of(StrategyKind kind) {
 }
 
 std::unique_ptr<Strategy> make_strategy(const StrategyConfig& config) {
-  return strategy_info(config.kind).make(config);
+  return strategy_info(config.strategy).make(config);
 }
 
 const char* strategy_name(StrategyKind kind) {

@@ -104,11 +104,17 @@ inline constexpr StrategyKind StrategyKind::kEstimate{"estimate"};
 inline constexpr StrategyKind StrategyKind::kUnfolding{"unfolding"};
 inline constexpr StrategyKind StrategyKind::kContextualUnfolding{"contextual"};
 
-struct StrategyConfig {
-  StrategyKind kind = StrategyKind::kOptimalDpor;
+/// What a user chooses of a strategy, defined once: which one, and its parameters. What the
+/// front ends offer (ExploreOptions) and what a strategy is built from (StrategyConfig) both
+/// extend it.
+struct StrategyChoice {
+  StrategyKind strategy = StrategyKind::kOptimalDpor;
   /// Sleep sets (thesis §2.4) for DFS and both DPORs; optimal DPOR always uses them.
   bool sleep_sets = true;
-  /// Random and PCT: how many executions, and the seed of the first.
+  /// The unfolding strategies: once the unfolding is complete, search it for deadlocks (thesis
+  /// §6.2, §6.3) and run a test into each one found.
+  bool search_deadlocks = false;
+  /// Random, PCT and POS: how many executions, and the seed of the first.
   std::uint64_t random_executions = 1000;
   std::uint64_t seed = 1;
   /// PCT: the depth of the bugs it aims at (d: d-1 priority change points per execution), and
@@ -118,16 +124,19 @@ struct StrategyConfig {
   std::uint64_t pct_steps = 0;
   /// The bounded searches: the highest bound to explore (they stop after its round).
   std::uint32_t max_bound = 0xffffffffu;
-  /// Unfolding strategies: once the unfolding is complete, search it for deadlocks (thesis
-  /// §6.3) and run a test into each one found.
-  bool search_deadlocks = false;
+  /// Optimal DPOR: estimate how many executions it will run (size_estimate.hpp), with random
+  /// walks among its executions (16 after every 320 of them; they count as executions too), so
+  /// that a run cut short says what fraction it covered.
+  bool estimate_size = false;
+  friend bool operator==(const StrategyChoice&, const StrategyChoice&) = default;
+};
+
+/// What a strategy is built from: the choice, and what the front end running it adds.
+struct StrategyConfig : StrategyChoice {
   /// Unfolding strategies: keep what each write event wrote, for search_global_state.
   bool record_written_values = false;
   /// The portfolio: the seconds it has (it shares them among its strategies).
   double time_budget = 0;
-  /// Optimal DPOR: estimate how many executions it will run (size_estimate.hpp), with random
-  /// walks among its executions (16 after every 320 of them).
-  bool estimate_size = false;
   /// A schedule prefix the first execution follows (e.g. to start from a given interleaving).
   std::vector<ThreadId> initial_prefix;
 };

@@ -31,11 +31,11 @@ class Portfolio final : public Strategy {
  public:
   explicit Portfolio(const StrategyConfig& config) : budget_(config.time_budget) {
     StrategyConfig search = config;
-    search.kind = StrategyKind::kOptimalDpor;
+    search.strategy = StrategyKind::kOptimalDpor;
     search.estimate_size = true;
     add("optimal DPOR", 2, make_strategy(search));
     StrategyConfig pct = config;
-    pct.kind = StrategyKind::kPct;
+    pct.strategy = StrategyKind::kPct;
     pct.random_executions = std::numeric_limits<std::uint64_t>::max();
     pct.initial_prefix.clear();
     for (std::uint32_t depth : {2u, 3u}) {
@@ -43,7 +43,7 @@ class Portfolio final : public Strategy {
       add(depth == 2 ? "PCT depth 2" : "PCT depth 3", 1, make_strategy(pct));
     }
     StrategyConfig delays = config;
-    delays.kind = StrategyKind::kDelayBound;
+    delays.strategy = StrategyKind::kDelayBound;
     delays.initial_prefix.clear();
     add("delay bounding", 2, make_strategy(delays));
     started_ = Clock::now();
