@@ -63,6 +63,37 @@ TEST(Options, AChoiceBecomesTheStrategysConfigurationAndTheLoopsLimits) {
   EXPECT_TRUE(limits.count_traces);
 }
 
+// One check of the exploration's options serves both front ends: the API refuses what the
+// command line refuses, naming its own field.
+TEST(Options, BothFrontEndsRefuseTheSameValues) {
+  const auto problem = [](auto change) {
+    explorer::ExploreOptions o;
+    change(o);
+    const auto p = explorer::problem_with(o);
+    return p ? std::string(p->field) : std::string();
+  };
+  EXPECT_EQ(problem([](auto&) {}), "");
+  EXPECT_EQ(problem([](auto& o) { o.max_seconds = -1; }), "max_seconds");
+  EXPECT_EQ(problem([](auto& o) { o.max_seconds = 1e300; }), "max_seconds");
+  EXPECT_EQ(problem([](auto& o) { o.pct_depth = 0; }), "pct_depth");
+  EXPECT_EQ(problem([](auto& o) { o.strategy = explorer::StrategyKind{"no-such"}; }), "strategy");
+  EXPECT_EQ(problem([](auto& o) { o.search_deadlocks = true; }), "search_deadlocks");
+  EXPECT_EQ(problem([](auto& o) {
+              o.search_deadlocks = true;
+              o.strategy = explorer::StrategyKind::kContextualUnfolding;
+            }),
+            "");
+  Options api;
+  api.strategy = explorer::StrategyKind{"no-such"};
+  try {
+    explore(api, [] {});
+    ADD_FAILURE() << "an unknown strategy was accepted";
+  } catch (const usage_error& e) {
+    EXPECT_NE(std::string(e.what()).find("Options::strategy names no strategy"), std::string::npos)
+        << e.what();
+  }
+}
+
 // One text for why a verdict is incomplete serves both front ends: each reason has words, and
 // the front end's own words (its option names) are where it says them.
 TEST(VerdictText, EveryReasonHasWordsAndTheFrontEndsOwnAreUsed) {

@@ -3,7 +3,10 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <string_view>
+#include <utility>
 
+#include "weft/explore/options.hpp"
 #include "weft/explore/strategy.hpp"
 
 namespace weft::driver {
@@ -34,7 +37,19 @@ void check_options(const ProgramOptions& program, const ExploreSettings& setting
   check_count("--max-steps", program.max_steps_per_thread, kMaxStepsBound);
   check_count("--max-threads", program.max_threads, kMaxThreadsBound);
   check_seconds("--execution-timeout", program.execution_seconds);
-  check_seconds("--time-limit", settings.max_seconds);
+  // What both front ends check of the exploration's options, named as the command line
+  // spells them.
+  if (const auto problem = explorer::problem_with(settings)) {
+    static constexpr std::pair<std::string_view, const char*> kNames[] = {
+        {"strategy", "--strategy"},
+        {"max_seconds", "--time-limit"},
+        {"pct_depth", "--depth"},
+        {"search_deadlocks", "--deadlocks"}};
+    const char* option = problem->field;
+    for (const auto& [field, name] : kNames)
+      if (field == problem->field) option = name;
+    bad(option, problem->problem);
+  }
   // The model is on by default where it applies; asked for where it cannot, it would do nothing.
   if (settings.thread_model_given && settings.thread_model != "off" && program.points != "all")
     bad("--thread-model",
@@ -42,9 +57,6 @@ void check_options(const ProgramOptions& program, const ExploreSettings& setting
         "and writes");
   const explorer::StrategyInfo& strategy = explorer::strategy_info(settings.strategy);
   const std::string unfoldings = explorer::strategies_taking(explorer::kBuildsUnfolding);
-  if (settings.search_deadlocks && !strategy.has(explorer::kBuildsUnfolding))
-    bad("--deadlocks", "searches an unfolding for deadlocks: use it with --strategy " + unfoldings +
-                           " (" + strategy.name + " runs into every deadlock by itself)");
   if (!settings.dump_unfolding.empty() && !strategy.has(explorer::kBuildsUnfolding))
     bad("--dump-unfolding", "draws the unfolding a strategy builds: use it with --strategy " +
                                 unfoldings + " (" + strategy.name + " builds none)");

@@ -1,6 +1,34 @@
 #include "weft/explore/options.hpp"
 
+#include <cmath>
+#include <cstdio>
+
 namespace weft::explorer {
+
+std::optional<OptionProblem> problem_with(const ExploreOptions& options) {
+  if (!parse_strategy(options.strategy.name()))
+    return OptionProblem{"strategy", "names no strategy (\"" +
+                                         std::string(options.strategy.name()) +
+                                         "\"; the strategies: " + strategy_names() + ")"};
+  if (!std::isfinite(options.max_seconds) || options.max_seconds < 0 ||
+      options.max_seconds > kMaxSeconds) {
+    char text[96];
+    std::snprintf(text, sizeof text, "must be a number of seconds between 0 and %g (it is %g)",
+                  kMaxSeconds, options.max_seconds);
+    return OptionProblem{"max_seconds", text};
+  }
+  if (options.pct_depth < 1 || options.pct_depth > kMaxPctDepth)
+    return OptionProblem{"pct_depth", "must be between 1 and " + std::to_string(kMaxPctDepth) +
+                                          " (it is " + std::to_string(options.pct_depth) + ")"};
+  const StrategyInfo& strategy = strategy_info(options.strategy);
+  if (options.search_deadlocks && !strategy.has(kBuildsUnfolding))
+    return OptionProblem{"search_deadlocks",
+                         "searches an unfolding for deadlocks: use it with a strategy that "
+                         "builds one (" +
+                             strategies_taking(kBuildsUnfolding) + "; " + strategy.name +
+                             " runs into every deadlock by itself)"};
+  return std::nullopt;
+}
 
 StrategyConfig strategy_config(const ExploreOptions& options) {
   StrategyConfig config;

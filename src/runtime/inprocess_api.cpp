@@ -139,6 +139,8 @@ std::string Result::summary() const {
 
 Result explore(const Options& options, const std::function<void()>& test) {
   refuse_nesting("weft::explore");
+  if (const auto problem = explorer::problem_with(options))
+    throw usage_error(std::string("Options::") + problem->field + " " + problem->problem);
   ThreadRegistry threads;
   runtime::Scheduler scheduler(threads);
   explorer::StrategyConfig config = explorer::strategy_config(options);

@@ -6,14 +6,14 @@
 #include <cstdint>
 
 #include "weft/driver/commands.hpp"
+#include "weft/explore/options.hpp"
 #include "weft/trace/wire.hpp"
 
 namespace weft::driver {
 
 inline constexpr std::uint32_t kMaxThreadsBound = 1'000'000;
 inline constexpr std::uint32_t kMaxStepsBound = kMaxScheduleSteps;
-/// Seconds: about eleven days, far beyond any run, yet safe to turn into milliseconds.
-inline constexpr double kMaxSeconds = 1e6;
+using explorer::kMaxSeconds;
 /// MiB: 1 PiB, still safe to turn into bytes.
 inline constexpr std::uint64_t kMaxMemoryMb = std::uint64_t{1} << 30;
 

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include "weft/explore/exploration.hpp"
 #include "weft/explore/strategy.hpp"
@@ -20,6 +22,23 @@ struct ExploreOptions : StrategyChoice {
   bool count_traces = false;
   friend bool operator==(const ExploreOptions&, const ExploreOptions&) = default;
 };
+
+/// Seconds a limit may be: about eleven days, far beyond any run, yet safe to turn into
+/// milliseconds.
+inline constexpr double kMaxSeconds = 1e6;
+/// The deepest bug PCT aims at (--depth).
+inline constexpr std::uint32_t kMaxPctDepth = 1000;
+
+/// What is wrong with a value of ExploreOptions: the field, as ExploreOptions names it, and what
+/// is wrong, for the front end to say in its own words ("option --time-limit " + problem).
+struct OptionProblem {
+  const char* field;
+  std::string problem;
+};
+/// The first problem of `options`: a strategy no row names, a limit out of range, a parameter
+/// the strategy cannot use (search_deadlocks without an unfolding); nullopt if none. Both front
+/// ends check with it, before anything runs.
+std::optional<OptionProblem> problem_with(const ExploreOptions& options);
 
 /// The strategies' configuration of `options` (the rest of StrategyConfig at its defaults).
 StrategyConfig strategy_config(const ExploreOptions& options);
