@@ -36,6 +36,8 @@ std::string strategy_help() {
 
 // Options shared by `check` and `run`, in the groups --help lists them in, by purpose.
 void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std::string& strategy) {
+  const std::string unfoldings =
+      weft::explorer::strategies_taking(weft::explorer::kBuildsUnfolding);
   cmd.option_defaults()->group("Exploration");
   cmd.add_option("--strategy", strategy, strategy_help())
       ->default_str("optimal, or portfolio with --time-limit");
@@ -55,15 +57,17 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
       "With --points=sync, keep the instructions of data races found from becoming scheduling "
       "points (one round of exploration: what a race enables stays unexplored)");
   cmd.add_flag("--deadlocks", s.search_deadlocks,
-               "With --strategy contextual or unfolding: search the unfolding for deadlocks "
-               "(mutexes, joins, condition variables, semaphores), also ones no test ran into, "
-               "and run a test into each (thesis §6.2, §6.3)");
+               "With --strategy " + unfoldings +
+                   ": search the unfolding for deadlocks (mutexes, joins, condition variables, "
+                   "semaphores), also ones no test ran into, and run a test into each (thesis "
+                   "§6.2, §6.3)");
   cmd.add_option("--check-global", s.check_global,
-                 "With --points=all and --strategy contextual or unfolding: once the unfolding "
-                 "is built, search its global states for one where EXPR holds (C arithmetic and "
-                 "comparisons over global variables, at(THREAD, LINE) for a thread's place), "
-                 "with Z3, and run a test into it (thesis §6.2); with --strategy dfs, check "
-                 "every state of every execution")
+                 "With --points=all and --strategy " + unfoldings +
+                     ": once the unfolding is built, search its global states for one where EXPR "
+                     "holds (C arithmetic and comparisons over global variables, at(THREAD, LINE) "
+                     "for a thread's place), "
+                     "with Z3, and run a test into it (thesis §6.2); with --strategy dfs, check "
+                     "every state of every execution")
       ->type_name("EXPR");
   cmd.add_flag(
       "--no-sleep-sets", [&s](std::int64_t) { s.sleep_sets = false; },
@@ -163,9 +167,9 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
                  "Where to write the replay file of the first bug (default: "
                  "weft-replay-PROGRAM.json in the current directory)");
   cmd.add_option("--dump-unfolding", s.dump_unfolding,
-                 "With --strategy contextual or unfolding: write the unfolding the tests built to "
-                 "this file, "
-                 "in Graphviz's dot language (dot -Tsvg FILE -o FILE.svg draws it)")
+                 "With --strategy " + unfoldings +
+                     ": write the unfolding the tests built to this file, in Graphviz's dot "
+                     "language (dot -Tsvg FILE -o FILE.svg draws it)")
       ->type_name("FILE.dot");
   cmd.add_option("--sarif", s.reports.sarif,
                  "Also write the result as SARIF 2.1.0 to this file (for GitHub code scanning and "
