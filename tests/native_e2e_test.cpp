@@ -437,6 +437,15 @@ TEST(NativeUnfolding, DeadlocksAndTheOptionsThatNeedAnUnfolding) {
   const CliRun no_dot = check("abba_deadlock.c", "--strategy dpor --dump-unfolding /tmp/x.dot");
   EXPECT_EQ(no_dot.exit_code, 2);
   EXPECT_NE(no_dot.err.find("--dump-unfolding"), std::string::npos) << no_dot.err;
+  // Every option of one strategy, given to another, is refused rather than ignored (the rows of
+  // the table say which options each strategy takes).
+  for (const char* options : {"--depth 2", "--seed 3", "--bound 1", "--executions 9"}) {
+    const CliRun ignored = check("abba_deadlock.c", std::string("--strategy optimal ") + options);
+    EXPECT_EQ(ignored.exit_code, 2) << options;
+    EXPECT_NE(ignored.err.find("is not used by --strategy optimal"), std::string::npos)
+        << options << ": " << ignored.err;
+  }
+  EXPECT_EQ(check("abba_deadlock.c", "--strategy pct --depth 2 --executions 50").exit_code, 1);
 }
 
 // Inputs with the unfolding strategies (thesis §3.5): a branch on inputs is an event of its

@@ -306,6 +306,23 @@ int main(int argc, char** argv) {
       return weft::driver::kExitUsage;
     }
     settings.strategy = *kind;
+    // An option of another strategy would be ignored by this one: refuse it instead.
+    if (*check || *run) {
+      using namespace weft::explorer;
+      static constexpr std::pair<StrategyTakes, const char*> kStrategyOptions[] = {
+          {kTakesSleepSets, "--no-sleep-sets"}, {kTakesExecutions, "--executions"},
+          {kTakesExecutions, "--seed"},         {kTakesDepth, "--depth"},
+          {kTakesDepth, "--pct-steps"},         {kTakesBound, "--bound"}};
+      const CLI::App& used = *check ? *check : *run;
+      const StrategyInfo& row = strategy_info(*kind);
+      for (const auto& [option, name] : kStrategyOptions)
+        if (used.count(name) > 0 && !row.has(option)) {
+          std::fprintf(stderr,
+                       "weft: error: option %s is not used by --strategy %s (it is for %s)\n", name,
+                       row.name, strategies_taking(option).c_str());
+          return weft::driver::kExitUsage;
+        }
+    }
     if (*check) return weft::driver::check_command(source, compiler_flags, program, settings);
     if (*run) {
       if (command.empty()) {
