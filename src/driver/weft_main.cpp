@@ -11,23 +11,29 @@ namespace {
 using weft::driver::ExploreSettings;
 using weft::driver::Program;
 
+// The options that belong to some strategies (StrategyInfo::takes), by the bit a row sets.
+constexpr std::pair<weft::explorer::StrategyTakes, const char*> kStrategyOptions[] = {
+    {weft::explorer::kTakesSleepSets, "--no-sleep-sets"},
+    {weft::explorer::kTakesExecutions, "--executions"},
+    {weft::explorer::kTakesExecutions, "--seed"},
+    {weft::explorer::kTakesDepth, "--depth"},
+    {weft::explorer::kTakesDepth, "--pct-steps"},
+    {weft::explorer::kTakesBound, "--bound"},
+    {weft::explorer::kTakesTimeBudget, "--time-limit"},
+    {weft::explorer::kBuildsUnfolding, "--deadlocks"},
+    {weft::explorer::kBuildsUnfolding, "--dump-unfolding"},
+    {weft::explorer::kBuildsUnfolding, "--check-global"},
+    {weft::explorer::kVisitsEveryState, "--check-global"}};
+
 // "Exploration strategy: optimal (...), dpor-cr (...; takes --no-sleep-sets), ...", from the
 // table of strategies.
 std::string strategy_help() {
-  using namespace weft::explorer;
-  static constexpr std::pair<StrategyTakes, const char*> kOptions[] = {
-      {kTakesSleepSets, "--no-sleep-sets"},
-      {kTakesExecutions, "--executions, --seed"},
-      {kTakesDepth, "--depth, --pct-steps"},
-      {kTakesBound, "--bound"},
-      {kTakesTimeBudget, "--time-limit"},
-      {kBuildsUnfolding, "--deadlocks, --dump-unfolding, --check-global"},
-      {kVisitsEveryState, "--check-global"}};
   std::string help = "Exploration strategy:";
-  for (const auto& s : strategies()) {
+  for (const auto& s : weft::explorer::strategies()) {
     std::string takes;
-    for (const auto& [option, names] : kOptions)
-      if (s.has(option)) takes += (takes.empty() ? "; takes " : ", ") + std::string(names);
+    for (const auto& [option, name] : kStrategyOptions)
+      if (s.has(option) && takes.find(name) == std::string::npos)
+        takes += (takes.empty() ? "; takes " : ", ") + std::string(name);
     help +=
         std::string(help.back() == ':' ? " " : ", ") + s.name + " (" + s.description + takes + ")";
   }
@@ -94,7 +100,7 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
   cmd.add_option("--depth", s.pct_depth,
                  "With --strategy pct: the depth of the bugs it aims at, the number of ordering "
                  "constraints a bug needs (depth - 1 priority change points per execution)")
-      ->check(CLI::Range(1, 1000))
+      ->check(CLI::Range(1u, weft::explorer::kMaxPctDepth))
       ->capture_default_str();
   cmd.add_option("--bound", s.max_bound,
                  "With --strategy preemption-bound or delay-bound: the highest bound to explore "
@@ -306,17 +312,15 @@ int main(int argc, char** argv) {
       return weft::driver::kExitUsage;
     }
     settings.strategy = *kind;
-    // An option of another strategy would be ignored by this one: refuse it instead.
+    // An option of another strategy would be ignored by this one: refuse it instead. (The
+    // time limit bounds every strategy; the unfolding's options have their own checks.)
     if (*check || *run) {
       using namespace weft::explorer;
-      static constexpr std::pair<StrategyTakes, const char*> kStrategyOptions[] = {
-          {kTakesSleepSets, "--no-sleep-sets"}, {kTakesExecutions, "--executions"},
-          {kTakesExecutions, "--seed"},         {kTakesDepth, "--depth"},
-          {kTakesDepth, "--pct-steps"},         {kTakesBound, "--bound"}};
+      constexpr unsigned kRefused = kTakesSleepSets | kTakesExecutions | kTakesDepth | kTakesBound;
       const CLI::App& used = *check ? *check : *run;
       const StrategyInfo& row = strategy_info(*kind);
       for (const auto& [option, name] : kStrategyOptions)
-        if (used.count(name) > 0 && !row.has(option)) {
+        if ((option & kRefused) != 0 && used.count(name) > 0 && !row.has(option)) {
           std::fprintf(stderr,
                        "weft: error: option %s is not used by --strategy %s (it is for %s)\n", name,
                        row.name, strategies_taking(option).c_str());

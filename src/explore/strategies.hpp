@@ -19,6 +19,12 @@ namespace weft::explorer {
     return rows;                                         \
   }
 
+/// A row's factory for a strategy class built from the configuration alone (`made<Pct>`).
+template <class S>
+std::unique_ptr<Strategy> made(const StrategyConfig& config) {
+  return std::make_unique<S>(config);
+}
+
 /// Random scheduling of `config.random_executions` executions, each drawn by `policy` from its
 /// own seed (strategies/random.cpp); `name` is what the verdict calls the samples ("" for none).
 std::unique_ptr<Strategy> make_random_walk(const StrategyConfig& config, SchedulePolicy policy,

@@ -30,14 +30,6 @@ bool accesses_memory(const Operation& op) {
          (op.kind == OpKind::kAtomicSection && op.footprint.known);
 }
 
-bool acquires_mutex(const Operation& op) {
-  return takes_mutex(op.kind) || (op.kind == OpKind::kMutexTryLock && op.result != 0);
-}
-
-bool releases_mutex(const Operation& op) {
-  return gives_mutex(op.kind);
-}
-
 ObjectKey mutex_of(const Operation& op) {
   return domain_of(op.kind) == Domain::kCond ? op.partner : op.object;
 }

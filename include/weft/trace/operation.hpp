@@ -205,9 +205,13 @@ inline bool may_block(OpKind kind) {
   return (op_kind_detail::of(kind).traits & op_trait::kMayBlock) != 0;
 }
 /// Operations that take a mutex: lock, successful trylock, and the reacquire of a condition wait.
-bool acquires_mutex(const Operation& op);
+inline bool acquires_mutex(const Operation& op) {
+  return takes_mutex(op.kind) || (op.kind == OpKind::kMutexTryLock && op.result != 0);
+}
 /// Operations that give a mutex up: unlock and the release of a condition wait.
-bool releases_mutex(const Operation& op);
+inline bool releases_mutex(const Operation& op) {
+  return gives_mutex(op.kind);
+}
 /// The mutex an operation acquires or releases (its object, or partner for condition waits).
 ObjectKey mutex_of(const Operation& op);
 

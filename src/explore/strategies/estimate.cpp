@@ -182,9 +182,6 @@ WEFT_STRATEGY_ROWS(estimate,
                    {"estimate",
                     "only estimate how many executions optimal DPOR would run, from --executions "
                     "random walks (Knuth's estimator)",
-                    130, ReadPolicy::kReadsCommute, kTakesExecutions,
-                    [](const StrategyConfig& config) {
-                      return std::unique_ptr<Strategy>(std::make_unique<SizeEstimateWalks>(config));
-                    }})
+                    130, ReadPolicy::kReadsCommute, kTakesExecutions, made<SizeEstimateWalks>})
 
 }  // namespace weft::explorer

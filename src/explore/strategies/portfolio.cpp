@@ -175,9 +175,6 @@ WEFT_STRATEGY_ROWS(
     {"portfolio",
      "optimal DPOR if its estimated size fits in --time-limit, else the time shared with pct "
      "(depths 2 and 3) and delay-bound; the default when --time-limit is given",
-     120, ReadPolicy::kReadsCommute, kTakesExecutions | kTakesTimeBudget,
-     [](const StrategyConfig& config) {
-       return std::unique_ptr<Strategy>(std::make_unique<Portfolio>(config));
-     }})
+     120, ReadPolicy::kReadsCommute, kTakesExecutions | kTakesTimeBudget, made<Portfolio>})
 
 }  // namespace weft::explorer
