@@ -1,7 +1,7 @@
 // What weft did not compile must never become a false verdict: glibc's own record of threads,
-// the C++ runtime's static guards, signals sent to the process, communication through the
-// kernel, and atomics weaker than sequential consistency (tests/native/ fixtures through the
-// weft command line; docs/process-state.md).
+// the C++ runtime's static guards, signals sent to the process, and atomics weaker than
+// sequential consistency (tests/native/ fixtures through the weft command line;
+// docs/process-state.md). Channels through the kernel: channels_e2e_test.cpp.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -116,16 +116,6 @@ TEST(OutsideCode, ASignalOnlyABlockedThreadCouldTakeIsNotADeadlock) {
       << r.out;
 }
 
-// A read of an empty pipe would block the one OS thread: the run stops, naming the call.
-TEST(OutsideCode, AReadOfAnEmptyPipeStopsTheRunNamingTheCall) {
-  const CliRun r = weft_cli("check " + fixture("pipe_between_threads.c") + " -q");
-  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  EXPECT_NE(r.out.find("the program called read on an empty pipe at pipe_between_threads.c:12"),
-            std::string::npos)
-      << r.out;
-  EXPECT_NE(r.out.find("which weft does not model"), std::string::npos) << r.out;
-}
-
 // A process blocked in a system call weft does not model is stopped at the execution time-out,
 // whose message names the call rather than suggesting a loop.
 TEST(OutsideCode, TheExecutionTimeOutNamesTheSystemCallTheProcessIsBlockedIn) {
@@ -133,20 +123,6 @@ TEST(OutsideCode, TheExecutionTimeOutNamesTheSystemCallTheProcessIsBlockedIn) {
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
   EXPECT_NE(r.out.find("blocked in the system call msgrcv"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("a loop with no scheduling point"), std::string::npos) << r.out;
-}
-
-// Two producers write to socket pairs a consumer polls: weft does not see the messages, so the
-// verdict is incomplete, with or without the program's wrong assumption about their order.
-TEST(OutsideCode, ThreadsTalkingThroughSocketsAreNeverCalledExplored) {
-  for (const char* flags : {"", "-- -DWRONG_ORDER_ASSUMED"}) {
-    const CliRun r = check("poll_two_socketpairs.c", flags);
-    EXPECT_EQ(r.exit_code, 3) << flags << r.out << r.err;
-    EXPECT_EQ(r.result["incomplete_code"], "kernel-communication") << r.out;
-    ASSERT_TRUE(r.result.contains("kernel_communication")) << r.out;
-    EXPECT_NE(r.result["kernel_communication"][0].get<std::string>().find("poll on a socket"),
-              std::string::npos)
-        << r.out;
-  }
 }
 
 // Peterson's lock with release stores and acquire loads is broken on x86; weft explores

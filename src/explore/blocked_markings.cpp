@@ -10,8 +10,9 @@ namespace weft::explorer {
 using symbolic::ExprId;
 
 bool blocks_on_signal(const Operation& op) {
-  return (op.kind == OpKind::kCondWake || op.kind == OpKind::kFutexWoken)
-             ? !op.timed
+  return (op.kind == OpKind::kCondWake || op.kind == OpKind::kFutexWoken ||
+          domain_of(op.kind) == Domain::kChannel)
+             ? !op.timed && may_block(op.kind)
              : op.kind == OpKind::kSemWait;
 }
 

@@ -115,6 +115,20 @@ void RaceCandidates::of(const Event& e, std::vector<std::size_t>& out) const {
       // The futex operations on one word are totally ordered (dependence.cpp).
       push(last_futex_, op.object);
       break;
+    case Domain::kChannel:
+      // Each channel's operations are totally ordered, and they all read "all channels", which
+      // a selective wait writes (dependence.cpp): a wait races with the channel operations
+      // since the last wait (or with that wait), and they with it.
+      if (op.kind == OpKind::kChannelSelect) {
+        if (!channel_ops_since_select_.empty())
+          out.insert(out.end(), channel_ops_since_select_.begin(), channel_ops_since_select_.end());
+        else if (last_select_ != kNone)
+          out.push_back(last_select_);
+      } else {
+        push(last_channel_op_, op.object);
+        if (last_select_ != kNone) out.push_back(last_select_);
+      }
+      break;
     default:
       break;
   }
@@ -184,6 +198,15 @@ void RaceCandidates::add(std::size_t index, const Event& e) {
       break;
     case Domain::kFutex:
       last_futex_[op.object] = index;
+      break;
+    case Domain::kChannel:
+      if (op.kind == OpKind::kChannelSelect) {
+        last_select_ = index;
+        channel_ops_since_select_.clear();
+      } else {
+        last_channel_op_[op.object] = index;
+        channel_ops_since_select_.push_back(index);
+      }
       break;
     default:
       break;

@@ -68,6 +68,17 @@ std::vector<Touch> touches_of(const Operation& op, const MemoryPlaces& places) {
     case Domain::kFutex:
       write(ConditionKind::kFutex, op.object);
       break;
+    case Domain::kChannel:
+      // Each channel is a condition its operations consume and put back; "all channels" (key
+      // kAllChannels) is one that a selective wait consumes and the others only read
+      // (dependence.cpp).
+      if (op.kind == OpKind::kChannelSelect) {
+        write(ConditionKind::kChannel, kAllChannels);
+      } else {
+        write(ConditionKind::kChannel, op.object);
+        touches.push_back({ConditionKind::kChannel, kAllChannels, true, ConditionKind::kChannel});
+      }
+      break;
     case Domain::kThread:
       // A join observes the joined thread's last condition: it comes after all it did.
       if (op.kind == OpKind::kThreadJoin)
@@ -111,7 +122,7 @@ std::vector<std::pair<ObjectKey, unsigned>> Unfolding::places_in(ObjectKey granu
 }
 
 std::uint64_t Unfolding::slot(ConditionKind kind, ObjectKey key) {
-  return (std::uint64_t{static_cast<std::uint8_t>(kind)} << 61) ^ key;
+  return (std::uint64_t{static_cast<std::uint8_t>(kind)} << 60) ^ key;
 }
 
 ConditionIndex Unfolding::initial(ConditionKind kind, ObjectKey key) {

@@ -35,6 +35,8 @@ const char* kind_text(ConditionKind kind) {
       return "futex";
     case ConditionKind::kMemoryCopy:
       return "copy";
+    case ConditionKind::kChannel:
+      return "channel";
   }
   return "?";
 }

@@ -100,6 +100,7 @@ struct Scheduler::Impl {
   bool track_inputs = true;  // inputs the directive does not give: 0, or random
   std::function<void(const Trace&)> on_event;
   void (*step_hook)(std::uint64_t site) = nullptr;
+  ChannelKeeper* channels = nullptr;
 
   // ---- fibers --------------------------------------------------------------------------
   void switch_to_thread(ThreadRec& t) {
@@ -282,6 +283,10 @@ struct Scheduler::Impl {
         return sems[op.object].count > 0;
       case OpKind::kFutexWoken:
         return op.timed || futexes[op.object].has_token_for(t.wait_epoch);
+      case OpKind::kChannelSend:
+      case OpKind::kChannelReceive:
+      case OpKind::kChannelSelect:
+        return op.timed || channels->ready(t.id, op);
       default:
         return true;
     }
@@ -407,6 +412,14 @@ struct Scheduler::Impl {
         t.result = op.result ? kFutexWoken : kFutexTimedOut;
         return true;
       }
+      case OpKind::kChannelSend:
+      case OpKind::kChannelReceive:
+      case OpKind::kChannelSelect:
+        // One that may run without its channel ready (a non-blocking end, a wait that may time
+        // out) says which it found; the others ran because it was.
+        op.result = !op.timed || channels->ready(t.id, op);
+        t.result = op.result;
+        return true;
       case OpKind::kProcessExit:
         exited = true;
         if (!failed) trace.outcome = t.exit_outcome;
@@ -488,6 +501,10 @@ struct Scheduler::Impl {
       case OpKind::kFutexWoken:
         return s + "waits on futex word " + object_name(op.object) + at +
                "; no thread will wake it";
+      case OpKind::kChannelSend:
+      case OpKind::kChannelReceive:
+      case OpKind::kChannelSelect:
+        return s + channels->waits_for(t.id, op, at);
       case OpKind::kThreadJoin: {
         const auto joined = static_cast<ThreadId>(op.object);
         s += "waits to join thread " + registry.name(joined) + at;
@@ -779,8 +796,8 @@ std::uint8_t Scheduler::perform(const Operation& op, std::uint64_t site) {
     throw ExecutionAborted{};
   };
   if (s.aborting) return abort_here();
-  if (op.kind == OpKind::kSymbolicBranch || op.kind == OpKind::kChannelSend ||
-      op.kind == OpKind::kChannelReceive || op.kind == OpKind::kBarrierWait)
+  if (op.kind == OpKind::kSymbolicBranch || op.kind == OpKind::kBarrierWait ||
+      (domain_of(op.kind) == Domain::kChannel && !s.channels))
     fail(Outcome::kMisuse, std::string("operation '") + op_name(op.kind) +
                                "' is not supported by this version of weft");
   t.pending = op;
@@ -827,6 +844,10 @@ ThreadId Scheduler::mutex_owner(ObjectKey key) const {
 std::uint64_t Scheduler::semaphore_count(ObjectKey key) const {
   auto it = impl_->sems.find(key);
   return it == impl_->sems.end() ? 0 : it->second.count;
+}
+
+void Scheduler::set_channels(ChannelKeeper* keeper) noexcept {
+  impl_->channels = keeper;
 }
 
 void Scheduler::set_step_hook(void (*hook)(std::uint64_t site)) noexcept {

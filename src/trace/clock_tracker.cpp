@@ -83,6 +83,16 @@ const VectorClock& ClockTracker::add(const Event& e) {
       // Totally ordered per word: a woken thread comes after the wake that woke it.
       touch(futexes_[op.object], false);
       break;
+    case Domain::kChannel:
+      // Ordered per channel; and every channel operation reads "all channels", which a
+      // selective wait writes (dependence.cpp).
+      if (op.kind == OpKind::kChannelSelect) {
+        touch(all_channels_, false);
+      } else {
+        touch(channels_[op.object], false);
+        touch(all_channels_, true);
+      }
+      break;
     case Domain::kThread:
       if (op.kind == OpKind::kThreadJoin) {
         const auto joined = static_cast<ThreadId>(op.object);

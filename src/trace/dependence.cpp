@@ -74,6 +74,13 @@ bool dependent(const Event& a, const Event& b, ReadPolicy policy) {
     case Domain::kThread:
       return x.object == y.object &&
              !(x.kind == OpKind::kThreadJoin && y.kind == OpKind::kThreadJoin);
+    case Domain::kChannel:
+      // What a send, receive or close does depends on every earlier one on its channel (the
+      // bytes, their order, the end). A selective wait watches channels only the front end
+      // knows: it depends on every channel operation, as a write of "all channels" that each
+      // channel operation reads (clock_tracker.cpp).
+      return x.object == y.object || x.kind == OpKind::kChannelSelect ||
+             y.kind == OpKind::kChannelSelect;
     default:
       return false;
   }

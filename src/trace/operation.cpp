@@ -99,6 +99,12 @@ std::string describe(const Operation& op, const ThreadRegistry* threads) {
         s += " (up to " + std::to_string(op.partner) + ", woke " + std::to_string(op.result) + ")";
       if (op.kind == OpKind::kFutexWoken && op.timed) s += op.result ? " (woken)" : " (timed out)";
       break;
+    case Domain::kChannel:
+      if (op.kind != OpKind::kChannelSelect) s += " channel " + object_name(op.object);
+      if (op.timed && op.kind != OpKind::kChannelClose)
+        s += op.kind == OpKind::kChannelSelect ? (op.result ? " (ready)" : " (timed out)")
+                                               : (op.result ? " (ready)" : " (would block)");
+      break;
     case Domain::kNone:
       if (op.kind == OpKind::kYield && op.object == kInlineAsmObject) s = "inline asm (barrier)";
       break;

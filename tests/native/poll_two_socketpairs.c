@@ -1,7 +1,6 @@
 // A consumer polls two socket pairs and, with WRONG_ORDER_ASSUMED, assumes the first producer's
-// message arrives first: wrong, the other order is reachable. weft does not see the messages
-// (communication through the kernel is not modelled yet), so its verdict must never call the
-// interleavings explored.
+// message arrives first: wrong, the other order is reachable. Before weft modelled channels, its
+// verdict on this program called the interleavings explored.
 #include <assert.h>
 #include <poll.h>
 #include <pthread.h>

@@ -42,7 +42,9 @@ class RaceCandidates {
   };
   std::unordered_map<ObjectKey, ByteClasses<Access>> memory_;  // by granule, exact to the byte
   FreedBlocks<std::size_t> freed_;  // frees, for granules without a history when they ran
-  std::unordered_map<ObjectKey, std::size_t> last_futex_;
+  std::unordered_map<ObjectKey, std::size_t> last_futex_, last_channel_op_;
+  std::size_t last_select_ = kNone;                    // the last selective wait
+  std::vector<std::size_t> channel_ops_since_select_;  // channel operations since
   std::unordered_map<ObjectKey, std::size_t> last_acquire_, last_wake_, last_cond_, last_sem_wait_,
       last_failed_trywait_;
   std::vector<std::size_t> last_of_thread_;

@@ -60,7 +60,10 @@ enum class ConditionKind : std::uint8_t {
   kSemaphore,   ///< a semaphore
   kFutex,       ///< a futex word
   kMemoryCopy,  ///< a thread's copy of a memory granule (place replication; key: copy_key)
+  kChannel,     ///< a message channel, or (key kAllChannels) what selective waits watch
 };
+/// The key of the condition every channel operation reads and every selective wait consumes.
+inline constexpr ObjectKey kAllChannels = 0;
 
 /// Which unfolding of the program is built (see the file comment).
 enum class UnfoldingModel : std::uint8_t {
@@ -69,7 +72,7 @@ enum class UnfoldingModel : std::uint8_t {
 };
 
 /// The key of thread t's copy of memory place p (an address): the thread above bit 48 (user
-/// space addresses have 47 bits; a slot keeps kinds above bit 61).
+/// space addresses have 47 bits; a slot keeps kinds above bit 60, so threads below 4096).
 inline ObjectKey copy_key(ObjectKey place, ThreadId t) {
   return place | (ObjectKey{t} << 48);
 }
@@ -344,9 +347,9 @@ class Unfolding {
     return naive_possible_extensions(next_operations_from_events());
   }
 
-  /// A piece of state, as one number: the kind in the top 3 bits, the key (an address, a
-  /// granule, a thread) below; keys stay below 2^61 on every platform weft runs on (x86-64 user
-  /// space).
+  /// A piece of state, as one number: the kind in the top 4 bits, the key (an address, a
+  /// granule, a thread, an object of the in-process API) below; keys stay below 2^60 on every
+  /// platform weft runs on (x86-64 user space; thread numbers below 2^12 in copy keys).
   static std::uint64_t slot(ConditionKind kind, ObjectKey key);
 
  private:

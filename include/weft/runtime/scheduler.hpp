@@ -56,6 +56,25 @@ struct RunLimits {
   }
 };
 
+/// The message channels a front end keeps (the kernel's pipes, sockets and eventfds for native
+/// programs; weft::channel in process): channel operations (Domain::kChannel) are visible, and
+/// the scheduler asks the keeper whether one may run now and what a blocked one waits for.
+/// Only one thread runs at a time and it performs its channel operation's effect right after
+/// perform() returns, before any other thread runs, so the keeper's state is the execution's.
+class ChannelKeeper {
+ public:
+  /// Whether `thread`'s pending `op` (a send, receive or selective wait) would find its channel
+  /// ready: room to send, something to receive or the channel's end, one of a wait's channels.
+  virtual bool ready(ThreadId thread, const Operation& op) = 0;
+  /// What `thread`, blocked in `op` at `at` (" at file:line", or empty), waits for, in the
+  /// program's terms: "waits in read on pipe descriptor 5 (nothing to read) at f.c:8; no thread
+  /// will write to it".
+  virtual std::string waits_for(ThreadId thread, const Operation& op, const std::string& at) = 0;
+
+ protected:
+  ~ChannelKeeper() = default;
+};
+
 /// Thrown through a program thread's stack to unwind it when its execution is cut short (a bug
 /// elsewhere, a bound, a sleep-set block). Code under test must let it pass: a `catch (...)` must
 /// rethrow.
@@ -131,6 +150,9 @@ class Scheduler {
   std::uint64_t semaphore_count(ObjectKey key) const;
   /// Called after every event is recorded, with the trace so far (set before run()).
   void set_event_observer(std::function<void(const Trace&)> observer);
+  /// Who keeps the channels that channel operations act on (not owned; nullptr: none, and a
+  /// channel operation is refused as misuse).
+  void set_channels(ChannelKeeper* keeper) noexcept;
   /// Called on the calling thread each time perform() is about to return to it, with the
   /// operation's site: where the native runtime gives the thread its signal mask and delivers
   /// the signals pending for it (signals.cpp). It may perform operations itself.

@@ -64,7 +64,8 @@ class ClockTracker {
     std::uint32_t level = 0;
   };
   FreedBlocks<FreeClock> freed_;  // frees, for granules without a history when they ran
-  std::unordered_map<ObjectKey, Access> mutexes_, conds_, sems_, futexes_;
+  std::unordered_map<ObjectKey, Access> mutexes_, conds_, sems_, futexes_, channels_;
+  Access all_channels_;  // written by selective waits, read by every channel operation
   // Exits and atomic sections without a known footprint depend on every event: they are ordered
   // after every event before them, and every later event after them.
   VectorClock all_;

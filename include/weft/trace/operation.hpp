@@ -46,7 +46,8 @@ enum class Domain : std::uint8_t {
   kSemaphore,
   kThread,
   kProcess,
-  kFutex,  ///< futex words (the futex system call); a futex wait also reads its word
+  kFutex,    ///< futex words (the futex system call); a futex wait also reads its word
+  kChannel,  ///< message channels (pipes, sockets, eventfds; weft::channel); key: the channel
 };
 
 /// Memory is indexed in aligned granules of this many bytes; within a granule, accesses are told

@@ -1,16 +1,20 @@
-// Pipes, sockets and eventfds between the program's threads (kernel_channels.hpp). weft does not
-// model them yet, and every weft thread runs on one OS thread, so:
-//   - a call that would block on one (a read of an empty pipe, an accept with no connection
-//     waiting, an epoll_wait with nothing ready) stops the run with exit 2, naming the call and
-//     its place: blocking would hang every thread, and a time-out would blame the program;
-//   - a thread that reads or waits on a channel another thread wrote to (or the other way
-//     round) makes the verdict say that the messages' orders were not explored
-//     (CaveatKind::kKernelCommunication), never "explored".
-// Only descriptors the execution made are tracked (pipe, pipe2, socketpair, socket, eventfd,
-// accept, dup): standard input and output, and files, cost one test per call.
+// Pipes, sockets and eventfds between the program's threads (kernel_channels.hpp): each call
+// on a channel is a visible operation of the scheduler, done first; the call itself then runs
+// in the kernel without ever blocking the one OS thread every weft thread runs on:
+//   - a receive (read, recv, accept, an eventfd's read) waits in weft until the kernel has
+//     something for it, or the end; a call on a non-blocking end does not wait, and its
+//     operation says whether the channel was ready;
+//   - a send (write, send, an eventfd's add) waits in weft until there is room, and a blocking
+//     write larger than the room goes in pieces, one operation each, as the kernel does it;
+//   - a close (or shutdown) is an operation too: a reader may now see the end.
+// Only descriptors an execution made are followed (pipe, pipe2, socketpair, socket, eventfd,
+// accept, dup, epoll_create): standard input and output, files and sockets to other processes
+// stay the outside world, real and not explored.
 #include "kernel_channels.hpp"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -18,13 +22,17 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstring>
 #include <string>
-#include <string_view>
 
 #include "native_runtime.hpp"
 #include "real_functions.hpp"
 #include "weft/trace/wire.hpp"
 
+using weft::ObjectKey;
+using weft::Operation;
+using weft::OpKind;
 using weft::runtime::native::ChannelKind;
 using weft::runtime::native::KernelChannels;
 using weft::runtime::native::NativeRuntime;
@@ -38,42 +46,188 @@ const char* channel_name(ChannelKind kind) {
       return "pipe";
     case ChannelKind::kSocket:
       return "socket";
+    case ChannelKind::kListener:
+      return "listening socket";
     case ChannelKind::kEventfd:
       return "eventfd";
+    case ChannelKind::kEpoll:
+      return "epoll instance";
     case ChannelKind::kNone:
       break;
   }
   return "descriptor";
 }
 
+void KernelChannels::opened(int fd, ChannelKind kind, ObjectKey key) {
+  if (!valid(fd)) return;
+  fds_[fd] = {kind, key};
+  any_ = true;
+}
+
+void KernelChannels::duplicated(int from, int fd) {
+  if (!valid(fd)) return;
+  fds_[fd] = valid(from) ? fds_[from] : Descriptor{};
+}
+
+void KernelChannels::closed(int fd) {
+  if (!valid(fd)) return;
+  fds_[fd] = {};
+  std::erase_if(listeners_, [&](const Listener& l) { return l.fd == fd; });
+}
+
+KernelChannels::Listener* KernelChannels::listener(int fd) {
+  for (Listener& l : listeners_)
+    if (l.fd == fd) return &l;
+  return nullptr;
+}
+
+void KernelChannels::bound(int fd, const sockaddr_storage& address, socklen_t length) {
+  Listener* l = listener(fd);
+  if (!l) l = &listeners_.emplace_back();
+  l->fd = fd;
+  l->address = address;
+  l->length = length;
+  l->pending.clear();
+}
+
+namespace {
+
+// Whether a connect to `to` reaches a socket bound to `bound`: the same UNIX path, or the same
+// port with the bound address the same or any.
+bool reaches(const sockaddr* to, socklen_t to_length, const sockaddr_storage& bound,
+             socklen_t bound_length) {
+  if (to->sa_family != bound.ss_family) return false;
+  if (to->sa_family == AF_INET) {
+    const auto* a = reinterpret_cast<const sockaddr_in*>(to);
+    const auto* b = reinterpret_cast<const sockaddr_in*>(&bound);
+    return a->sin_port == b->sin_port &&
+           (b->sin_addr.s_addr == a->sin_addr.s_addr || b->sin_addr.s_addr == INADDR_ANY);
+  }
+  if (to->sa_family == AF_INET6) {
+    const auto* a = reinterpret_cast<const sockaddr_in6*>(to);
+    const auto* b = reinterpret_cast<const sockaddr_in6*>(&bound);
+    return a->sin6_port == b->sin6_port &&
+           (std::memcmp(&a->sin6_addr, &b->sin6_addr, sizeof a->sin6_addr) == 0 ||
+            std::memcmp(&b->sin6_addr, &in6addr_any, sizeof in6addr_any) == 0);
+  }
+  return to_length == bound_length && std::memcmp(to, &bound, to_length) == 0;
+}
+
+}  // namespace
+
+int KernelChannels::listener_at(const sockaddr* address, socklen_t length) const {
+  if (!address) return -1;
+  for (const Listener& l : listeners_)
+    if (kind(l.fd) == ChannelKind::kListener && reaches(address, length, l.address, l.length))
+      return l.fd;
+  return -1;
+}
+
+void KernelChannels::connecting(int listener_fd, ObjectKey key) {
+  if (Listener* l = listener(listener_fd)) l->pending.push_back(key);
+}
+
+ObjectKey KernelChannels::accepted(int listener_fd) {
+  Listener* l = listener(listener_fd);
+  if (!l || l->pending.empty()) return 0;
+  const ObjectKey key = l->pending.front();
+  l->pending.pop_front();
+  return key;
+}
+
+void KernelChannels::watched(int epoll, int fd) {
+  if (kind(epoll) == ChannelKind::kEpoll && kind(fd) == ChannelKind::kNone)
+    set_kind(epoll, ChannelKind::kNone);  // it waits on the outside world too
+}
+
+void KernelChannels::will_wait(ThreadId thread, const char* call, int fd, short events) {
+  const pollfd one{fd, events, 0};
+  will_wait(thread, call, &one, 1);
+}
+
+void KernelChannels::will_wait(ThreadId thread, const char* call, const pollfd* fds,
+                               std::size_t count) {
+  if (thread >= waits_.size()) waits_.resize(thread + 1);
+  Wait& w = waits_[thread];
+  w.call = call;
+  w.fds.assign(fds, fds + count);
+}
+
+bool KernelChannels::ready(ThreadId thread, const Operation& op) {
+  (void)op;
+  if (thread >= waits_.size()) return true;
+  Wait& w = waits_[thread];
+  for (pollfd& p : w.fds) p.revents = 0;
+  // POLLHUP and POLLERR count: the call then returns the end or the error at once.
+  return WEFT_REAL(poll, w.fds.data(), w.fds.size(), 0) != 0;
+}
+
+std::string KernelChannels::waits_for(ThreadId thread, const Operation& op, const std::string& at) {
+  if (thread >= waits_.size() || waits_[thread].fds.empty()) return "waits on a channel" + at;
+  const Wait& w = waits_[thread];
+  const pollfd& first = w.fds.front();
+  const ChannelKind k = kind(first.fd);
+  std::string s = "waits in " + std::string(w.call) + " on ";
+  if (op.kind == OpKind::kChannelSelect && k != ChannelKind::kEpoll) {
+    s += "descriptors";
+    for (std::size_t i = 0; i < w.fds.size(); ++i)
+      s += (i ? ", " : " ") + std::to_string(w.fds[i].fd);
+    return s + " (none ready)" + at + "; no thread will make one ready";
+  }
+  s += std::string(channel_name(k)) + " descriptor " + std::to_string(first.fd);
+  if (op.kind == OpKind::kChannelSelect)
+    return s + " (nothing it watches is ready)" + at + "; no thread will make one ready";
+  if (op.kind == OpKind::kChannelSend)
+    return s + (k == ChannelKind::kEventfd ? " (its count is at its maximum)" : " (full)") + at +
+           "; no thread will read from it";
+  if (k == ChannelKind::kListener)
+    return s + " (no connection)" + at + "; no thread will connect to it";
+  return s + (k == ChannelKind::kEventfd ? " (count 0)" : " (nothing to read)") + at +
+         "; no thread will write to it";
+}
+
+void KernelChannels::reset() {
+  if (!any_) return;
+  fds_.fill({});
+  listeners_.clear();
+  waits_.clear();
+  any_ = false;
+}
+
 }  // namespace weft::runtime::native
 
 namespace {
 
-// The runtime when the calling code is the program's, during an execution, and `fd` is a channel
-// the execution made; else null.
+// The runtime when the calling code is the program's, during an execution, and `fd` is a
+// channel the execution made; else null.
 NativeRuntime* runtime_for(int fd) {
   NativeRuntime* rt = NativeRuntime::active();
-  if (!rt || rt->channels().none() || rt->channels().kind(fd) == ChannelKind::kNone) return nullptr;
+  if (!rt || rt->channels().none() || rt->channels().kind(fd) == ChannelKind::kNone ||
+      rt->scheduler().self() == weft::kNoThread || rt->self().in_runtime > 0)
+    return nullptr;
   return rt;
 }
 
-void note_made(int fd, ChannelKind kind) {
-  if (NativeRuntime* rt = NativeRuntime::active(); rt && fd >= 0) rt->channels().opened(fd, kind);
+// The runtime when a new descriptor of the program's should become a channel.
+NativeRuntime* runtime_making() {
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt || rt->scheduler().self() == weft::kNoThread || rt->self().in_runtime > 0) return nullptr;
+  return rt;
 }
 
-// `thread` used the channel `fd`; the first time threads have talked through the kernel, the
-// log says so.
-void note_use(NativeRuntime& rt, int fd, bool writes, const char* call, std::uint64_t site) {
-  RuntimeScope scope(rt);
-  const weft::ThreadId me = rt.scheduler().self();
-  if (!rt.channels().used(me, writes)) return;
-  const std::string kind = weft::runtime::native::channel_name(rt.channels().kind(fd));
-  const bool vowel =
-      !kind.empty() && std::string_view("aeiou").find(kind[0]) != std::string_view::npos;
-  rt.note_caveat(weft::CaveatKind::kKernelCommunication,
-                 std::string(call) + (vowel ? " on an " : " on a ") + kind + " by thread " +
-                     rt.registry().name(me) + " at " + weft::code_mark(site));
+void make_channel(int fd, ChannelKind kind) {
+  if (fd < 0) return;
+  if (NativeRuntime* rt = runtime_making())
+    rt->channels().opened(fd, kind, rt->scheduler().new_object());
+}
+
+void make_pair(const int fds[2], ChannelKind kind) {
+  NativeRuntime* rt = runtime_making();
+  if (!rt) return;
+  // Both ends are one channel: what is done at one end is seen at the other.
+  const ObjectKey key = rt->scheduler().new_object();
+  rt->channels().opened(fds[0], kind, key);
+  rt->channels().opened(fds[1], kind, key);
 }
 
 bool nonblocking(int fd) {
@@ -81,33 +235,87 @@ bool nonblocking(int fd) {
   return flags != -1 && (flags & O_NONBLOCK) != 0;
 }
 
-// Stops the run if `call` on `fd` would block now: waiting for `events` (POLLIN, POLLOUT).
-void stop_if_it_would_block(NativeRuntime& rt, int fd, short events, bool dont_wait,
-                            const char* call, const char* why, std::uint64_t site) {
-  if (dont_wait || nonblocking(fd)) return;
-  pollfd p{fd, events, 0};
-  if (WEFT_REAL(poll, &p, 1, 0) != 0) return;  // ready (or an error the call itself will give)
+// The visible operation before `call` on channel `fd`: for a send or receive, waits in weft until
+// the kernel has room or something for it (POLLOUT, POLLIN), unless the call may not wait.
+// Returns whether the channel was ready.
+bool channel_step(NativeRuntime& rt, OpKind kind, int fd, const char* call, bool dont_wait,
+                  std::uint64_t site) {
   RuntimeScope scope(rt);
-  const std::string what = std::string(call) + " on " + why + " " +
-                           weft::runtime::native::channel_name(rt.channels().kind(fd)) + " at " +
-                           weft::code_mark(site) +
-                           " (it would block; communication through the kernel is not modelled "
-                           "yet)";
-  rt.unsupported(what.c_str());
+  const short events = kind == OpKind::kChannelSend ? POLLOUT : POLLIN;
+  rt.channels().will_wait(rt.scheduler().self(), call, fd, events);
+  const bool timed = dont_wait || nonblocking(fd);
+  return rt.scheduler().perform(Operation{kind, 0, 0, rt.channels().key(fd), 0, timed}, site) != 0;
 }
 
-void before_read(int fd, bool dont_wait, const char* call, std::uint64_t site) {
-  NativeRuntime* rt = runtime_for(fd);
-  if (!rt) return;
-  note_use(*rt, fd, false, call, site);
-  stop_if_it_would_block(*rt, fd, POLLIN, dont_wait, call, "an empty", site);
+void receive_step(NativeRuntime& rt, int fd, const char* call, bool dont_wait, std::uint64_t site) {
+  channel_step(rt, OpKind::kChannelReceive, fd, call, dont_wait, site);
 }
 
-void before_write(int fd, bool dont_wait, const char* call, std::uint64_t site) {
-  NativeRuntime* rt = runtime_for(fd);
-  if (!rt) return;
-  note_use(*rt, fd, true, call, site);
-  stop_if_it_would_block(*rt, fd, POLLOUT, dont_wait, call, "a full", site);
+// Runs `attempt` (a send of what is left, never blocking: it returns bytes sent or -1) after a
+// send operation, and again for what is left while the call is a blocking one: a blocking write
+// larger than the room goes in pieces, as the kernel does it, each its own operation.
+template <class Attempt>
+ssize_t send_in_pieces(NativeRuntime& rt, int fd, const char* call, bool dont_wait,
+                       std::size_t total, std::uint64_t site, Attempt attempt) {
+  const bool waits = !dont_wait && !nonblocking(fd);
+  std::size_t done = 0;
+  int unready = 0;
+  for (;;) {
+    channel_step(rt, OpKind::kChannelSend, fd, call, dont_wait, site);
+    const ssize_t n = attempt(done);
+    if (n < 0) {
+      if (!waits || errno != EAGAIN) return done > 0 ? static_cast<ssize_t>(done) : -1;
+      // Ready by poll yet no room for this write (the kernel keeps small writes whole): wait
+      // for a reader, but not forever if no reader will come.
+      if (++unready > 1000) {
+        RuntimeScope scope(rt);
+        const std::string what = std::string(call) + " at " + weft::code_mark(site) +
+                                 " (the kernel says there is room and takes nothing)";
+        rt.unsupported(what.c_str());
+      }
+      continue;
+    }
+    unready = 0;
+    done += static_cast<std::size_t>(n);
+    if (!waits || done >= total) return static_cast<ssize_t>(done);
+  }
+}
+
+// Sends without blocking: MSG_DONTWAIT for sockets; for others O_NONBLOCK for the call.
+template <class Call>
+ssize_t without_blocking(int fd, Call call) {
+  const int flags = WEFT_REAL(fcntl, fd, F_GETFL);
+  if (flags == -1 || (flags & O_NONBLOCK)) return call();
+  WEFT_REAL(fcntl, fd, F_SETFL, flags | O_NONBLOCK);
+  const ssize_t n = call();
+  const int saved = errno;
+  WEFT_REAL(fcntl, fd, F_SETFL, flags);
+  errno = saved;
+  return n;
+}
+
+std::size_t total_of(const iovec* parts, int count) {
+  std::size_t total = 0;
+  for (int i = 0; i < count; ++i) total += parts[i].iov_len;
+  return total;
+}
+
+// The parts of `parts` after the first `skip` bytes, into `out`.
+void skip_bytes(const iovec* parts, int count, std::size_t skip, std::vector<iovec>& out) {
+  out.clear();
+  for (int i = 0; i < count; ++i) {
+    if (skip >= parts[i].iov_len) {
+      skip -= parts[i].iov_len;
+      continue;
+    }
+    out.push_back({static_cast<char*>(parts[i].iov_base) + skip, parts[i].iov_len - skip});
+    skip = 0;
+  }
+}
+
+void close_step(NativeRuntime& rt, int fd, std::uint64_t site) {
+  RuntimeScope scope(rt);
+  rt.scheduler().perform(Operation{OpKind::kChannelClose, 0, 0, rt.channels().key(fd), 0}, site);
 }
 
 }  // namespace
@@ -118,165 +326,321 @@ extern "C" {
 
 int pipe(int fds[2]) __THROW {
   const int r = WEFT_REAL(pipe, fds);
-  if (r == 0) {
-    note_made(fds[0], ChannelKind::kPipe);
-    note_made(fds[1], ChannelKind::kPipe);
-  }
+  if (r == 0) make_pair(fds, ChannelKind::kPipe);
   return r;
 }
 
 int pipe2(int fds[2], int flags) __THROW {
   const int r = WEFT_REAL(pipe2, fds, flags);
-  if (r == 0) {
-    note_made(fds[0], ChannelKind::kPipe);
-    note_made(fds[1], ChannelKind::kPipe);
-  }
+  if (r == 0) make_pair(fds, ChannelKind::kPipe);
   return r;
 }
 
 int socketpair(int domain, int type, int protocol, int fds[2]) __THROW {
   const int r = WEFT_REAL(socketpair, domain, type, protocol, fds);
-  if (r == 0) {
-    note_made(fds[0], ChannelKind::kSocket);
-    note_made(fds[1], ChannelKind::kSocket);
-  }
+  if (r == 0) make_pair(fds, ChannelKind::kSocket);
   return r;
 }
 
 int socket(int domain, int type, int protocol) __THROW {
   const int fd = WEFT_REAL(socket, domain, type, protocol);
-  note_made(fd, ChannelKind::kSocket);
+  // A stream socket becomes a channel with its connection; datagrams may go to any socket of
+  // the program by address: they are all one channel.
+  if (fd >= 0 && (domain == AF_UNIX || domain == AF_INET || domain == AF_INET6)) {
+    if (NativeRuntime* rt = runtime_making()) {
+      const bool stream = (type & 0xf) == SOCK_STREAM || (type & 0xf) == SOCK_SEQPACKET;
+      rt->channels().opened(fd, ChannelKind::kSocket,
+                            stream ? rt->scheduler().new_object() : weft::kInProcessObjectSpacing);
+    }
+  }
   return fd;
 }
 
 int eventfd(unsigned int count, int flags) __THROW {
   const int fd = WEFT_REAL(eventfd, count, flags);
-  note_made(fd, ChannelKind::kEventfd);
+  make_channel(fd, ChannelKind::kEventfd);
   return fd;
 }
 
-int accept(int fd, sockaddr* address, socklen_t* length) {
-  before_read(fd, false, "accept", WEFT_CALLER_SITE());
-  const int made = WEFT_REAL(accept, fd, address, length);
-  note_made(made, ChannelKind::kSocket);
-  return made;
+int epoll_create(int size) __THROW {
+  const int fd = WEFT_REAL(epoll_create, size);
+  make_channel(fd, ChannelKind::kEpoll);
+  return fd;
+}
+
+int epoll_create1(int flags) __THROW {
+  const int fd = WEFT_REAL(epoll_create1, flags);
+  make_channel(fd, ChannelKind::kEpoll);
+  return fd;
+}
+
+int epoll_ctl(int epoll, int op, int fd, epoll_event* event) __THROW {
+  const int r = WEFT_REAL(epoll_ctl, epoll, op, fd, event);
+  if (r == 0 && op == EPOLL_CTL_ADD)
+    if (NativeRuntime* rt = NativeRuntime::active()) rt->channels().watched(epoll, fd);
+  return r;
+}
+
+int bind(int fd, const sockaddr* address, socklen_t length) __THROW {
+  const int r = WEFT_REAL(bind, fd, address, length);
+  if (r == 0)
+    if (NativeRuntime* rt = runtime_for(fd)) {
+      // Where it really is (a port of 0 was given one).
+      sockaddr_storage at{};
+      socklen_t at_length = sizeof at;
+      if (WEFT_REAL(getsockname, fd, reinterpret_cast<sockaddr*>(&at), &at_length) == 0) {
+        RuntimeScope scope(*rt);
+        rt->channels().bound(fd, at, at_length);
+      }
+    }
+  return r;
+}
+
+int listen(int fd, int backlog) __THROW {
+  const int r = WEFT_REAL(listen, fd, backlog);
+  if (r == 0)
+    if (NativeRuntime* rt = runtime_for(fd)) rt->channels().set_kind(fd, ChannelKind::kListener);
+  return r;
 }
 
 int accept4(int fd, sockaddr* address, socklen_t* length, int flags) {
-  before_read(fd, false, "accept4", WEFT_CALLER_SITE());
+  NativeRuntime* rt = runtime_for(fd);
+  if (!rt || rt->channels().kind(fd) != ChannelKind::kListener)
+    return WEFT_REAL(accept4, fd, address, length, flags);
+  receive_step(*rt, fd, "accept", false, WEFT_CALLER_SITE());
   const int made = WEFT_REAL(accept4, fd, address, length, flags);
-  note_made(made, ChannelKind::kSocket);
+  if (made >= 0) {
+    // The connection the kernel queued first is the oldest connect of the program's not yet
+    // accepted (none: one from outside, not a channel).
+    const ObjectKey key = rt->channels().accepted(fd);
+    if (key) rt->channels().opened(made, ChannelKind::kSocket, key);
+  }
   return made;
 }
 
+int accept(int fd, sockaddr* address, socklen_t* length) {
+  return accept4(fd, address, length, 0);
+}
+
 int connect(int fd, const sockaddr* address, socklen_t length) {
-  if (NativeRuntime* rt = runtime_for(fd)) note_use(*rt, fd, true, "connect", WEFT_CALLER_SITE());
-  return WEFT_REAL(connect, fd, address, length);
+  NativeRuntime* rt = runtime_for(fd);
+  if (!rt) return WEFT_REAL(connect, fd, address, length);
+  const int listener = rt->channels().listener_at(address, length);
+  if (listener < 0) {
+    // To the outside world: the socket is not a channel of the program's.
+    rt->channels().closed(fd);
+    return WEFT_REAL(connect, fd, address, length);
+  }
+  // A send to the listening socket. The kernel completes a connect to a listener of this
+  // process at once while its backlog has room.
+  const std::uint64_t site = WEFT_CALLER_SITE();
+  {
+    RuntimeScope scope(*rt);
+    rt->channels().will_wait(rt->scheduler().self(), "connect", listener, POLLOUT);
+    rt->scheduler().perform(
+        Operation{OpKind::kChannelSend, 0, 0, rt->channels().key(listener), 0, true}, site);
+  }
+  const int r = WEFT_REAL(connect, fd, address, length);
+  if (r == 0 || errno == EINPROGRESS) {
+    RuntimeScope scope(*rt);
+    rt->channels().connecting(listener, rt->channels().key(fd));
+  }
+  return r;
 }
 
 int dup(int fd) __THROW {
   const int made = WEFT_REAL(dup, fd);
-  if (NativeRuntime* rt = runtime_for(fd)) rt->channels().opened(made, rt->channels().kind(fd));
+  if (NativeRuntime* rt = runtime_for(fd); rt && made >= 0) rt->channels().duplicated(fd, made);
   return made;
 }
 
 int dup2(int fd, int to) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   const int made = WEFT_REAL(dup2, fd, to);
-  if (rt && made >= 0 && made != fd) {
-    rt->channels().closed(made);
-    if (runtime_for(fd)) rt->channels().opened(made, rt->channels().kind(fd));
-  }
+  if (rt && made >= 0 && made != fd) rt->channels().duplicated(fd, made);
   return made;
 }
 
 int dup3(int fd, int to, int flags) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   const int made = WEFT_REAL(dup3, fd, to, flags);
-  if (rt && made >= 0) {
-    rt->channels().closed(made);
-    if (runtime_for(fd)) rt->channels().opened(made, rt->channels().kind(fd));
-  }
+  if (rt && made >= 0) rt->channels().duplicated(fd, made);
   return made;
 }
 
 int close(int fd) {
-  if (NativeRuntime* rt = runtime_for(fd)) rt->channels().closed(fd);
+  if (NativeRuntime* rt = runtime_for(fd)) {
+    close_step(*rt, fd, WEFT_CALLER_SITE());
+    rt->channels().closed(fd);
+  }
   return WEFT_REAL(close, fd);
 }
 
-// ---- reads and writes ---------------------------------------------------------------------------
+int shutdown(int fd, int how) __THROW {
+  if (NativeRuntime* rt = runtime_for(fd)) close_step(*rt, fd, WEFT_CALLER_SITE());
+  return WEFT_REAL(shutdown, fd, how);
+}
+
+// ---- reads ----------------------------------------------------------------------------------
 
 ssize_t read(int fd, void* buffer, size_t bytes) {
-  before_read(fd, false, "read", WEFT_CALLER_SITE());
+  if (NativeRuntime* rt = runtime_for(fd)) receive_step(*rt, fd, "read", false, WEFT_CALLER_SITE());
   return WEFT_REAL(read, fd, buffer, bytes);
 }
 
 ssize_t readv(int fd, const iovec* parts, int count) {
-  before_read(fd, false, "readv", WEFT_CALLER_SITE());
+  if (NativeRuntime* rt = runtime_for(fd))
+    receive_step(*rt, fd, "readv", false, WEFT_CALLER_SITE());
   return WEFT_REAL(readv, fd, parts, count);
 }
 
-ssize_t recv(int fd, void* buffer, size_t bytes, int flags) {
-  before_read(fd, (flags & MSG_DONTWAIT) != 0, "recv", WEFT_CALLER_SITE());
-  return WEFT_REAL(recv, fd, buffer, bytes, flags);
+ssize_t recvfrom(int fd, void* buffer, size_t bytes, int flags, sockaddr* from, socklen_t* length) {
+  NativeRuntime* rt = runtime_for(fd);
+  if (!rt) return WEFT_REAL(recvfrom, fd, buffer, bytes, flags, from, length);
+  const std::uint64_t site = WEFT_CALLER_SITE();
+  const bool dont_wait = (flags & MSG_DONTWAIT) != 0;
+  if (!(flags & MSG_WAITALL) || dont_wait) {
+    receive_step(*rt, fd, "recv", dont_wait, site);
+    return WEFT_REAL(recvfrom, fd, buffer, bytes, flags, from, length);
+  }
+  // All of it, in as many receives as it takes (or up to the end).
+  std::size_t done = 0;
+  while (done < bytes) {
+    receive_step(*rt, fd, "recv", false, site);
+    const ssize_t n = WEFT_REAL(recvfrom, fd, static_cast<char*>(buffer) + done, bytes - done,
+                                (flags & ~MSG_WAITALL) | MSG_DONTWAIT, from, length);
+    if (n < 0 && errno == EAGAIN) continue;
+    if (n <= 0) return done > 0 ? static_cast<ssize_t>(done) : n;
+    done += static_cast<std::size_t>(n);
+  }
+  return static_cast<ssize_t>(done);
 }
 
-ssize_t recvfrom(int fd, void* buffer, size_t bytes, int flags, sockaddr* from, socklen_t* length) {
-  before_read(fd, (flags & MSG_DONTWAIT) != 0, "recvfrom", WEFT_CALLER_SITE());
-  return WEFT_REAL(recvfrom, fd, buffer, bytes, flags, from, length);
+ssize_t recv(int fd, void* buffer, size_t bytes, int flags) {
+  return recvfrom(fd, buffer, bytes, flags, nullptr, nullptr);
 }
 
 ssize_t recvmsg(int fd, msghdr* message, int flags) {
-  before_read(fd, (flags & MSG_DONTWAIT) != 0, "recvmsg", WEFT_CALLER_SITE());
+  if (NativeRuntime* rt = runtime_for(fd))
+    receive_step(*rt, fd, "recvmsg", (flags & MSG_DONTWAIT) != 0, WEFT_CALLER_SITE());
   return WEFT_REAL(recvmsg, fd, message, flags);
 }
 
+// ---- writes ---------------------------------------------------------------------------------
+
 ssize_t write(int fd, const void* buffer, size_t bytes) {
-  before_write(fd, false, "write", WEFT_CALLER_SITE());
-  return WEFT_REAL(write, fd, buffer, bytes);
+  NativeRuntime* rt = runtime_for(fd);
+  if (!rt) return WEFT_REAL(write, fd, buffer, bytes);
+  return send_in_pieces(*rt, fd, "write", false, bytes, WEFT_CALLER_SITE(), [&](std::size_t done) {
+    return without_blocking(fd, [&] {
+      return WEFT_REAL(write, fd, static_cast<const char*>(buffer) + done, bytes - done);
+    });
+  });
 }
 
 ssize_t writev(int fd, const iovec* parts, int count) {
-  before_write(fd, false, "writev", WEFT_CALLER_SITE());
-  return WEFT_REAL(writev, fd, parts, count);
-}
-
-ssize_t send(int fd, const void* buffer, size_t bytes, int flags) {
-  before_write(fd, (flags & MSG_DONTWAIT) != 0, "send", WEFT_CALLER_SITE());
-  return WEFT_REAL(send, fd, buffer, bytes, flags);
+  NativeRuntime* rt = runtime_for(fd);
+  if (!rt) return WEFT_REAL(writev, fd, parts, count);
+  std::vector<iovec> rest;
+  return send_in_pieces(
+      *rt, fd, "writev", false, total_of(parts, count), WEFT_CALLER_SITE(), [&](std::size_t done) {
+        skip_bytes(parts, count, done, rest);
+        return without_blocking(
+            fd, [&] { return WEFT_REAL(writev, fd, rest.data(), static_cast<int>(rest.size())); });
+      });
 }
 
 ssize_t sendto(int fd, const void* buffer, size_t bytes, int flags, const sockaddr* to,
                socklen_t length) {
-  before_write(fd, (flags & MSG_DONTWAIT) != 0, "sendto", WEFT_CALLER_SITE());
-  return WEFT_REAL(sendto, fd, buffer, bytes, flags, to, length);
+  NativeRuntime* rt = runtime_for(fd);
+  if (!rt) return WEFT_REAL(sendto, fd, buffer, bytes, flags, to, length);
+  return send_in_pieces(*rt, fd, "send", (flags & MSG_DONTWAIT) != 0, bytes, WEFT_CALLER_SITE(),
+                        [&](std::size_t done) {
+                          return WEFT_REAL(sendto, fd, static_cast<const char*>(buffer) + done,
+                                           bytes - done, flags | MSG_DONTWAIT, to, length);
+                        });
+}
+
+ssize_t send(int fd, const void* buffer, size_t bytes, int flags) {
+  return sendto(fd, buffer, bytes, flags, nullptr, 0);
 }
 
 ssize_t sendmsg(int fd, const msghdr* message, int flags) {
-  before_write(fd, (flags & MSG_DONTWAIT) != 0, "sendmsg", WEFT_CALLER_SITE());
-  return WEFT_REAL(sendmsg, fd, message, flags);
+  NativeRuntime* rt = runtime_for(fd);
+  if (!rt) return WEFT_REAL(sendmsg, fd, message, flags);
+  std::vector<iovec> rest;
+  const auto parts = message->msg_iov;
+  const int count = static_cast<int>(message->msg_iovlen);
+  return send_in_pieces(*rt, fd, "sendmsg", (flags & MSG_DONTWAIT) != 0, total_of(parts, count),
+                        WEFT_CALLER_SITE(), [&](std::size_t done) {
+                          skip_bytes(parts, count, done, rest);
+                          msghdr m = *message;
+                          m.msg_iov = rest.data();
+                          m.msg_iovlen = rest.size();
+                          if (done > 0) {  // the ancillary data went with the first piece
+                            m.msg_control = nullptr;
+                            m.msg_controllen = 0;
+                          }
+                          return WEFT_REAL(sendmsg, fd, &m, flags | MSG_DONTWAIT);
+                        });
 }
 
-// ---- waiting for many -----------------------------------------------------------------------
+}  // extern "C"
 
-// An epoll instance watches descriptors weft cannot list cheaply; a wait is a read of the
-// channels, and one with nothing ready that would block stops the run.
+namespace weft::runtime::native {
+
+int wait_on_channels(NativeRuntime& rt, pollfd* fds, std::size_t count, int timeout_ms,
+                     const char* call, std::uint64_t site) {
+  RuntimeScope scope(rt);
+  // Descriptors outside the program are left to the kernel, as before: a wait for them is not a
+  // channel operation.
+  bool any_channel = false;
+  bool all_channels = true;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (fds[i].fd < 0) continue;
+    const bool channel = rt.channels().kind(fds[i].fd) != ChannelKind::kNone;
+    any_channel |= channel;
+    all_channels &= channel;
+  }
+  if (!any_channel) return -2;
+  rt.channels().will_wait(rt.scheduler().self(), call, fds, count);
+  if (!all_channels) {
+    // The kernel may make one of them ready at any time: a look that never waits in weft, and
+    // if nothing is ready and the call would wait forever, a stop naming it.
+    const int ready = WEFT_REAL(poll, fds, count, 0);
+    if (ready != 0 || timeout_ms >= 0) return ready;
+    const std::string what = std::string(call) + " at " + weft::code_mark(site) +
+                             " (it waits on channels between the program's threads and on "
+                             "descriptors outside the program at once, with nothing ready)";
+    rt.unsupported(what.c_str());
+  }
+  rt.scheduler().perform(Operation{OpKind::kChannelSelect, 0, 0, 0, 0, timeout_ms >= 0}, site);
+  return WEFT_REAL(poll, fds, count, 0);
+}
+
+}  // namespace weft::runtime::native
+
+extern "C" {
+
+// An epoll instance over channels only is a selective wait over them: whether it has something
+// is the kernel's poll of the instance (which takes no event from it). One that also watches
+// the outside world is looked at without waiting; if nothing is ready and it would wait
+// forever, the run stops naming the call (waiting would block every thread).
 static int epoll_wait_modelled(int epoll, epoll_event* events, int most, int timeout_ms,
                                const char* call, std::uint64_t site) {
-  NativeRuntime* rt = NativeRuntime::active();
+  NativeRuntime* rt = runtime_making();
   if (!rt) return -2;
   RuntimeScope scope(*rt);
-  const weft::ThreadId me = rt->scheduler().self();
-  if (!rt->channels().none() && rt->channels().used(me, false))
-    rt->note_caveat(weft::CaveatKind::kKernelCommunication, std::string(call) + " by thread " +
-                                                                rt->registry().name(me) + " at " +
-                                                                weft::code_mark(site));
-  const int ready = WEFT_REAL(epoll_wait, epoll, events, most, 0);
-  if (ready != 0 || timeout_ms == 0) return ready;
-  const std::string what = std::string(call) + " with nothing ready at " + weft::code_mark(site) +
-                           " (it would block; event loops are not modelled yet)";
-  rt->unsupported(what.c_str());
+  if (rt->channels().kind(epoll) != ChannelKind::kEpoll) {
+    const int ready = WEFT_REAL(epoll_wait, epoll, events, most, 0);
+    if (ready != 0 || timeout_ms >= 0) return ready;
+    const std::string what = std::string(call) + " with nothing ready at " + weft::code_mark(site) +
+                             " (it watches descriptors outside the program, and would block)";
+    rt->unsupported(what.c_str());
+  }
+  rt->channels().will_wait(rt->scheduler().self(), call, epoll, POLLIN);
+  rt->scheduler().perform(Operation{OpKind::kChannelSelect, 0, 0, 0, 0, timeout_ms >= 0}, site);
+  return WEFT_REAL(epoll_wait, epoll, events, most, 0);
 }
 
 int epoll_wait(int epoll, epoll_event* events, int most, int timeout_ms) {
@@ -292,11 +656,3 @@ int epoll_pwait(int epoll, epoll_event* events, int most, int timeout_ms, const 
 }
 
 }  // extern "C"
-
-namespace weft::runtime::native {
-
-void note_channel_waited(NativeRuntime& rt, int fd, const char* call, std::uint64_t site) {
-  if (rt.channels().kind(fd) != ChannelKind::kNone) note_use(rt, fd, false, call, site);
-}
-
-}  // namespace weft::runtime::native

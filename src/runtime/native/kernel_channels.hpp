@@ -1,75 +1,111 @@
-// Descriptors through which threads can talk via the kernel (pipes, sockets, eventfds), which
-// weft does not model yet: an execution notes which threads wrote to them and which read or
-// waited on them, so that a verdict never calls such a program explored (CaveatKind::
-// kKernelCommunication), and a call that would block on one stops the run instead of hanging it.
+// Descriptors through which the program's threads talk via the kernel: pipes, socket pairs,
+// sockets connected to a listening socket of the program, eventfds, and epoll instances over
+// them. Each is a channel of the scheduler (Domain::kChannel): a read, write, accept, connect or
+// close on it is a visible operation, and poll, select and epoll_wait over channels are selective
+// waits. The data stays in the kernel: since only one thread runs at a time and it does its call
+// right after its operation is scheduled, the kernel's state is the execution's, and whether an
+// operation may run is the kernel's own answer (a poll that does not wait).
 #pragma once
+
+#include <poll.h>
+#include <sys/socket.h>
 
 #include <array>
 #include <cstdint>
+#include <deque>
+#include <string>
 #include <vector>
 
+#include "weft/runtime/scheduler.hpp"
 #include "weft/trace/thread_id.hpp"
 
 namespace weft::runtime::native {
 
 /// The kinds of descriptor that carry messages between threads.
-enum class ChannelKind : std::uint8_t { kNone, kPipe, kSocket, kEventfd };
+enum class ChannelKind : std::uint8_t {
+  kNone,      ///< not a channel: the outside world (files, terminals, other processes)
+  kPipe,      ///< either end of a pipe
+  kSocket,    ///< a socket pair's end, a connected socket, or one not yet connected
+  kListener,  ///< a listening socket: connects send to it, accepts receive from it
+  kEventfd,
+  kEpoll,  ///< an epoll instance whose interest list holds only channels
+};
 
-/// Per execution: which descriptors the execution made as channels, and who used them.
-class KernelChannels {
+/// The kind's name for messages ("pipe", "socket", "eventfd", ...).
+const char* channel_name(ChannelKind kind);
+
+/// Per execution: which descriptors are channels, each channel's key, and what each thread's
+/// pending channel operation waits for (the scheduler's ChannelKeeper).
+class KernelChannels final : public ChannelKeeper {
  public:
-  static constexpr int kTracked = 1024;  ///< descriptors above are not tracked
+  static constexpr int kTracked = 1024;  ///< descriptors above are not followed
 
-  /// `fd` was made (pipe, socketpair, socket, eventfd, accept, dup) as a channel of `kind`.
-  void opened(int fd, ChannelKind kind) {
-    if (fd < 0 || fd >= kTracked) return;
-    kind_[fd] = kind;
-    any_ = true;
-  }
-  void closed(int fd) {
-    if (fd >= 0 && fd < kTracked) kind_[fd] = ChannelKind::kNone;
-  }
-  ChannelKind kind(int fd) const {
-    return fd >= 0 && fd < kTracked ? kind_[fd] : ChannelKind::kNone;
+  /// `fd` is a new channel of `kind` with the given key.
+  void opened(int fd, ChannelKind kind, ObjectKey key);
+  /// `fd` now refers to what `from` refers to (dup).
+  void duplicated(int from, int fd);
+  /// `fd` is closed: not a channel any more.
+  void closed(int fd);
+  ChannelKind kind(int fd) const { return valid(fd) ? fds_[fd].kind : ChannelKind::kNone; }
+  ObjectKey key(int fd) const { return valid(fd) ? fds_[fd].key : 0; }
+  void set_kind(int fd, ChannelKind kind) {
+    if (valid(fd)) fds_[fd].kind = kind;
   }
   /// Whether no channel was made yet: the interposed calls then cost one test.
   bool none() const { return !any_; }
 
-  /// Notes that `thread` wrote to a channel (`writes`) or read or waited on one. Returns true the
-  /// first time a thread used a channel another thread wrote to, or wrote to one that another
-  /// thread read: the threads then talked through the kernel.
-  bool used(ThreadId thread, bool writes) {
-    std::vector<ThreadId>& mine = writes ? writers_ : readers_;
-    const std::vector<ThreadId>& theirs = writes ? readers_ : writers_;
-    bool known = false;
-    for (ThreadId t : mine) known |= t == thread;
-    if (!known) mine.push_back(thread);
-    if (talked_) return false;
-    for (ThreadId t : theirs)
-      if (t != thread) return talked_ = true;
-    return false;
-  }
+  /// A socket of the program bound `fd` to `address`: a connect to it is the program's own.
+  void bound(int fd, const sockaddr_storage& address, socklen_t length);
+  /// The listening socket of the program bound to `address`, or -1.
+  int listener_at(const sockaddr* address, socklen_t length) const;
+  /// A socket with key `key` connected to `listener`: the accept that takes it gets its key.
+  void connecting(int listener, ObjectKey key);
+  /// The key of the connection the next accept on `listener` takes, or 0 (one from outside).
+  ObjectKey accepted(int listener);
 
-  void reset() {
-    if (!any_) return;
-    kind_.fill(ChannelKind::kNone);
-    readers_.clear();
-    writers_.clear();
-    any_ = talked_ = false;
-  }
+  /// An epoll instance watches `fd` from now on: if it is not a channel, the instance's waits
+  /// depend on the outside world.
+  void watched(int epoll, int fd);
+
+  /// What `thread` is about to wait for: `call` on `fd` until `events` (POLLIN, POLLOUT).
+  void will_wait(ThreadId thread, const char* call, int fd, short events);
+  /// ... or a selective wait on `fds`.
+  void will_wait(ThreadId thread, const char* call, const pollfd* fds, std::size_t count);
+
+  bool ready(ThreadId thread, const Operation& op) override;
+  std::string waits_for(ThreadId thread, const Operation& op, const std::string& at) override;
+
+  void reset();
 
  private:
-  std::array<ChannelKind, kTracked> kind_{};
-  std::vector<ThreadId> readers_, writers_;
+  struct Descriptor {
+    ChannelKind kind = ChannelKind::kNone;
+    ObjectKey key = 0;
+  };
+  struct Listener {
+    int fd = -1;
+    sockaddr_storage address{};
+    socklen_t length = 0;
+    std::deque<ObjectKey> pending;  // keys of the connects not yet accepted, oldest first
+  };
+  struct Wait {
+    const char* call = "";
+    std::vector<pollfd> fds;
+  };
+  static bool valid(int fd) { return fd >= 0 && fd < kTracked; }
+  Listener* listener(int fd);
+
+  std::array<Descriptor, kTracked> fds_{};
+  std::vector<Listener> listeners_;
+  std::vector<Wait> waits_;  // by thread
   bool any_ = false;
-  bool talked_ = false;
 };
 
-/// The kind's name for messages ("pipe", "socket", "eventfd").
-const char* channel_name(ChannelKind kind);
-
 class NativeRuntime;
-/// poll or select (`call`) waited on `fd`: if it is a channel, the thread read from it.
-void note_channel_waited(NativeRuntime& rt, int fd, const char* call, std::uint64_t site);
+/// poll (or select, ppoll, pselect: `call`) on `fds` with a timeout of `timeout_ms` (negative:
+/// none), when some of them are channels: a selective wait, then the kernel's answer without
+/// waiting. Returns -2 when none is a channel (the caller goes on as for the outside world).
+int wait_on_channels(NativeRuntime& rt, pollfd* fds, std::size_t count, int timeout_ms,
+                     const char* call, std::uint64_t site);
 
 }  // namespace weft::runtime::native

@@ -38,6 +38,7 @@ constexpr std::uintptr_t kStackRegion = 0x400000000000ULL;
 NativeRuntime::NativeRuntime(const NativeOptions& options, weft::native::LogWriter* log)
     : options_(options), log_(log), scheduler_(registry_) {
   thread_chunks_.resize((options.max_threads + 2 + kThreadChunk - 1) / kThreadChunk);
+  scheduler_.set_channels(&channels_);
 }
 
 std::uintptr_t NativeRuntime::stack_region_begin() {

@@ -1,0 +1,94 @@
+// Threads that talk through the kernel: pipes, socket pairs, loopback and UNIX sockets,
+// eventfds, poll and epoll (tests/native/ fixtures through the weft command line;
+// docs/process-state.md, "Channels through the kernel"). Each correct program is explored
+// completely and its buggy variant's bug found; exhaustive search (--strategy dfs, no
+// reduction) is the oracle for the number of distinct behaviours the reducing strategies see.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "native_cli.hpp"
+
+namespace weft::test {
+namespace {
+
+struct Fixture {
+  const char* file;
+  const char* bug_flag;  // defines the variant with a bug
+  const char* extra = "";
+};
+
+const Fixture kFixtures[] = {
+    {"pipe_between_threads.c", "-DFIRST_BYTE_ASSUMED"},
+    {"poll_two_socketpairs.c", "-DWRONG_ORDER_ASSUMED"},
+    {"eventfd_wakeups.c", "-DONE_READ_ASSUMED"},
+    {"epoll_event_loop.c", "-DWAKEUP_FIRST_ASSUMED"},
+    {"loopback_echo_server.c", "-DACCEPT_ORDER_ASSUMED"},
+    {"loopback_echo_server.c", "-DACCEPT_ORDER_ASSUMED", "-DUNIX_SOCKET"},
+};
+
+std::uint64_t traces(const CliRun& r) {
+  return r.result["statistics"]["traces"].get<std::uint64_t>();
+}
+
+TEST(Channels, CorrectProgramsAreExploredCompletely) {
+  for (const Fixture& f : kFixtures) {
+    const std::string args = std::string(*f.extra ? "-- " : "") + f.extra;
+    const CliRun r = check(f.file, args);
+    EXPECT_EQ(r.exit_code, 0) << f.file << f.extra << r.out << r.err;
+    EXPECT_EQ(r.result["complete"], true) << f.file << f.extra << r.out;
+    EXPECT_FALSE(r.result.contains("kernel_communication")) << r.out;
+  }
+}
+
+TEST(Channels, TheOrderAProgramWronglyAssumesIsFound) {
+  for (const Fixture& f : kFixtures) {
+    const CliRun r = check(f.file, std::string("-- ") + f.bug_flag + " " + f.extra);
+    ASSERT_EQ(r.exit_code, 1) << f.file << f.extra << r.out << r.err;
+    EXPECT_EQ(first_bug_kind(r), "assertion failure") << r.out;
+  }
+}
+
+// Exhaustive search tries every interleaving; DPOR and optimal DPOR must see the same number of
+// distinct behaviours (Mazurkiewicz traces), with channel operations dependent as
+// trace/dependence.cpp says.
+TEST(Channels, ReducingStrategiesSeeEveryBehaviourExhaustiveSearchSees) {
+  for (const Fixture& f : kFixtures) {
+    const std::string args = std::string(*f.extra ? "-- " : "") + f.extra;
+    const CliRun all = check(f.file, "--strategy dfs " + args);
+    ASSERT_EQ(all.exit_code, 0) << f.file << all.out << all.err;
+    const std::uint64_t expected = traces(all);
+    EXPECT_GE(expected, 3u) << f.file;
+    for (const char* strategy : {"dpor", "optimal"}) {
+      const CliRun r = check(f.file, std::string("--strategy ") + strategy + " " + args);
+      ASSERT_EQ(r.exit_code, 0) << f.file << strategy << r.out << r.err;
+      EXPECT_EQ(traces(r), expected) << f.file << f.extra << " " << strategy;
+    }
+  }
+}
+
+// Neither thread ever writes: each waits on the other's pipe, and the report says which.
+TEST(Channels, ThreadsWaitingOnEachOthersPipesAreADeadlock) {
+  const CliRun r = check("pipes_read_each_other.c");
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(first_bug_kind(r), "deadlock");
+  const std::string message = r.result["bugs"][0]["message"].get<std::string>();
+  EXPECT_NE(message.find("thread 0 waits in read on pipe descriptor"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("(nothing to read) at pipes_read_each_other.c:21; no thread will "
+                         "write to it"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("thread 0.0 waits in read on pipe"), std::string::npos) << message;
+}
+
+// A write larger than the pipe holds goes in pieces as the reader makes room, and the reader
+// sees the end once the writer closes: every byte arrives, in order.
+TEST(Channels, AWriteLargerThanThePipeGoesInPieces) {
+  const CliRun r = check("big_write_through_pipe.c");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.result["complete"], true) << r.out;
+}
+
+}  // namespace
+}  // namespace weft::test
