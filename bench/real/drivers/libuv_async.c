@@ -1,7 +1,7 @@
 /* libuv's event loop: a worker thread wakes the loop with uv_async_send (an eventfd written in
- * one thread, read by the loop's epoll in another) after setting a flag. Correct. weft does not
- * model epoll or eventfds yet: what it should say is that the program called epoll_wait, which
- * weft does not model (exit 2), never a time-out blamed on the program. */
+ * one thread, read by the loop's epoll in another) after setting a flag. Correct: the eventfd
+ * orders the flag's write before the callback's read (weft's channels). Before weft modelled
+ * channels, the run stopped at the loop's epoll_wait (exit 2). */
 #include <assert.h>
 #include <uv.h>
 
