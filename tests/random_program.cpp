@@ -14,6 +14,8 @@ std::string Program::describe() const {
   for (std::size_t k = 0; k < semaphores.size(); ++k)
     s += ", semaphore s" + std::to_string(k) + " = " + std::to_string(semaphores[k]);
   if (condition_variable) s += ", condition variable c";
+  for (std::size_t k = 0; k < channels.size(); ++k)
+    s += ", channel ch" + std::to_string(k) + " of capacity " + std::to_string(channels[k]);
   s += "\n";
   for (std::size_t t = 0; t < threads.size(); ++t) {
     s += "thread " + std::to_string(t) + ":";
@@ -49,6 +51,18 @@ std::string Program::describe() const {
           break;
         case Instr::kCondBroadcast:
           s += " broadcast(c);";
+          break;
+        case Instr::kSend:
+          s += " send(ch" + std::to_string(i.var) + ", " + std::to_string(i.value) + ");";
+          break;
+        case Instr::kReceive:
+          s += " r=receive(ch" + std::to_string(i.var) + ");";
+          break;
+        case Instr::kSelect:
+          s += " r=select(open " + std::to_string(i.value) + ");";
+          break;
+        case Instr::kClose:
+          s += " close(ch" + std::to_string(i.var) + ");";
           break;
       }
     }
@@ -203,6 +217,38 @@ Program generate_blocking_program(std::uint64_t seed) {
   return p;
 }
 
+Program generate_channel_program(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  Program p;
+  p.vars = 1;
+  for (int k = uniform(1, 2); k > 0; --k) p.channels.push_back(uniform(0, 2));
+  const int channels = static_cast<int>(p.channels.size());
+  const int n = uniform(2, 3);
+  int next_value = 1;
+  for (int t = 0; t < n; ++t) {
+    std::vector<Instr> code;
+    for (int length = uniform(1, 4); length > 0; --length) {
+      const int roll = uniform(0, 11);
+      if (roll <= 3) {
+        code.push_back(Instr{Instr::kSend, uniform(0, channels - 1), 0, next_value++});
+      } else if (roll <= 6) {
+        code.push_back(Instr{Instr::kReceive, uniform(0, channels - 1), 0, 0});
+      } else if (roll == 7 && channels > 1) {
+        code.push_back(Instr{Instr::kSelect, 0, 0, uniform(1, (1 << channels) - 1)});
+      } else if (roll == 8) {
+        code.push_back(Instr{Instr::kClose, uniform(0, channels - 1), 0, 0});
+      } else if (roll == 9) {
+        code.push_back(Instr{Instr::kRead, 0, 0, 0});
+      } else {
+        code.push_back(Instr{Instr::kWrite, 0, 0, uniform(0, 2)});
+      }
+    }
+    p.threads.push_back(std::move(code));
+  }
+  return p;
+}
+
 void run_program(const Program& p, Observed& out) {
   std::vector<std::unique_ptr<shared<int>>> vars;
   for (int v = 0; v < p.vars; ++v) vars.push_back(std::make_unique<shared<int>>(0));
@@ -213,6 +259,9 @@ void run_program(const Program& p, Observed& out) {
     semaphores.push_back(std::make_unique<counting_semaphore<>>(initial));
   std::unique_ptr<condition_variable> cv;
   if (p.condition_variable) cv = std::make_unique<condition_variable>();
+  std::vector<std::unique_ptr<channel<int>>> channels;
+  for (int capacity : p.channels)
+    channels.push_back(std::make_unique<channel<int>>(static_cast<std::size_t>(capacity)));
   std::vector<int> last(p.threads.size(), 0);
   std::vector<thread> threads;
   for (std::size_t t = 0; t < p.threads.size(); ++t) {
@@ -256,6 +305,25 @@ void run_program(const Program& p, Observed& out) {
             break;
           case Instr::kCondBroadcast:
             cv->notify_all();
+            break;
+          case Instr::kSend:
+            channels[in.var]->send(in.value);
+            break;
+          case Instr::kReceive:
+            r = channels[in.var]->receive().value_or(-1);
+            break;
+          case Instr::kSelect: {
+            const auto open = [&](int k) { return ((in.value >> k) & 1) != 0; };
+            const auto take = [&](int v) { r = v; };
+            if (channels.size() == 1) {
+              select(when(open(0), *channels[0], take));
+            } else {
+              select(when(open(0), *channels[0], take), when(open(1), *channels[1], take));
+            }
+            break;
+          }
+          case Instr::kClose:
+            channels[in.var]->close();
             break;
         }
       }

@@ -21,6 +21,11 @@ struct Instr {
                   // unlock(m); m = `mutex`
     kCondSignal,  // notify one waiter
     kCondBroadcast,
+    kSend,     // send `value` on channel `var`
+    kReceive,  // r = the message received from channel `var` (-1 once it is closed and empty)
+    kSelect,   // r = the message of a selective wait over every channel, alternative k open
+               // when bit k of `value` is set
+    kClose,    // close channel `var`
   } kind;
   int var = 0;    // read, write; the semaphore of kSemWait, kSemPost
   int mutex = 0;  // lock, unlock, kCondWait
@@ -34,6 +39,7 @@ struct Program {
   int mutexes = 0;
   std::vector<int> semaphores;      // their initial counts
   bool condition_variable = false;  // one, used with mutex 0
+  std::vector<int> channels;        // their capacities (0: rendezvous)
   std::string describe() const;
 };
 
@@ -53,6 +59,11 @@ Program generate_lock_program(std::uint64_t seed);
 /// a signal sent before it is lost, a signal or broadcast, a read or write). Many of them can
 /// deadlock in some interleavings only.
 Program generate_blocking_program(std::uint64_t seed);
+
+/// A program whose threads talk over channels (weft::channel): 2–3 threads of 1–4 operations
+/// each over 1–2 channels of capacity 0 (rendezvous), 1 or 2 (a send, a receive, a selective wait
+/// with guards, a close, a read or write). Many deadlock in some interleavings only.
+Program generate_channel_program(std::uint64_t seed);
 
 /// What exploring a program revealed.
 struct Observed {

@@ -20,8 +20,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -212,6 +214,103 @@ class counting_semaphore {
   ObjectKey key_;
 };
 using binary_semaphore = counting_semaphore<1>;
+
+namespace detail {
+/// A new channel of the running execution holding up to `capacity` messages (0: a rendezvous).
+ObjectKey new_channel(std::size_t capacity, const char* what);
+/// A send on channel `key`: waits until it has room; a send on a closed channel is misuse.
+void channel_send(ObjectKey key, const char* what);
+/// A rendezvous send's second half: waits until the message just sent is received.
+void channel_await_taken(ObjectKey key, const char* what);
+/// A receive on `key`: waits (unless `wait` is false) until it has a message or is closed;
+/// true if it took one.
+bool channel_receive(ObjectKey key, bool wait, const char* what);
+void channel_close(ObjectKey key, const char* what);
+/// A selective wait over the channels of the open alternatives: waits until one has a message
+/// and takes it from the first such; returns its position in `open`.
+std::size_t channel_select(std::vector<ObjectKey> open, const char* what);
+}  // namespace detail
+
+/// A channel between threads (RichTest's ports, Lei and Carver §II-A/B): with a capacity, a send
+/// waits while it is full (asynchronous message passing); with capacity 0 it is a rendezvous,
+/// where a send waits until its message is received (synchronous message passing). Messages
+/// are received in the order they were sent. Each send, receive, close and selective wait is a
+/// visible operation.
+template <class T>
+class channel {
+ public:
+  explicit channel(std::size_t capacity = 0)
+      : key_(detail::new_channel(capacity, "weft::channel")), rendezvous_(capacity == 0) {}
+  channel(const channel&) = delete;
+  channel& operator=(const channel&) = delete;
+
+  void send(T value) {
+    detail::channel_send(key_, "weft::channel::send");
+    messages_.push_back(std::move(value));
+    if (rendezvous_) detail::channel_await_taken(key_, "weft::channel::send");
+  }
+  /// The next message; nullopt once the channel is closed and empty.
+  std::optional<T> receive() { return take(true); }
+  /// The next message if there is one now.
+  std::optional<T> try_receive() { return take(false); }
+  /// No more sends: receivers get the messages left, then nullopt.
+  void close() { detail::channel_close(key_, "weft::channel::close"); }
+  ObjectKey key() const noexcept { return key_; }
+
+ private:
+  template <class U, class F>
+  friend struct alternative;
+  std::optional<T> take(bool wait) {
+    if (!detail::channel_receive(key_, wait, "weft::channel::receive")) return std::nullopt;
+    return pop();
+  }
+  T pop() {
+    T value = std::move(messages_.front());
+    messages_.pop_front();
+    return value;
+  }
+  ObjectKey key_;
+  bool rendezvous_;
+  std::deque<T> messages_;
+};
+
+/// One alternative of a selective wait: when `open`, receive from `from` and call `then` with
+/// the message (see weft::select).
+template <class T, class F>
+struct alternative {
+  bool open;
+  channel<T>* from;
+  F then;
+  void take() { then(from->pop()); }
+};
+/// An alternative with a guard (RichTest's `when (guard) => p.receive()`).
+template <class T, class F>
+alternative<T, F> when(bool guard, channel<T>& from, F then) {
+  return {guard, &from, std::move(then)};
+}
+/// An alternative without a guard.
+template <class T, class F>
+alternative<T, F> on(channel<T>& from, F then) {
+  return {true, &from, std::move(then)};
+}
+
+/// A selective wait (Lei and Carver §II-B): waits until a channel of an open alternative has a
+/// message, receives it from the first such and runs that alternative's handler. Returns the
+/// alternative's position among the arguments. Which alternative is taken depends only on which
+/// channels have messages when it runs, so the exploration tries it before and after each send.
+template <class... Alternatives>
+std::size_t select(Alternatives&&... alternatives) {
+  std::vector<ObjectKey> open;
+  std::vector<std::size_t> position;
+  std::size_t i = 0;
+  ((alternatives.open ? (open.push_back(alternatives.from->key()), position.push_back(i), ++i)
+                      : ++i),
+   ...);
+  const std::size_t chosen = position[detail::channel_select(std::move(open), "weft::select")];
+  std::size_t j = 0;
+  ((j++ == chosen ? alternatives.take() : void()), ...);
+  return chosen;
+}
 
 namespace detail {
 template <class T>

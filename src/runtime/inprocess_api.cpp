@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <string>
 
+#include "counted_channels.hpp"
 #include "weft/driver/report.hpp"
 #include "weft/driver/verdict_text.hpp"
 #include "weft/trace/wire.hpp"
@@ -21,6 +22,40 @@ runtime::Scheduler& scheduler(const char* what) {
 
 std::uint8_t perform(const Operation& op, const char* what) {
   return scheduler(what).perform(op);
+}
+
+ObjectKey new_channel(std::size_t capacity, const char* what) {
+  runtime::Scheduler& s = scheduler(what);
+  const ObjectKey key = s.new_object();
+  s.counted_channels().add(key, static_cast<std::uint32_t>(capacity));
+  return key;
+}
+
+void channel_send(ObjectKey key, const char* what) {
+  runtime::Scheduler& s = scheduler(what);
+  if (!s.perform({OpKind::kChannelSend, 0, 0, key, 0}))
+    s.fail(Outcome::kMisuse, "thread " + s.threads().name(s.self()) + ": " + what + " on channel " +
+                                 object_name(key) + ", which is closed");
+}
+
+void channel_await_taken(ObjectKey key, const char* what) {
+  runtime::Scheduler& s = scheduler(what);
+  const std::uint64_t ticket = s.counted_channels().last_ticket(key);
+  s.perform({OpKind::kChannelReceive, 0, 0, key, ticket});
+}
+
+bool channel_receive(ObjectKey key, bool wait, const char* what) {
+  return perform({OpKind::kChannelReceive, 0, 0, key, 0, !wait}, what) != 0;
+}
+
+void channel_close(ObjectKey key, const char* what) {
+  perform({OpKind::kChannelClose, 0, 0, key, 0}, what);
+}
+
+std::size_t channel_select(std::vector<ObjectKey> open, const char* what) {
+  runtime::Scheduler& s = scheduler(what);
+  s.counted_channels().will_select(s.self(), std::move(open));
+  return static_cast<std::size_t>(s.perform({OpKind::kChannelSelect, 0, 0, 0, 0}) - 1);
 }
 
 void assertion_failed(const char* condition, const char* file, int line) {

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "counted_channels.hpp"
 #include "fiber.hpp"
 #include "sync_state.hpp"
 #include "weft/runtime/thread_storage.hpp"
@@ -100,7 +101,8 @@ struct Scheduler::Impl {
   bool track_inputs = true;  // inputs the directive does not give: 0, or random
   std::function<void(const Trace&)> on_event;
   void (*step_hook)(std::uint64_t site) = nullptr;
-  ChannelKeeper* channels = nullptr;
+  CountedChannels counted;             // weft::channel's
+  ChannelKeeper* channels = &counted;  // the front end's (native: the kernel's)
 
   // ---- fibers --------------------------------------------------------------------------
   void switch_to_thread(ThreadRec& t) {
@@ -414,10 +416,9 @@ struct Scheduler::Impl {
       }
       case OpKind::kChannelSend:
       case OpKind::kChannelReceive:
+      case OpKind::kChannelClose:
       case OpKind::kChannelSelect:
-        // One that may run without its channel ready (a non-blocking end, a wait that may time
-        // out) says which it found; the others ran because it was.
-        op.result = !op.timed || channels->ready(t.id, op);
+        op.result = channels->apply(t.id, op);
         t.result = op.result;
         return true;
       case OpKind::kProcessExit:
@@ -534,6 +535,7 @@ struct Scheduler::Impl {
     conds.clear();
     sems.clear();
     futexes.clear();
+    counted.reset();
     aborting = false;
     failed = false;
     exited = false;
@@ -796,8 +798,7 @@ std::uint8_t Scheduler::perform(const Operation& op, std::uint64_t site) {
     throw ExecutionAborted{};
   };
   if (s.aborting) return abort_here();
-  if (op.kind == OpKind::kSymbolicBranch || op.kind == OpKind::kBarrierWait ||
-      (domain_of(op.kind) == Domain::kChannel && !s.channels))
+  if (op.kind == OpKind::kSymbolicBranch || op.kind == OpKind::kBarrierWait)
     fail(Outcome::kMisuse, std::string("operation '") + op_name(op.kind) +
                                "' is not supported by this version of weft");
   t.pending = op;
@@ -847,7 +848,11 @@ std::uint64_t Scheduler::semaphore_count(ObjectKey key) const {
 }
 
 void Scheduler::set_channels(ChannelKeeper* keeper) noexcept {
-  impl_->channels = keeper;
+  impl_->channels = keeper ? keeper : &impl_->counted;
+}
+
+CountedChannels& Scheduler::counted_channels() noexcept {
+  return impl_->counted;
 }
 
 void Scheduler::set_step_hook(void (*hook)(std::uint64_t site)) noexcept {

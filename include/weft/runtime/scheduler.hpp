@@ -66,6 +66,11 @@ class ChannelKeeper {
   /// Whether `thread`'s pending `op` (a send, receive or selective wait) would find its channel
   /// ready: room to send, something to receive or the channel's end, one of a wait's channels.
   virtual bool ready(ThreadId thread, const Operation& op) = 0;
+  /// `thread`'s `op` runs now: the keeper applies what it keeps of its effect and returns the
+  /// operation's result (a receive: whether it took something; a selective wait: which
+  /// alternative, from 1, or 0 if it timed out; an operation that may run unready: whether its
+  /// channel was ready).
+  virtual std::uint8_t apply(ThreadId thread, const Operation& op) = 0;
   /// What `thread`, blocked in `op` at `at` (" at file:line", or empty), waits for, in the
   /// program's terms: "waits in read on pipe descriptor 5 (nothing to read) at f.c:8; no thread
   /// will write to it".
@@ -150,9 +155,12 @@ class Scheduler {
   std::uint64_t semaphore_count(ObjectKey key) const;
   /// Called after every event is recorded, with the trace so far (set before run()).
   void set_event_observer(std::function<void(const Trace&)> observer);
-  /// Who keeps the channels that channel operations act on (not owned; nullptr: none, and a
-  /// channel operation is refused as misuse).
+  /// Who keeps the channels that channel operations act on (not owned; nullptr: the scheduler's
+  /// own, for the in-process API's weft::channel).
   void set_channels(ChannelKeeper* keeper) noexcept;
+  /// The scheduler's own channels (used unless set_channels gave others), emptied at the start
+  /// of every execution.
+  class CountedChannels& counted_channels() noexcept;
   /// Called on the calling thread each time perform() is about to return to it, with the
   /// operation's site: where the native runtime gives the thread its signal mask and delivers
   /// the signals pending for it (signals.cpp). It may perform operations itself.

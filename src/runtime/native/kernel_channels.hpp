@@ -73,6 +73,10 @@ class KernelChannels final : public ChannelKeeper {
   void will_wait(ThreadId thread, const char* call, const pollfd* fds, std::size_t count);
 
   bool ready(ThreadId thread, const Operation& op) override;
+  /// The kernel does the effect: says whether an operation that may run unready was ready.
+  std::uint8_t apply(ThreadId thread, const Operation& op) override {
+    return op.kind == OpKind::kChannelClose || !op.timed || ready(thread, op);
+  }
   std::string waits_for(ThreadId thread, const Operation& op, const std::string& at) override;
 
   void reset();
