@@ -182,3 +182,73 @@ TEST(Channel, CloseEndsTheReceiversLoop) {
 
 }  // namespace
 }  // namespace weft
+
+namespace weft {
+namespace {
+
+// A bounded buffer of one slot as a monitor, with `if` around each wait (not `while`): correct
+// under signal-and-urgent-wait, where the signalled thread runs next; under signal-and-continue
+// another thread can take the slot first (Lei and Carver §II-D), which is found.
+void one_slot_buffer(monitor::discipline d, bool recheck) {
+  monitor m(d);
+  monitor::condition not_full(m), not_empty(m);
+  int slot = 0;
+  bool full = false;
+  auto put = [&](int v) {
+    monitor::method in(m);
+    if (recheck) {
+      while (full) not_full.wait();
+    } else if (full) {
+      not_full.wait();
+    }
+    WEFT_ASSERT(!full);
+    slot = v;
+    full = true;
+    not_empty.signal();
+  };
+  auto get = [&] {
+    monitor::method in(m);
+    if (recheck) {
+      while (!full) not_empty.wait();
+    } else if (!full) {
+      not_empty.wait();
+    }
+    WEFT_ASSERT(full);
+    full = false;
+    not_full.signal();
+    return slot;
+  };
+  thread p1([&] { put(1); });
+  thread p2([&] { put(2); });
+  thread c1([&] { get(); });
+  get();
+  p1.join();
+  p2.join();
+  c1.join();
+}
+
+TEST(Monitor, SignalAndUrgentWaitNeedsNoRecheck) {
+  for (StrategyKind kind : testing::kExhaustive) {
+    const Result r = explore(testing::with(kind), [] {
+      one_slot_buffer(monitor::discipline::signal_and_urgent_wait, false);
+    });
+    EXPECT_EQ(r.verdict, Verdict::kNoBugFound) << explorer::strategy_name(kind) << r.summary();
+  }
+}
+
+TEST(Monitor, SignalAndContinueWithoutRecheckIsFoundAndWithItIsCorrect) {
+  for (StrategyKind kind : testing::kExhaustive) {
+    const Result bad = explore(testing::with(kind), [] {
+      one_slot_buffer(monitor::discipline::signal_and_continue, false);
+    });
+    ASSERT_EQ(bad.verdict, Verdict::kBugFound) << explorer::strategy_name(kind);
+    EXPECT_EQ(bad.bugs[0].kind, Outcome::kAssertionFailure);
+    const Result ok = explore(testing::with(kind), [] {
+      one_slot_buffer(monitor::discipline::signal_and_continue, true);
+    });
+    EXPECT_EQ(ok.verdict, Verdict::kNoBugFound) << explorer::strategy_name(kind) << ok.summary();
+  }
+}
+
+}  // namespace
+}  // namespace weft

@@ -90,5 +90,24 @@ TEST(Channels, AWriteLargerThanThePipeGoesInPieces) {
   EXPECT_EQ(r.result["complete"], true) << r.out;
 }
 
+// POSIX message queues are not modelled yet: the verdict says the threads talked through the
+// kernel, never "explored"; a receive that would block stops the run naming the call.
+TEST(Channels, MessageQueuesAreNamedAsNotModelled) {
+  const CliRun r = check("message_queue_between_threads.c");
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_EQ(r.result["incomplete_code"], "kernel-communication") << r.out;
+  ASSERT_TRUE(r.result.contains("kernel_communication")) << r.out;
+  EXPECT_NE(r.result["kernel_communication"][0].get<std::string>().find("on a POSIX message queue"),
+            std::string::npos)
+      << r.out;
+  const CliRun blocked = check("message_queue_between_threads.c", "-- -DEMPTY_RECEIVE");
+  EXPECT_EQ(blocked.exit_code, 2) << blocked.out << blocked.err;
+  EXPECT_NE(blocked.result["incomplete_because"].get<std::string>().find(
+                "mq_receive at message_queue_between_threads.c:28 on an empty POSIX message "
+                "queue"),
+            std::string::npos)
+      << blocked.out;
+}
+
 }  // namespace
 }  // namespace weft::test

@@ -215,6 +215,97 @@ class counting_semaphore {
 };
 using binary_semaphore = counting_semaphore<1>;
 
+/// A monitor (Lei and Carver §II-D): methods run one at a time between enter() and exit(), and
+/// condition variables wait inside it. Two signalling disciplines:
+///  - signal-and-urgent-wait (SU, Hoare's): a signal hands the monitor to the signalled thread at
+///    once, and the signaller waits to re-enter before any thread that calls enter();
+///  - signal-and-continue (SC, Mesa's, as std::condition_variable): the signaller goes on, and the
+///    signalled thread competes with the others to re-enter, so a waiter must recheck its
+///    condition.
+/// Built on weft's semaphores as Carver and Tai's textbook builds it, so every strategy explores
+/// it; its counters need no weft type, as only the thread inside the monitor touches them.
+class monitor {
+ public:
+  enum class discipline { signal_and_urgent_wait, signal_and_continue };
+  explicit monitor(discipline d) : discipline_(d), entry_(1), urgent_(0) {}
+  monitor(const monitor&) = delete;
+  monitor& operator=(const monitor&) = delete;
+
+  class condition {
+   public:
+    explicit condition(monitor& m) : monitor_(m), waiting_(0) {}
+    condition(const condition&) = delete;
+    condition& operator=(const condition&) = delete;
+    /// Leaves the monitor and waits for a signal; inside it again on return.
+    void wait() { monitor_.wait(*this); }
+    /// Wakes one waiter, if any (which one is explored).
+    void signal() { monitor_.signal(*this); }
+    /// Wakes every waiter (under SU, one after the other, each handed the monitor in turn).
+    void signal_all() { monitor_.signal_all(*this); }
+    /// Whether no thread waits on it.
+    bool empty() const { return count_ == 0; }
+
+   private:
+    friend class monitor;
+    monitor& monitor_;
+    counting_semaphore<> waiting_;
+    int count_ = 0;
+  };
+
+  void enter() { entry_.acquire(); }
+  void exit() { leave(); }
+
+  /// enter() for the scope: `monitor::method m(monitor_)`.
+  class method {
+   public:
+    explicit method(monitor& m) : m_(m) { m_.enter(); }
+    ~method() { m_.exit(); }
+    method(const method&) = delete;
+    method& operator=(const method&) = delete;
+
+   private:
+    monitor& m_;
+  };
+
+ private:
+  // Who may come in next: a signaller waiting to re-enter (SU) before a new caller.
+  void leave() {
+    if (urgent_count_ > 0)
+      urgent_.release();
+    else
+      entry_.release();
+  }
+  void wait(condition& c) {
+    ++c.count_;
+    leave();
+    c.waiting_.acquire();
+    if (discipline_ == discipline::signal_and_urgent_wait) {
+      --c.count_;  // handed the monitor by the signaller
+    } else {
+      entry_.acquire();  // competes with every caller to re-enter
+    }
+  }
+  void signal(condition& c) {
+    if (c.count_ == 0) return;
+    if (discipline_ == discipline::signal_and_urgent_wait) {
+      ++urgent_count_;
+      c.waiting_.release();
+      urgent_.acquire();
+      --urgent_count_;
+    } else {
+      --c.count_;
+      c.waiting_.release();
+    }
+  }
+  void signal_all(condition& c) {
+    while (c.count_ > 0) signal(c);
+  }
+  discipline discipline_;
+  counting_semaphore<> entry_;   // the monitor's lock, as a semaphore so that SU can hand it over
+  counting_semaphore<> urgent_;  // SU: signallers waiting to re-enter
+  int urgent_count_ = 0;
+};
+
 namespace detail {
 /// A new channel of the running execution holding up to `capacity` messages (0: a rendezvous).
 ObjectKey new_channel(std::size_t capacity, const char* what);

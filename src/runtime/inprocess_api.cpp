@@ -54,8 +54,10 @@ void channel_close(ObjectKey key, const char* what) {
 
 std::size_t channel_select(std::vector<ObjectKey> open, const char* what) {
   runtime::Scheduler& s = scheduler(what);
+  Operation select{OpKind::kChannelSelect, 0, 0, 0, 0};
+  set_watched(select, open);
   s.counted_channels().will_select(s.self(), std::move(open));
-  return static_cast<std::size_t>(s.perform({OpKind::kChannelSelect, 0, 0, 0, 0}) - 1);
+  return static_cast<std::size_t>(s.perform(select) - 1);
 }
 
 void assertion_failed(const char* condition, const char* file, int line) {

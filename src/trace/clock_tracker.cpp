@@ -84,10 +84,15 @@ const VectorClock& ClockTracker::add(const Event& e) {
       touch(futexes_[op.object], false);
       break;
     case Domain::kChannel:
-      // Ordered per channel; and every channel operation reads "all channels", which a
-      // selective wait writes (dependence.cpp).
-      if (op.kind == OpKind::kChannelSelect) {
+      // Ordered per channel (a selective wait: on each it watches); and every channel
+      // operation reads "all channels", which a selective wait on unknown channels writes
+      // (dependence.cpp).
+      if (op.kind == OpKind::kChannelSelect && watches_every_channel(op)) {
         touch(all_channels_, false);
+      } else if (op.kind == OpKind::kChannelSelect) {
+        for (std::size_t i = 0; i < op.footprint.count; ++i)
+          touch(channels_[op.footprint.entries[i]], false);
+        touch(all_channels_, true);
       } else {
         touch(channels_[op.object], false);
         touch(all_channels_, true);

@@ -98,6 +98,36 @@ struct Operation {
   friend bool operator==(const Operation&, const Operation&) = default;
 };
 
+/// A selective wait (kChannelSelect) names the channels it watches in its footprint's entries
+/// when they are at most Footprint::kCapacity and known (weft::select, poll over few
+/// descriptors); otherwise it watches every channel.
+inline bool watches_every_channel(const Operation& select) {
+  return !select.footprint.known;
+}
+inline bool watches(const Operation& select, ObjectKey channel) {
+  if (!select.footprint.known) return true;
+  for (std::size_t i = 0; i < select.footprint.count; ++i)
+    if (select.footprint.entries[i] == channel) return true;
+  return false;
+}
+/// Sets the channels `select` watches (all of them if more than fit).
+template <class Keys>
+void set_watched(Operation& select, const Keys& channels) {
+  select.footprint = Footprint{};
+  for (ObjectKey key : channels) {
+    bool seen = false;
+    for (std::size_t i = 0; i < select.footprint.count; ++i)
+      seen |= select.footprint.entries[i] == key;
+    if (seen) continue;
+    if (select.footprint.count == Footprint::kCapacity) {
+      select.footprint = Footprint{};
+      return;
+    }
+    select.footprint.entries[select.footprint.count++] = key;
+  }
+  select.footprint.known = true;
+}
+
 /// One executed (or pending) operation of one thread.
 struct Event {
   ThreadId thread = kNoThread;

@@ -614,7 +614,14 @@ int wait_on_channels(NativeRuntime& rt, pollfd* fds, std::size_t count, int time
                              "descriptors outside the program at once, with nothing ready)";
     rt.unsupported(what.c_str());
   }
-  rt.scheduler().perform(Operation{OpKind::kChannelSelect, 0, 0, 0, 0, timeout_ms >= 0}, site);
+  // The channels it watches, when few enough to name (set_watched): it then depends on those
+  // only.
+  Operation select{OpKind::kChannelSelect, 0, 0, 0, 0, timeout_ms >= 0};
+  std::vector<ObjectKey> keys;
+  for (std::size_t i = 0; i < count; ++i)
+    if (fds[i].fd >= 0) keys.push_back(rt.channels().key(fds[i].fd));
+  weft::set_watched(select, keys);
+  rt.scheduler().perform(select, site);
   return WEFT_REAL(poll, fds, count, 0);
 }
 
