@@ -90,6 +90,18 @@ TEST(Channels, AWriteLargerThanThePipeGoesInPieces) {
   EXPECT_EQ(r.result["complete"], true) << r.out;
 }
 
+// An accept that only a client outside the program could satisfy is not the program's deadlock:
+// the run stops naming it (exit 2).
+TEST(Channels, AnAcceptOnlyAnOutsideClientCouldSatisfyIsNotADeadlock) {
+  const CliRun r = check("accept_without_clients.c");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(r.result["verdict"], "unsupported") << r.out;
+  EXPECT_NE(r.result["incomplete_because"].get<std::string>().find(
+                "accept on listening socket descriptor"),
+            std::string::npos)
+      << r.out;
+}
+
 // POSIX message queues are not modelled yet: the verdict says the threads talked through the
 // kernel, never "explored"; a receive that would block stops the run naming the call.
 TEST(Channels, MessageQueuesAreNamedAsNotModelled) {

@@ -186,6 +186,18 @@ std::string KernelChannels::waits_for(ThreadId thread, const Operation& op, cons
          "; no thread will write to it";
 }
 
+std::string KernelChannels::waits_on_outside(ThreadId thread) const {
+  if (thread >= waits_.size() || waits_[thread].fds.size() != 1) return {};
+  const Wait& w = waits_[thread];
+  const int fd = w.fds.front().fd;
+  const bool listens = kind(fd) == ChannelKind::kListener;
+  const bool datagram = kind(fd) == ChannelKind::kSocket && key(fd) == kInProcessObjectSpacing &&
+                        (w.fds.front().events & POLLIN);
+  if (!listens && !datagram) return {};
+  return std::string(w.call) + " on " + (listens ? "listening" : "datagram") +
+         " socket descriptor " + std::to_string(fd);
+}
+
 void KernelChannels::reset() {
   if (!any_) return;
   fds_.fill({});
@@ -588,6 +600,21 @@ ssize_t sendmsg(int fd, const msghdr* message, int flags) {
 }  // extern "C"
 
 namespace weft::runtime::native {
+
+void explain_outside_waits(NativeRuntime& rt, Trace& trace) {
+  if (trace.outcome != Outcome::kDeadlock) return;
+  for (const PendingThread& p : trace.pending) {
+    if (p.enabled) continue;
+    const std::string wait = rt.channels().waits_on_outside(p.thread);
+    if (wait.empty()) continue;
+    trace.outcome = Outcome::kUnsupported;
+    trace.message = "the program called " + wait + " (thread " + rt.registry().name(p.thread) +
+                    "), and no thread of the program will send to it; a client outside the "
+                    "program could, which weft does not model, so this is not called a deadlock";
+    trace.failing_thread = p.thread;
+    return;
+  }
+}
 
 int wait_on_channels(NativeRuntime& rt, pollfd* fds, std::size_t count, int timeout_ms,
                      const char* call, std::uint64_t site) {

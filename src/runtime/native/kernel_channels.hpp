@@ -72,6 +72,10 @@ class KernelChannels final : public ChannelKeeper {
   /// ... or a selective wait on `fds`.
   void will_wait(ThreadId thread, const char* call, const pollfd* fds, std::size_t count);
 
+  /// If `thread` waits for what only the outside world may send (an accept on a listening
+  /// socket, a receive on a datagram socket): the wait, in words ("accept on listening socket
+  /// descriptor 4"); else "".
+  std::string waits_on_outside(ThreadId thread) const;
   bool ready(ThreadId thread, const Operation& op) override;
   /// The kernel does the effect: says whether an operation that may run unready was ready.
   std::uint8_t apply(ThreadId thread, const Operation& op) override {
@@ -109,6 +113,9 @@ class NativeRuntime;
 /// poll (or select, ppoll, pselect: `call`) on `fds` with a timeout of `timeout_ms` (negative:
 /// none), when some of them are channels: a selective wait, then the kernel's answer without
 /// waiting. Returns -2 when none is a channel (the caller goes on as for the outside world).
+/// A deadlock in which a thread waits for what a client outside the program could send is not
+/// the program's: the execution stops as unsupported, naming the wait.
+void explain_outside_waits(NativeRuntime& rt, Trace& trace);
 int wait_on_channels(NativeRuntime& rt, pollfd* fds, std::size_t count, int timeout_ms,
                      const char* call, std::uint64_t site);
 

@@ -247,6 +247,7 @@ Trace NativeRuntime::run(const TestDirective& directive, int argc, char** argv, 
       limits);
   current_trace_ = nullptr;
   explain_blocked_signals(*this, trace);
+  explain_outside_waits(*this, trace);
   // Leaks are what is allocated when the program ends normally: also after data races, which
   // stop no thread, but not after a bug that stopped one, nor in an execution cut short.
   const bool ended = !trace.events.empty() && trace.events.back().op.kind == OpKind::kProcessExit &&
