@@ -63,7 +63,7 @@ using explorer::Verdict;
 using explorer::Incompleteness;
 
 /// The strategy and its settings, the limits and what to count (strategy, sleep_sets,
-/// search_deadlocks, random_executions, seed, pct_depth, pct_steps, max_bound, stop_on_first_bug,
+/// search_deadlocks, random_executions, seed, pct_depth, pct_steps, max_bound, pv_reduction, stop_on_first_bug,
 /// max_executions, max_seconds, count_traces, estimate_size) are explorer::ExploreOptions', which
 /// the command line shares; the rest are the API's own. (StrategyKind::kPortfolio shares
 /// max_seconds among strategies when the estimate says optimal DPOR will not finish in them.)

@@ -20,6 +20,7 @@ constexpr std::pair<weft::explorer::StrategyTakes, const char*> kStrategyOptions
     {weft::explorer::kTakesDepth, "--pct-steps"},
     {weft::explorer::kTakesBound, "--bound"},
     {weft::explorer::kTakesTimeBudget, "--time-limit"},
+    {weft::explorer::kTakesReductions, "--pv-reduction"},
     {weft::explorer::kBuildsUnfolding, "--deadlocks"},
     {weft::explorer::kBuildsUnfolding, "--dump-unfolding"},
     {weft::explorer::kBuildsUnfolding, "--check-global"},
@@ -105,6 +106,9 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
   cmd.add_option("--bound", s.max_bound,
                  "With --strategy preemption-bound or delay-bound: the highest bound to explore "
                  "(default: raise it until every schedule was run)");
+  cmd.add_flag("--pv-reduction", s.pv_reduction,
+               "With --strategy reachability: ignore the races of a completed sem_post (the P/V "
+               "reduction of Lei and Carver; fewer sequences, the same behaviours)");
   cmd.add_option("--pct-steps", s.pct_steps,
                  "With --strategy pct: the steps among which the change points are placed (0: the "
                  "longest execution so far)")
@@ -316,7 +320,8 @@ int main(int argc, char** argv) {
     // time limit bounds every strategy; the unfolding's options have their own checks.)
     if (*check || *run) {
       using namespace weft::explorer;
-      constexpr unsigned kRefused = kTakesSleepSets | kTakesExecutions | kTakesDepth | kTakesBound;
+      constexpr unsigned kRefused =
+          kTakesSleepSets | kTakesExecutions | kTakesDepth | kTakesBound | kTakesReductions;
       const CLI::App& used = *check ? *check : *run;
       const StrategyInfo& row = strategy_info(*kind);
       for (const auto& [option, name] : kStrategyOptions)

@@ -348,6 +348,8 @@ std::size_t encode_directive(const TestDirective& d, const ThreadRegistry& threa
   for (const SleepEntry& e : d.sleep) {
     w.put(static_cast<std::uint32_t>(e.thread));
     put_op(w, e.op);
+    w.put(static_cast<std::uint32_t>(e.wake_on.size()));
+    w.bytes(e.wake_on.data(), e.wake_on.size() * sizeof(ObjectKey));
   }
   w.put(static_cast<std::uint8_t>(d.read_policy));
   w.put(static_cast<std::uint8_t>(d.policy));
@@ -384,10 +386,13 @@ TestDirective decode_directive(const char* in, std::size_t size, ThreadRegistry&
   d.prefix.resize(steps);
   for (std::size_t i = 0; i < steps; ++i) d.prefix[i] = map(r.get<std::uint32_t>("prefix"));
   d.sleep_from = r.get<std::uint64_t>("sleep_from");
-  const std::size_t sleepers = r.count(4 + 23, "sleep set");
+  const std::size_t sleepers = r.count(4 + 23 + 4, "sleep set");
   for (std::size_t i = 0; i < sleepers; ++i) {
     const ThreadId t = map(r.get<std::uint32_t>("sleep set"));
-    d.sleep.push_back({t, get_op(r, map)});
+    SleepEntry e{t, get_op(r, map), {}};
+    const std::size_t wakers = r.count(sizeof(ObjectKey), "sleeper's objects");
+    for (std::size_t k = 0; k < wakers; ++k) e.wake_on.push_back(r.get<ObjectKey>("sleeper's objects"));
+    d.sleep.push_back(std::move(e));
   }
   d.read_policy = static_cast<ReadPolicy>(r.get<std::uint8_t>("read policy") & 1);
   const unsigned policy = r.get<std::uint8_t>("policy");

@@ -1,4 +1,5 @@
 #include "weft/trace/directive_follower.hpp"
+#include "weft/trace/sync_objects.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -47,7 +48,8 @@ void DirectiveFollower::start_step(std::size_t step, const Event* previous) {
   // thread's next operation by now: an atomic section's footprint is known only when it ended.)
   if (step > d_.sleep_from && !sleep_.empty() && previous)
     std::erase_if(sleep_, [&](const SleepEntry& s) {
-      return dependent(*previous, Event{s.thread, s.op}, d_.read_policy);
+      return s.wake_on.empty() ? dependent(*previous, Event{s.thread, s.op}, d_.read_policy)
+                               : touches_any(previous->op, s.wake_on);
     });
   if (step == d_.sleep_from) sleep_ = d_.sleep;
 }

@@ -128,6 +128,9 @@ struct StrategyChoice {
   /// walks among its executions (16 after every 320 of them; they count as executions too), so
   /// that a run cut short says what fraction it covered.
   bool estimate_size = false;
+  /// Reachability testing: ignore the races of a completed sem_post (Lei and Carver §VII, the
+  /// P/V reduction: V commutes with V, and with a P that found the count above zero).
+  bool pv_reduction = false;
   friend bool operator==(const StrategyChoice&, const StrategyChoice&) = default;
 };
 
@@ -151,6 +154,7 @@ enum StrategyTakes : unsigned {
   kTakesTimeBudget = 1u << 4,   ///< --time-limit, shared among its strategies
   kBuildsUnfolding = 1u << 5,   ///< --deadlocks, --dump-unfolding, --check-global (thesis ch. 6)
   kVisitsEveryState = 1u << 6,  ///< --check-global on every state of every execution
+  kTakesReductions = 1u << 7,   ///< --pv-reduction
 };
 
 /// One row of the table of strategies: all that the front ends (the command line, the in-process

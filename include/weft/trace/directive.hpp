@@ -49,9 +49,13 @@ inline std::optional<std::uint64_t> quiet_access_key(const Operation& op) {
 }
 
 /// A sleep-set entry: thread `thread` need not run `op` until a dependent operation has run.
+/// With `wake_on` (sync_key values, sync_objects.hpp), it waits instead for an operation on one
+/// of those objects: reachability testing keeps a call away from a completion slot that a new
+/// call must fill, whatever kind the two calls are (Lei and Carver §VII, unmatched receives).
 struct SleepEntry {
   ThreadId thread = kNoThread;
   Operation op;
+  std::vector<ObjectKey> wake_on = {};
   friend bool operator==(const SleepEntry&, const SleepEntry&) = default;
 };
 
