@@ -20,6 +20,11 @@ std::uint64_t CountedChannels::last_ticket(ObjectKey key) const {
   return it == channels_.end() ? 0 : it->second.sent;
 }
 
+std::uint32_t CountedChannels::room(ObjectKey key) const {
+  const auto it = channels_.find(key);
+  return it == channels_.end() ? 1 : std::max<std::uint32_t>(it->second.capacity, 1);
+}
+
 int CountedChannels::first_ready(ThreadId thread) {
   if (thread >= selects_.size()) return -1;
   const std::vector<ObjectKey>& open = selects_[thread];

@@ -26,6 +26,8 @@ class CountedChannels final : public ChannelKeeper {
   void will_select(ThreadId thread, std::vector<ObjectKey> open);
   /// The number the last send on `key` gave its message (for the rendezvous' second half).
   std::uint64_t last_ticket(ObjectKey key) const;
+  /// The messages `key` holds at most (1 for a rendezvous, whose send puts its message first).
+  std::uint32_t room(ObjectKey key) const;
 
   bool ready(ThreadId thread, const Operation& op) override;
   std::uint8_t apply(ThreadId thread, const Operation& op) override;

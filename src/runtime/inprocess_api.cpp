@@ -33,7 +33,9 @@ ObjectKey new_channel(std::size_t capacity, const char* what) {
 
 void channel_send(ObjectKey key, const char* what) {
   runtime::Scheduler& s = scheduler(what);
-  if (!s.perform({OpKind::kChannelSend, 0, 0, key, 0}))
+  // The send names the channel's room (partner), for strategies that reason about the channel's
+  // state from the trace (reachability testing's OpenLists).
+  if (!s.perform({OpKind::kChannelSend, 0, 0, key, s.counted_channels().room(key)}))
     s.fail(Outcome::kMisuse, "thread " + s.threads().name(s.self()) + ": " + what + " on channel " +
                                  object_name(key) + ", which is closed");
 }

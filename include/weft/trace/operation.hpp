@@ -87,7 +87,8 @@ struct Operation {
   /// Bytes accessed (memory operations only).
   std::uint32_t size = 0;
   ObjectKey object = 0;
-  /// Condition-variable operations: the associated mutex.
+  /// Condition-variable operations: the associated mutex. A channel send: the messages its
+  /// channel holds at most, when known (weft::channel), else 0.
   ObjectKey partner = 0;
   /// kCondWake of a timed wait: it may also run without a signal (a timeout is a scheduling
   /// choice); `result` then says whether it was signalled (1) or timed out (0).

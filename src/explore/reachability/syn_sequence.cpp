@@ -111,7 +111,7 @@ std::vector<ObjectKey> Lines::members(ObjectKey object) {
 
 // ---- the sequence ---------------------------------------------------------------------------
 
-SynSequence::SynSequence(const Trace& trace, Lines& lines) : trace_(trace) {
+SynSequence::SynSequence(const Trace& trace, Lines& lines, bool pv_reduction) : trace_(trace) {
   lines.learn(trace);
   std::vector<Clock> thread_clock;
   std::vector<std::uint32_t> count;
@@ -121,6 +121,8 @@ SynSequence::SynSequence(const Trace& trace, Lines& lines) : trace_(trace) {
       thread_clock.resize(t + 1);
       count.resize(t + 1, 0);
       steps_of_.resize(t + 1);
+      started_at_.resize(t + 1, static_cast<std::size_t>(-1));
+      started_at_[kMainThread] = 0;
     }
   };
   events_.reserve(trace.events.size());
@@ -132,7 +134,12 @@ SynSequence::SynSequence(const Trace& trace, Lines& lines) : trace_(trace) {
     s.at_call = thread_clock[e.thread];
     s.line = lines.line_of(e.op);
     s.done = s.at_call;
-    if (s.line) {
+    // With the P/V reduction a sem_post commutes with what came before it on its semaphore
+    // (§VII): it is ordered after its own thread's past only, and before what follows.
+    const bool commutes = pv_reduction && e.op.kind == OpKind::kSemPost;
+    if (s.line && commutes) {
+      s.on_line = s.at_call;
+    } else if (s.line) {
       if (auto it = line_last.find(s.line); it != line_last.end()) s.on_line = it->second;
       join(s.done, s.on_line);
     }
@@ -143,11 +150,12 @@ SynSequence::SynSequence(const Trace& trace, Lines& lines) : trace_(trace) {
     }
     if (s.done.size() <= e.thread) s.done.resize(e.thread + 1, 0);
     s.done[e.thread] = ++count[e.thread];
-    if (s.line) line_last[s.line] = s.done;
+    if (s.line) join(line_last[s.line], s.done);
     thread_clock[e.thread] = s.done;
     if (e.op.kind == OpKind::kThreadCreate) {
       grow(other);
       thread_clock[other] = s.done;
+      started_at_[other] = j + 1;
     }
     steps_of_[e.thread].push_back(j);
     events_.push_back(std::move(s));
@@ -243,6 +251,44 @@ bool SynSequence::open_at(std::size_t e, const Call& c, const Operation& op) con
         count -= sem_delta(trace_.events[k].op);
     return count > 0;
   }
+  if (domain_of(op.kind) == Domain::kChannel && !op.timed) {
+    if (op.kind == OpKind::kChannelSend) {
+      // Open below the channel's capacity (or once closed). The capacity is bounded by the sends
+      // the trace shows running, or waiting, at known counts.
+      const ChannelState now = channel_state(op.object, e);
+      if (now.closed) return true;
+      if (op.partner) return now.messages < static_cast<std::int64_t>(op.partner);
+      std::int64_t room_at_least = 0, room_below = INT64_MAX;
+      for (std::size_t k = 0; k <= trace_.events.size(); ++k)
+        for (ThreadId u = 0; u < steps_of_.size(); ++u) {
+          if (k < started_at_[u]) continue;
+          const Operation* x = call_op({u, events_before(u, k)});
+          if (!x || x->kind != OpKind::kChannelSend || x->object != op.object || x->timed) continue;
+          const ChannelState then = channel_state(op.object, k);
+          if (then.closed) continue;
+          const bool ran = k < trace_.events.size() && trace_.events[k].thread == u;
+          if (ran || (k < trace_.events.size() && trace_.enabled[k].contains(u)))
+            room_at_least = std::max(room_at_least, then.messages + 1);
+          else if (k < trace_.events.size())
+            room_below = std::min(room_below, then.messages);
+        }
+      if (now.messages < room_at_least) return true;
+      return now.messages < room_below;  // unknown counts as open
+    }
+    const auto ready = [&](ObjectKey channel) {
+      const ChannelState c = channel_state(channel, e);
+      if (op.kind == OpKind::kChannelReceive && op.partner != 0)
+        return c.closed || c.taken >= static_cast<std::int64_t>(op.partner);
+      return c.messages > 0 || c.closed;
+    };
+    if (op.kind == OpKind::kChannelReceive) return ready(op.object);
+    if (op.kind == OpKind::kChannelSelect) {
+      if (!op.footprint.known) return true;
+      for (std::size_t i = 0; i < op.footprint.count; ++i)
+        if (ready(op.footprint.entries[i])) return true;
+      return false;
+    }
+  }
   // Another thread at the same call while the line was in the state e found.
   std::size_t from = 0;
   for (std::size_t k = e; k-- > 0;)
@@ -252,10 +298,31 @@ bool SynSequence::open_at(std::size_t e, const Call& c, const Operation& op) con
     }
   for (std::size_t k = from; k <= e; ++k)
     for (ThreadId u = 0; u < steps_of_.size(); ++u) {
+      if (k < started_at_[u]) continue;  // not created yet
       const Operation* x = call_op({u, events_before(u, k)});
       if (x && same_call(*x, op)) return trace_.enabled[k].contains(u);
     }
   return true;
+}
+
+// Messages in a channel before `step` (in-process channels: a send puts one, a receive or a
+// selective wait takes one; a kernel channel's read may take several writes' bytes, which only
+// makes a receive look open where it is not).
+SynSequence::ChannelState SynSequence::channel_state(ObjectKey channel, std::size_t step) const {
+  ChannelState c;
+  for (std::size_t k = 0; k < step; ++k) {
+    const Operation& x = trace_.events[k].op;
+    if (domain_of(x.kind) != Domain::kChannel) continue;
+    const bool here = x.object == channel;
+    if (here && x.kind == OpKind::kChannelSend && x.result) ++c.messages;
+    if (here && x.kind == OpKind::kChannelClose) c.closed = true;
+    if (here && x.kind == OpKind::kChannelReceive && x.partner == 0 && x.result)
+      --c.messages, ++c.taken;
+    if (x.kind == OpKind::kChannelSelect && x.result > 0 && x.footprint.known &&
+        x.result <= x.footprint.count && x.footprint.entries[x.result - 1] == channel)
+      --c.messages, ++c.taken;
+  }
+  return c;
 }
 
 std::vector<Call> SynSequence::race_set(

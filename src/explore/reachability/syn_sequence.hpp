@@ -68,8 +68,9 @@ struct PendingCall {
 
 class SynSequence {
  public:
-  /// The SYN-sequence of `trace`, whose objects `lines` has learnt.
-  SynSequence(const Trace& trace, Lines& lines);
+  /// The SYN-sequence of `trace`, whose objects `lines` has learnt. With `pv_reduction`, a
+  /// sem_post is not ordered after the completions before it on its semaphore.
+  SynSequence(const Trace& trace, Lines& lines, bool pv_reduction = false);
 
   const std::vector<SynEvent>& events() const { return events_; }
   /// Each thread's next call after the trace (blocked, cut off, or never scheduled).
@@ -93,12 +94,18 @@ class SynSequence {
 
  private:
   bool open_at(std::size_t e, const Call& c, const Operation& op) const;
+  struct ChannelState {
+    std::int64_t messages = 0, taken = 0;
+    bool closed = false;
+  };
+  ChannelState channel_state(ObjectKey channel, std::size_t step) const;
   std::uint32_t events_before(ThreadId t, std::size_t step) const;
 
   const Trace& trace_;
   std::vector<SynEvent> events_;
   std::vector<PendingCall> pending_;
   std::vector<std::vector<std::size_t>> steps_of_;  // by thread: its events' positions
+  std::vector<std::size_t> started_at_;             // by thread: the first step it existed at
 };
 
 }  // namespace weft::explorer::reachability

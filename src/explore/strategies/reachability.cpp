@@ -57,6 +57,12 @@ class ReachabilityTesting final : public Strategy {
     d.read_policy = ReadPolicy::kReadsConflict;
     d.sleep_from = current_.prefix.size();
     d.sleep = current_.sleepers;
+    if (std::getenv("WEFT_RT_DEBUG")) {
+      std::fprintf(stderr, "-> run:");
+      for (ThreadId t : d.prefix) std::fprintf(stderr, " %u", t);
+      for (const SleepEntry& e : d.sleep) std::fprintf(stderr, " [sleep %u %s]", e.thread, describe(e.op).c_str());
+      std::fprintf(stderr, "\n");
+    }
     return d;
   }
 
@@ -87,7 +93,7 @@ class ReachabilityTesting final : public Strategy {
  private:
   // Fig. 10 on the sequence `trace` collected with current_.
   void generate_variants(const Trace& trace) {
-    const SynSequence q(trace, lines_);
+    const SynSequence q(trace, lines_, pv_reduction_);
     const auto& events = q.events();
     const std::size_t old = std::min(current_.prefix.size(), events.size());
 
@@ -129,6 +135,11 @@ class ReachabilityTesting final : public Strategy {
                domain_of(call.kind) == Domain::kSemaphore && call.object == op.object;
       });
       if (!race_sets[j].empty()) heading.push_back(j);
+      if (std::getenv("WEFT_RT_DEBUG") && events[j].line) {
+        std::fprintf(stderr, "  e%zu line %llx race set:", j, (unsigned long long)events[j].line);
+        for (const Call& c : race_sets[j]) std::fprintf(stderr, " (%u,%u)", c.thread, c.index);
+        std::fprintf(stderr, "\n");
+      }
     }
     if (heading.empty()) return;
 
