@@ -35,7 +35,10 @@ TEST(NativeProtocol, ADirectiveRoundTripsAndGivesWeftsThreadsTheirIds) {
   Operation join;
   join.kind = OpKind::kThreadJoin;
   join.object = c;
-  d.sleep = {{b, memory_op(OpKind::kWrite, 0x4000, 4)}, {a, section}, {kMainThread, join}};
+  // (A reachability sleeper waits for its objects: SleepEntry::wake_on.)
+  d.sleep = {{b, memory_op(OpKind::kWrite, 0x4000, 4)},
+             {a, section, {0x4000, 0x9000}},
+             {kMainThread, join}};
   d.read_policy = ReadPolicy::kReadsConflict;
   d.policy = SchedulePolicy::kPriority;
   d.seed = 0x123456789abcdefULL;

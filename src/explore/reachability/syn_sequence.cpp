@@ -111,7 +111,7 @@ std::vector<ObjectKey> Lines::members(ObjectKey object) {
 
 // ---- the sequence ---------------------------------------------------------------------------
 
-SynSequence::SynSequence(const Trace& trace, Lines& lines, bool pv_reduction) : trace_(trace) {
+SynSequence::SynSequence(const Trace& trace, Lines& lines) : trace_(trace) {
   lines.learn(trace);
   std::vector<Clock> thread_clock;
   std::vector<std::uint32_t> count;
@@ -134,12 +134,7 @@ SynSequence::SynSequence(const Trace& trace, Lines& lines, bool pv_reduction) : 
     s.at_call = thread_clock[e.thread];
     s.line = lines.line_of(e.op);
     s.done = s.at_call;
-    // With the P/V reduction a sem_post commutes with what came before it on its semaphore
-    // (§VII): it is ordered after its own thread's past only, and before what follows.
-    const bool commutes = pv_reduction && e.op.kind == OpKind::kSemPost;
-    if (s.line && commutes) {
-      s.on_line = s.at_call;
-    } else if (s.line) {
+    if (s.line) {
       if (auto it = line_last.find(s.line); it != line_last.end()) s.on_line = it->second;
       join(s.done, s.on_line);
     }
@@ -150,7 +145,7 @@ SynSequence::SynSequence(const Trace& trace, Lines& lines, bool pv_reduction) : 
     }
     if (s.done.size() <= e.thread) s.done.resize(e.thread + 1, 0);
     s.done[e.thread] = ++count[e.thread];
-    if (s.line) join(line_last[s.line], s.done);
+    if (s.line) line_last[s.line] = s.done;
     thread_clock[e.thread] = s.done;
     if (e.op.kind == OpKind::kThreadCreate) {
       grow(other);

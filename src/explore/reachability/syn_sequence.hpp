@@ -68,9 +68,8 @@ struct PendingCall {
 
 class SynSequence {
  public:
-  /// The SYN-sequence of `trace`, whose objects `lines` has learnt. With `pv_reduction`, a
-  /// sem_post is not ordered after the completions before it on its semaphore.
-  SynSequence(const Trace& trace, Lines& lines, bool pv_reduction = false);
+  /// The SYN-sequence of `trace`, whose objects `lines` has learnt.
+  SynSequence(const Trace& trace, Lines& lines);
 
   const std::vector<SynEvent>& events() const { return events_; }
   /// Each thread's next call after the trace (blocked, cut off, or never scheduled).

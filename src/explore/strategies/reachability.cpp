@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <string>
 
 #include "../reachability/syn_sequence.hpp"
 #include "strategies.hpp"
@@ -37,6 +38,8 @@ struct Variant {
   /// A key of each line whose next completion is an unmatched receiving event.
   std::vector<ObjectKey> unmatched;
   std::vector<SleepEntry> sleepers;
+  std::uint64_t parent = 0;  // debug
+  std::string why;           // debug
 };
 
 class ReachabilityTesting final : public Strategy {
@@ -58,7 +61,7 @@ class ReachabilityTesting final : public Strategy {
     d.sleep_from = current_.prefix.size();
     d.sleep = current_.sleepers;
     if (std::getenv("WEFT_RT_DEBUG")) {
-      std::fprintf(stderr, "-> run:");
+      std::fprintf(stderr, "-> run #%lu from #%lu (%s):", (unsigned long)++runs_, (unsigned long)current_.parent, current_.why.c_str());
       for (ThreadId t : d.prefix) std::fprintf(stderr, " %u", t);
       for (const SleepEntry& e : d.sleep) std::fprintf(stderr, " [sleep %u %s]", e.thread, describe(e.op).c_str());
       std::fprintf(stderr, "\n");
@@ -93,7 +96,7 @@ class ReachabilityTesting final : public Strategy {
  private:
   // Fig. 10 on the sequence `trace` collected with current_.
   void generate_variants(const Trace& trace) {
-    const SynSequence q(trace, lines_, pv_reduction_);
+    const SynSequence q(trace, lines_);
     const auto& events = q.events();
     const std::size_t old = std::min(current_.prefix.size(), events.size());
 
@@ -122,6 +125,8 @@ class ReachabilityTesting final : public Strategy {
       return c.thread < current_.old_calls.size() && c.index < current_.old_calls[c.thread];
     };
 
+    const bool data_events = std::any_of(trace.events.begin(), trace.events.end(),
+                                         [](const Event& e) { return accesses_memory(e.op); });
     std::vector<std::size_t> heading;
     std::vector<std::vector<Call>> race_sets(events.size());
     for (std::size_t j = 0; j < events.size(); ++j) {
@@ -130,8 +135,11 @@ class ReachabilityTesting final : public Strategy {
       race_sets[j] = q.race_set(j, [&](const Call& c, const Operation& call) {
         if (old_receive[j] && old_call(c)) return true;  // lines 1-2
         // The P/V reduction (§VII): a completed V's races are ignored (V commutes with V, and
-        // with a P that found the count above zero).
-        return pv_reduction_ && op.kind == OpKind::kSemPost &&
+        // with a P that found the count above zero). Only where the paper's programs live: all
+        // shared data behind semaphores, no memory access an event of the sequence. Otherwise
+        // the order of two V's also orders the data accesses around them, and ignoring it
+        // would lose behaviours (a data race across the semaphore).
+        return pv_reduction_ && !data_events && op.kind == OpKind::kSemPost &&
                domain_of(call.kind) == Domain::kSemaphore && call.object == op.object;
       });
       if (!race_sets[j].empty()) heading.push_back(j);
@@ -157,6 +165,8 @@ class ReachabilityTesting final : public Strategy {
         if (row[c] > 0)
           changed.emplace_back(heading[c], race_sets[heading[c]][static_cast<std::size_t>(row[c]) - 1]);
       if (auto v = derive(q, changed, old, still_unmatched)) {
+        v->parent = runs_;
+        for (const auto& [x, c] : changed) v->why += "e" + std::to_string(x) + "<-(" + std::to_string(c.thread) + "," + std::to_string(c.index) + ") ";
         if (std::getenv("WEFT_RT_DEBUG")) {
           std::fprintf(stderr, "  variant:");
           for (std::size_t i = 0; i < v->prefix.size(); ++i) std::fprintf(stderr, " %u%s", v->prefix[i], v->black[i] ? "b" : "");
@@ -253,6 +263,7 @@ class ReachabilityTesting final : public Strategy {
   std::vector<Variant> variants_;  // a stack: the order does not matter (§VII), memory does
   Variant current_;
   std::uint64_t not_replayed_ = 0;
+  std::uint64_t runs_ = 0;
 };
 
 }  // namespace
