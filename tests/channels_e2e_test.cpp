@@ -42,16 +42,18 @@ TEST(Channels, CorrectProgramsAreExploredCompletely) {
 }
 
 TEST(Channels, TheOrderAProgramWronglyAssumesIsFound) {
-  for (const Fixture& f : kFixtures) {
-    const CliRun r = check(f.file, std::string("-- ") + f.bug_flag + " " + f.extra);
-    ASSERT_EQ(r.exit_code, 1) << f.file << f.extra << r.out << r.err;
-    EXPECT_EQ(first_bug_kind(r), "assertion failure") << r.out;
-  }
+  for (const Fixture& f : kFixtures)
+    for (const char* strategy : {"optimal", "reachability"}) {
+      const CliRun r = check(
+          f.file, std::string("--strategy ") + strategy + " -- " + f.bug_flag + " " + f.extra);
+      ASSERT_EQ(r.exit_code, 1) << f.file << f.extra << strategy << r.out << r.err;
+      EXPECT_EQ(first_bug_kind(r), "assertion failure") << r.out;
+    }
 }
 
-// Exhaustive search tries every interleaving; DPOR and optimal DPOR must see the same number of
-// distinct behaviours (Mazurkiewicz traces), with channel operations dependent as
-// trace/dependence.cpp says.
+// Exhaustive search tries every interleaving; DPOR, optimal DPOR and reachability testing must
+// see the same number of distinct behaviours (Mazurkiewicz traces), with channel operations
+// dependent as trace/dependence.cpp says.
 TEST(Channels, ReducingStrategiesSeeEveryBehaviourExhaustiveSearchSees) {
   for (const Fixture& f : kFixtures) {
     const std::string args = std::string(*f.extra ? "-- " : "") + f.extra;
@@ -63,6 +65,18 @@ TEST(Channels, ReducingStrategiesSeeEveryBehaviourExhaustiveSearchSees) {
       const CliRun r = check(f.file, std::string("--strategy ") + strategy + " " + args);
       ASSERT_EQ(r.exit_code, 0) << f.file << strategy << r.out << r.err;
       EXPECT_EQ(traces(r), expected) << f.file << f.extra << " " << strategy;
+    }
+    // Reachability testing sees at least as much; on epoll_event_loop.c it sees a fourth trace
+    // that the sleep-set searches do not, and every interleaving (no sleep sets) shows it is
+    // right (noted in issue 40's stop). The socket fixtures have too many interleavings (each
+    // with real connections) to run them all.
+    const CliRun r = check(f.file, "--strategy reachability " + args);
+    ASSERT_EQ(r.exit_code, 0) << f.file << r.out << r.err;
+    EXPECT_GE(traces(r), expected) << f.file << f.extra << " reachability";
+    if (std::string(f.file).rfind("loopback", 0) != 0) {
+      const CliRun every = check(f.file, "--strategy dfs --no-sleep-sets " + args);
+      ASSERT_EQ(every.exit_code, 0) << f.file << every.out << every.err;
+      EXPECT_EQ(traces(r), traces(every)) << f.file << f.extra << " reachability";
     }
   }
 }

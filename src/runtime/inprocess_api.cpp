@@ -56,7 +56,8 @@ void channel_close(ObjectKey key, const char* what) {
 
 std::size_t channel_select(std::vector<ObjectKey> open, const char* what) {
   runtime::Scheduler& s = scheduler(what);
-  Operation select{OpKind::kChannelSelect, 0, 0, 0, 0};
+  // partner 1: only a message makes an alternative ready, not the end of its channel.
+  Operation select{OpKind::kChannelSelect, 0, 0, 0, 1};
   set_watched(select, open);
   s.counted_channels().will_select(s.self(), std::move(open));
   return static_cast<std::size_t>(s.perform(select) - 1);

@@ -20,9 +20,8 @@ void join(Clock& into, const Clock& other) {
 
 // The same call, whatever it returned.
 bool same_call(const Operation& a, const Operation& b) {
-  return a.kind == b.kind && a.object == b.object && a.partner == b.partner &&
-         a.timed == b.timed && a.size == b.size &&
-         (a.kind != OpKind::kChannelSelect || a.footprint == b.footprint);
+  return a.kind == b.kind && a.object == b.object && a.partner == b.partner && a.timed == b.timed &&
+         a.size == b.size && (a.kind != OpKind::kChannelSelect || a.footprint == b.footprint);
 }
 
 // How an operation changes a semaphore's count.
@@ -47,6 +46,7 @@ ObjectKey Lines::find(ObjectKey object) {
   auto it = parent_.find(object);
   if (it == parent_.end()) {
     parent_.emplace(object, object);
+    seen_before_[object] = false;
     if (all_ && object != all_) merge(object, all_);
     if (channels_ && object != channels_ && is_channel_key(object)) merge(object, channels_);
     return find(object);
@@ -63,7 +63,11 @@ ObjectKey Lines::find(ObjectKey object) {
 
 void Lines::merge(ObjectKey a, ObjectKey b) {
   const ObjectKey ra = find(a), rb = find(b);
-  if (ra != rb) parent_[std::max(ra, rb)] = std::min(ra, rb);
+  if (ra == rb) return;
+  const bool old_a = seen_before_[ra], old_b = seen_before_[rb];
+  if (old_a && old_b) ++late_merges_;
+  parent_[std::max(ra, rb)] = std::min(ra, rb);
+  seen_before_[std::min(ra, rb)] = old_a || old_b;
 }
 
 void Lines::learn(const Operation& op) {
@@ -88,6 +92,7 @@ void Lines::learn(const Operation& op) {
 }
 
 void Lines::learn(const Trace& trace) {
+  for (auto& [line, before] : seen_before_) before = true;
   for (const Event& e : trace.events) learn(e.op);
   for (const PendingThread& p : trace.pending) learn(p.op);
 }
@@ -274,6 +279,7 @@ bool SynSequence::open_at(std::size_t e, const Call& c, const Operation& op) con
       const ChannelState c = channel_state(channel, e);
       if (op.kind == OpKind::kChannelReceive && op.partner != 0)
         return c.closed || c.taken >= static_cast<std::int64_t>(op.partner);
+      if (op.kind == OpKind::kChannelSelect && op.partner == 1) return c.messages > 0;
       return c.messages > 0 || c.closed;
     };
     if (op.kind == OpKind::kChannelReceive) return ready(op.object);

@@ -35,11 +35,16 @@ class Lines {
   ObjectKey find(ObjectKey object);
   /// Every object of the line of `object`.
   std::vector<ObjectKey> members(ObjectKey object);
+  /// How many times two lines that both had objects before were merged into one: sequences
+  /// analysed before such a merge saw two lines where there is one.
+  std::uint64_t late_merges() const { return late_merges_; }
 
  private:
   void merge(ObjectKey a, ObjectKey b);
   void learn(const Operation& op);
   std::unordered_map<ObjectKey, ObjectKey> parent_;
+  std::unordered_map<ObjectKey, bool> seen_before_;  // by line: had objects before this learn()
+  std::uint64_t late_merges_ = 0;
   ObjectKey all_ = 0;       // once an operation touched everything: the one line
   ObjectKey channels_ = 0;  // once a selective wait watched every channel: their line
 };
@@ -88,8 +93,8 @@ class SynSequence {
   /// its line that did not complete before it, that it does not happen before, and that could
   /// complete there (open: Table 2's OpenList, from the object's state). `excluded` drops calls
   /// (old sending events pruned from old receiving events, Fig. 10 lines 1-2; the P/V reduction).
-  std::vector<Call> race_set(std::size_t e,
-                             const std::function<bool(const Call&, const Operation&)>& excluded) const;
+  std::vector<Call> race_set(
+      std::size_t e, const std::function<bool(const Call&, const Operation&)>& excluded) const;
 
  private:
   bool open_at(std::size_t e, const Call& c, const Operation& op) const;

@@ -61,18 +61,23 @@ class ReachabilityTesting final : public Strategy {
     d.sleep_from = current_.prefix.size();
     d.sleep = current_.sleepers;
     if (std::getenv("WEFT_RT_DEBUG")) {
-      std::fprintf(stderr, "-> run #%lu from #%lu (%s):", (unsigned long)++runs_, (unsigned long)current_.parent, current_.why.c_str());
+      std::fprintf(stderr, "-> run #%lu from #%lu (%s):", (unsigned long)++runs_,
+                   (unsigned long)current_.parent, current_.why.c_str());
       for (ThreadId t : d.prefix) std::fprintf(stderr, " %u", t);
-      for (const SleepEntry& e : d.sleep) std::fprintf(stderr, " [sleep %u %s]", e.thread, describe(e.op).c_str());
+      for (const SleepEntry& e : d.sleep)
+        std::fprintf(stderr, " [sleep %u %s]", e.thread, describe(e.op).c_str());
       std::fprintf(stderr, "\n");
     }
     return d;
   }
 
   void observe(const Trace& trace) override {
+    ++runs_observed_;
     if (std::getenv("WEFT_RT_DEBUG")) {
-      std::fprintf(stderr, "== trace (prefix %zu%s):", current_.prefix.size(), trace.diverged_at ? " DIVERGED" : "");
-      for (const Event& e : trace.events) std::fprintf(stderr, " %u:%s", e.thread, describe(e.op).c_str());
+      std::fprintf(stderr, "== trace (prefix %zu%s):", current_.prefix.size(),
+                   trace.diverged_at ? " DIVERGED" : "");
+      for (const Event& e : trace.events)
+        std::fprintf(stderr, " %u:%s", e.thread, describe(e.op).c_str());
       std::fprintf(stderr, "\n");
     }
     if (trace.diverged_at) {
@@ -96,7 +101,18 @@ class ReachabilityTesting final : public Strategy {
  private:
   // Fig. 10 on the sequence `trace` collected with current_.
   void generate_variants(const Trace& trace) {
+    const std::uint64_t merges = lines_.late_merges();
     const SynSequence q(trace, lines_);
+    if (lines_.late_merges() != merges && runs_observed_ > 1) {
+      // An operation joined two objects that earlier sequences had as two lines (a selective
+      // wait over channels seen apart before): the variants made from those would miss races
+      // across them. Start again from an empty variant, with the lines as they are now (merges
+      // only grow, so this happens at most once per pair of objects).
+      variants_.clear();
+      variants_.emplace_back();
+      ++restarts_;
+      return;
+    }
     const auto& events = q.events();
     const std::size_t old = std::min(current_.prefix.size(), events.size());
 
@@ -163,14 +179,19 @@ class ReachabilityTesting final : public Strategy {
       std::vector<std::pair<std::size_t, Call>> changed;  // event, its new partner
       for (std::size_t c = 0; c < row.size(); ++c)
         if (row[c] > 0)
-          changed.emplace_back(heading[c], race_sets[heading[c]][static_cast<std::size_t>(row[c]) - 1]);
+          changed.emplace_back(heading[c],
+                               race_sets[heading[c]][static_cast<std::size_t>(row[c]) - 1]);
       if (auto v = derive(q, changed, old, still_unmatched)) {
         v->parent = runs_;
-        for (const auto& [x, c] : changed) v->why += "e" + std::to_string(x) + "<-(" + std::to_string(c.thread) + "," + std::to_string(c.index) + ") ";
+        for (const auto& [x, c] : changed)
+          v->why += "e" + std::to_string(x) + "<-(" + std::to_string(c.thread) + "," +
+                    std::to_string(c.index) + ") ";
         if (std::getenv("WEFT_RT_DEBUG")) {
           std::fprintf(stderr, "  variant:");
-          for (std::size_t i = 0; i < v->prefix.size(); ++i) std::fprintf(stderr, " %u%s", v->prefix[i], v->black[i] ? "b" : "");
-          std::fprintf(stderr, " | unmatched %zu sleepers %zu\n", v->unmatched.size(), v->sleepers.size());
+          for (std::size_t i = 0; i < v->prefix.size(); ++i)
+            std::fprintf(stderr, " %u%s", v->prefix[i], v->black[i] ? "b" : "");
+          std::fprintf(stderr, " | unmatched %zu sleepers %zu\n", v->unmatched.size(),
+                       v->sleepers.size());
         }
         variants_.push_back(std::move(*v));
       }
@@ -232,7 +253,8 @@ class ReachabilityTesting final : public Strategy {
     // (its c-struct holds no changed receiving event; a thread whose creation was removed, or
     // the thread of a new partner, makes only new calls from there).
     ThreadId threads = static_cast<ThreadId>(calls.size());
-    for (const reachability::SynEvent& e : events) threads = std::max<ThreadId>(threads, e.call.thread + 1);
+    for (const reachability::SynEvent& e : events)
+      threads = std::max<ThreadId>(threads, e.call.thread + 1);
     for (const auto& p : q.pending()) threads = std::max<ThreadId>(threads, p.call.thread + 1);
     count(threads - 1);
     v.old_calls = calls;
@@ -263,6 +285,8 @@ class ReachabilityTesting final : public Strategy {
   std::vector<Variant> variants_;  // a stack: the order does not matter (§VII), memory does
   Variant current_;
   std::uint64_t not_replayed_ = 0;
+  std::uint64_t runs_observed_ = 0;
+  std::uint64_t restarts_ = 0;
   std::uint64_t runs_ = 0;
 };
 
