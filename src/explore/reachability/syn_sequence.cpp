@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <unordered_set>
 
 namespace weft::explorer::reachability {
 namespace {
@@ -36,6 +37,20 @@ int sem_delta(const Operation& op) {
     default:
       return 0;
   }
+}
+
+// The second half of an in-process rendezvous send (weft::channel of capacity 0).
+bool is_rendezvous_wait(const Operation& op) {
+  return op.kind == OpKind::kChannelReceive && op.partner != 0;
+}
+
+// The channel a receive or selective wait took a message from, or 0.
+ObjectKey channel_taken_from(const Operation& op) {
+  if (op.kind == OpKind::kChannelReceive && op.partner == 0 && op.result) return op.object;
+  if (op.kind == OpKind::kChannelSelect && op.result > 0 && op.footprint.known &&
+      op.result <= op.footprint.count)
+    return op.footprint.entries[op.result - 1];
+  return 0;
 }
 
 }  // namespace
@@ -121,6 +136,8 @@ SynSequence::SynSequence(const Trace& trace, Lines& lines) : trace_(trace) {
   std::vector<Clock> thread_clock;
   std::vector<std::uint32_t> count;
   std::unordered_map<ObjectKey, Clock> line_last;
+  std::unordered_map<ObjectKey, std::vector<Clock>> taken;  // by channel: who took each message
+  std::unordered_set<ObjectKey> closed;
   const auto grow = [&](ThreadId t) {
     if (t >= thread_clock.size()) {
       thread_clock.resize(t + 1);
@@ -137,12 +154,22 @@ SynSequence::SynSequence(const Trace& trace, Lines& lines) : trace_(trace) {
     SynEvent s;
     s.call = {e.thread, count[e.thread]};
     s.at_call = thread_clock[e.thread];
-    s.line = lines.line_of(e.op);
+    // The sender's wait until its rendezvous message is taken completes with the taking (one
+    // synchronization pair, as RichTest models a rendezvous), not on the channel's line. One
+    // that a close could have ended instead (the channel closed before it, or before the
+    // taking), or that still waits, is on the line, racing with the close.
+    const std::vector<Clock>* takers = nullptr;
+    if (is_rendezvous_wait(e.op) && !closed.count(e.op.object))
+      if (const auto it = taken.find(e.op.object);
+          it != taken.end() && e.op.partner <= it->second.size())
+        takers = &it->second;
+    s.line = takers ? 0 : lines.line_of(e.op);
     s.done = s.at_call;
     if (s.line) {
       if (auto it = line_last.find(s.line); it != line_last.end()) s.on_line = it->second;
       join(s.done, s.on_line);
     }
+    if (takers) join(s.done, (*takers)[e.op.partner - 1]);
     const auto other = static_cast<ThreadId>(e.op.object);
     if (e.op.kind == OpKind::kThreadJoin) {
       grow(other);
@@ -151,6 +178,8 @@ SynSequence::SynSequence(const Trace& trace, Lines& lines) : trace_(trace) {
     if (s.done.size() <= e.thread) s.done.resize(e.thread + 1, 0);
     s.done[e.thread] = ++count[e.thread];
     if (s.line) line_last[s.line] = s.done;
+    if (const ObjectKey channel = channel_taken_from(e.op)) taken[channel].push_back(s.done);
+    if (e.op.kind == OpKind::kChannelClose) closed.insert(e.op.object);
     thread_clock[e.thread] = s.done;
     if (e.op.kind == OpKind::kThreadCreate) {
       grow(other);
