@@ -12,10 +12,7 @@
 // call completed on its line (SleepEntry::wake_on); if only they could run, the run ends there
 // (a partial test run, counted as sleep-set blocked).
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <optional>
-#include <string>
 
 #include "../reachability/syn_sequence.hpp"
 #include "strategies.hpp"
@@ -38,8 +35,6 @@ struct Variant {
   /// A key of each line whose next completion is an unmatched receiving event.
   std::vector<ObjectKey> unmatched;
   std::vector<SleepEntry> sleepers;
-  std::uint64_t parent = 0;  // debug
-  std::string why;           // debug
 };
 
 class ReachabilityTesting final : public Strategy {
@@ -60,26 +55,11 @@ class ReachabilityTesting final : public Strategy {
     d.read_policy = ReadPolicy::kReadsConflict;
     d.sleep_from = current_.prefix.size();
     d.sleep = current_.sleepers;
-    if (std::getenv("WEFT_RT_DEBUG")) {
-      std::fprintf(stderr, "-> run #%lu from #%lu (%s):", (unsigned long)++runs_,
-                   (unsigned long)current_.parent, current_.why.c_str());
-      for (ThreadId t : d.prefix) std::fprintf(stderr, " %u", t);
-      for (const SleepEntry& e : d.sleep)
-        std::fprintf(stderr, " [sleep %u %s]", e.thread, describe(e.op).c_str());
-      std::fprintf(stderr, "\n");
-    }
     return d;
   }
 
   void observe(const Trace& trace) override {
     ++runs_observed_;
-    if (std::getenv("WEFT_RT_DEBUG")) {
-      std::fprintf(stderr, "== trace (prefix %zu%s):", current_.prefix.size(),
-                   trace.diverged_at ? " DIVERGED" : "");
-      for (const Event& e : trace.events)
-        std::fprintf(stderr, " %u:%s", e.thread, describe(e.op).c_str());
-      std::fprintf(stderr, "\n");
-    }
     if (trace.diverged_at) {
       // The variant was not feasible after all: an OpenList judged too wide (syn_sequence.cpp),
       // or a program whose synchronisation depends on more than its schedule.
@@ -159,11 +139,6 @@ class ReachabilityTesting final : public Strategy {
                domain_of(call.kind) == Domain::kSemaphore && call.object == op.object;
       });
       if (!race_sets[j].empty()) heading.push_back(j);
-      if (std::getenv("WEFT_RT_DEBUG") && events[j].line) {
-        std::fprintf(stderr, "  e%zu line %llx race set:", j, (unsigned long long)events[j].line);
-        for (const Call& c : race_sets[j]) std::fprintf(stderr, " (%u,%u)", c.thread, c.index);
-        std::fprintf(stderr, "\n");
-      }
     }
     if (heading.empty()) return;
 
@@ -181,20 +156,7 @@ class ReachabilityTesting final : public Strategy {
         if (row[c] > 0)
           changed.emplace_back(heading[c],
                                race_sets[heading[c]][static_cast<std::size_t>(row[c]) - 1]);
-      if (auto v = derive(q, changed, old, still_unmatched)) {
-        v->parent = runs_;
-        for (const auto& [x, c] : changed)
-          v->why += "e" + std::to_string(x) + "<-(" + std::to_string(c.thread) + "," +
-                    std::to_string(c.index) + ") ";
-        if (std::getenv("WEFT_RT_DEBUG")) {
-          std::fprintf(stderr, "  variant:");
-          for (std::size_t i = 0; i < v->prefix.size(); ++i)
-            std::fprintf(stderr, " %u%s", v->prefix[i], v->black[i] ? "b" : "");
-          std::fprintf(stderr, " | unmatched %zu sleepers %zu\n", v->unmatched.size(),
-                       v->sleepers.size());
-        }
-        variants_.push_back(std::move(*v));
-      }
+      if (auto v = derive(q, changed, old, still_unmatched)) variants_.push_back(std::move(*v));
     }
   }
 
@@ -287,7 +249,6 @@ class ReachabilityTesting final : public Strategy {
   std::uint64_t not_replayed_ = 0;
   std::uint64_t runs_observed_ = 0;
   std::uint64_t restarts_ = 0;
-  std::uint64_t runs_ = 0;
 };
 
 }  // namespace
