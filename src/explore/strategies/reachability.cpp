@@ -1,6 +1,7 @@
 // Reachability testing (Lei and Carver, lei-carver-reachability-testing-richtest.txt): every
-// partially ordered SYN-sequence once, without a history of the sequences run (§VII, Figs. 9,
-// 10). Each execution is a prefix-based test run of a race variant; its SYN-sequence
+// partially ordered SYN-sequence, without a history of the sequences run (§VII, Figs. 9, 10);
+// each once on the paper's programs, a few twice elsewhere (docs/richtest.md, "Exactly once"). Each
+// execution is a prefix-based test run of a race variant; its SYN-sequence
 // (reachability/syn_sequence.hpp) yields the variants of the race table (§VI, Fig. 7), of which
 // GenerateVariants keeps a subset by two rules that travel with each variant: an old receiving
 // event loses the old sending events from its race set (Fig. 10 lines 1-2), and a black one is
@@ -10,7 +11,8 @@
 // then each changed receiving event's new partner. A receiving event whose partner was removed
 // (unmatched, §VII, Fig. 11) keeps its place: the threads whose calls are old sleep until a new
 // call completed on its line (SleepEntry::wake_on); if only they could run, the run ends there
-// (a partial test run, counted as sleep-set blocked).
+// (a partial test run, counted as sleep-set blocked). An operation that merges two lines seen
+// apart before restarts the exploration (syn_sequence.hpp, Lines).
 #include <algorithm>
 #include <optional>
 
@@ -256,7 +258,7 @@ class ReachabilityTesting final : public Strategy {
 WEFT_STRATEGY_ROWS(reachability,
                    {"reachability",
                     "reachability testing (Lei and Carver): every partially ordered "
-                    "synchronisation sequence once, without a history; --pv-reduction",
+                    "synchronisation sequence, without a history of those run",
                     55, ReadPolicy::kReadsConflict, kTakesReductions, made<ReachabilityTesting>})
 
 }  // namespace weft::explorer
