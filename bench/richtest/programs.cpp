@@ -1,5 +1,6 @@
 #include "programs.hpp"
 
+#include <algorithm>
 #include <deque>
 #include <memory>
 
@@ -284,6 +285,59 @@ void dining_deadlock(int n) {
   });
 }
 
+void distributed_mutual_exclusion() {
+  constexpr int kProcesses = 3;
+  struct Request {
+    int stamp, from;
+  };
+  struct Process {
+    binary_semaphore lock{1};  // the two threads' shared state below
+    int clock = 0, stamp = 0;
+    bool requesting = false;
+    bool deferred[kProcesses] = {};
+    channel<Request> requests{kProcesses};
+    channel<int> replies{kProcesses};
+  };
+  std::vector<std::unique_ptr<Process>> p;
+  for (int i = 0; i < kProcesses; ++i) p.push_back(std::make_unique<Process>());
+  int inside = 0;  // only for the check
+  run_threads(2 * kProcesses, [&](int t) {
+    const int i = t / 2;
+    Process& me = *p[static_cast<std::size_t>(i)];
+    if (t % 2 == 0) {  // enters the critical section once
+      me.lock.acquire();
+      me.requesting = true;
+      me.stamp = ++me.clock;
+      me.lock.release();
+      for (int j = 0; j < kProcesses; ++j)
+        if (j != i) p[static_cast<std::size_t>(j)]->requests.send({me.stamp, i});
+      for (int k = 1; k < kProcesses; ++k) me.replies.receive();
+      WEFT_ASSERT(++inside == 1);
+      --inside;
+      me.lock.acquire();
+      me.requesting = false;
+      for (int j = 0; j < kProcesses; ++j)
+        if (me.deferred[j]) {
+          me.deferred[j] = false;
+          p[static_cast<std::size_t>(j)]->replies.send(i);
+        }
+      me.lock.release();
+    } else {  // answers each other process's one request, now or once out of the section
+      for (int k = 1; k < kProcesses; ++k) {
+        const Request r = *me.requests.receive();
+        me.lock.acquire();
+        me.clock = std::max(me.clock, r.stamp) + 1;
+        const bool first = me.stamp < r.stamp || (me.stamp == r.stamp && i < r.from);
+        if (me.requesting && first)
+          me.deferred[r.from] = true;
+        else
+          p[static_cast<std::size_t>(r.from)]->replies.send(i);
+        me.lock.release();
+      }
+    }
+  });
+}
+
 std::vector<Program> programs() {
   return {
       {"BB-select", 144, bounded_buffer_select},
@@ -297,6 +351,7 @@ std::vector<Program> programs() {
       {"DP-monitorSU (3P)", 30, [] { dining_monitor_su(3); }},
       {"DP-monitorSU (4P)", 624, [] { dining_monitor_su(4); }},
       {"DP-monitorSU (5P)", 19330, [] { dining_monitor_su(5); }},
+      {"DME", 4032, distributed_mutual_exclusion},
       {"DP-deadlock (3P)", 0, [] { dining_deadlock(3); }, true},
       {"DP-deadlock (5P)", 0, [] { dining_deadlock(5); }, true},
       {"DP-deadlock (9P)", 0, [] { dining_deadlock(9); }, true},

@@ -36,6 +36,11 @@ void dining_monitor_su(int n);
 /// fork a binary semaphore), and all can deadlock.
 void dining_deadlock(int n);
 
+/// DME: distributed mutual exclusion (Ricart and Agrawala) among 3 processes of 2 threads each:
+/// one enters the critical section once, the other answers the other processes' requests; the
+/// processes talk over channels, a process's two threads share its state under a semaphore.
+void distributed_mutual_exclusion();
+
 /// Every program, with its name and the paper's count.
 std::vector<Program> programs();
 
