@@ -26,24 +26,17 @@ int seed_setting(const char* name, int fallback) {
 const int kFirstSeed = seed_setting("WEFT_DIFFERENTIAL_FIRST_SEED", 0);
 const int kPrograms = seed_setting("WEFT_DIFFERENTIAL_PROGRAMS", 2000);
 
-struct StrategyRun {
-  Observed observed;
-  Result result;
-};
+using StrategyRun = ProgramRun;
 
 StrategyRun run(const Program& p, StrategyKind kind, bool sleep_sets,
                 std::uint32_t max_bound = 0xffffffffu) {
-  StrategyRun r;
   Options o;
   o.strategy = kind;
   o.sleep_sets = sleep_sets;
-  o.stop_on_first_bug = false;
   o.max_bound = max_bound;
   o.random_executions = 200;  // PCT
   o.count_traces = true;      // the oracle's traces are what the others are checked against
-  r.result = explore(o, [&] { run_program(p, r.observed); });
-  for (const auto& b : r.result.bugs) r.observed.bugs.insert(b.message);
-  return r;
+  return explore_program(p, o);
 }
 
 class Differential : public ::testing::TestWithParam<int> {};

@@ -338,4 +338,12 @@ void run_program(const Program& p, Observed& out) {
   out.final_states.insert(std::move(state));
 }
 
+ProgramRun explore_program(const Program& p, Options options) {
+  ProgramRun r;
+  options.stop_on_first_bug = false;
+  r.result = explore(options, [&] { run_program(p, r.observed); });
+  for (const auto& b : r.result.bugs) r.observed.bugs.insert(b.message);
+  return r;
+}
+
 }  // namespace weft::testing

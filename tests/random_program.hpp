@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "weft/weft.hpp"
+
 namespace weft::testing {
 
 struct Instr {
@@ -76,5 +78,12 @@ struct Observed {
 
 /// The program as a weft test closure that records its final state into `out`.
 void run_program(const Program& p, Observed& out);
+
+/// What exploring `p` with `options` (every bug kept) observed, and weft's result.
+struct ProgramRun {
+  Observed observed;
+  Result result;
+};
+ProgramRun explore_program(const Program& p, Options options);
 
 }  // namespace weft::testing

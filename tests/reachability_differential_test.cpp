@@ -20,22 +20,15 @@
 namespace weft::testing {
 namespace {
 
-struct StrategyRun {
-  Observed observed;
-  Result result;
-};
+using StrategyRun = ProgramRun;
 
 StrategyRun run(const Program& p, StrategyKind kind, bool pv = false,
                 std::uint64_t max_executions = 0) {
-  StrategyRun r;
   Options o;
   o.strategy = kind;
   o.max_executions = max_executions;
-  o.stop_on_first_bug = false;
   o.pv_reduction = pv;
-  r.result = explore(o, [&] { run_program(p, r.observed); });
-  for (const auto& b : r.result.bugs) r.observed.bugs.insert(b.message);
-  return r;
+  return explore_program(p, o);
 }
 
 // Each complete execution's SYN-sequence, as a fingerprint (per line, which call completed at

@@ -1,11 +1,12 @@
 // SYN-sequences of reachability testing (src/explore/reachability/syn_sequence.hpp) against the
 // paper's semaphore example (Lei and Carver §V-B, Fig. 4): race_set(e1) = {c3}, the other race
 // sets empty, because after T1's P completed the semaphore had no unit left for T2's P.
+#include "../src/explore/reachability/syn_sequence.hpp"
+
 #include <gtest/gtest.h>
 
 #include <set>
 
-#include "../src/explore/reachability/syn_sequence.hpp"
 #include "weft/runtime/scheduler.hpp"
 #include "weft/weft.hpp"
 

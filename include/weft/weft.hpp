@@ -63,10 +63,11 @@ using explorer::Verdict;
 using explorer::Incompleteness;
 
 /// The strategy and its settings, the limits and what to count (strategy, sleep_sets,
-/// search_deadlocks, random_executions, seed, pct_depth, pct_steps, max_bound, pv_reduction, stop_on_first_bug,
-/// max_executions, max_seconds, count_traces, estimate_size) are explorer::ExploreOptions', which
-/// the command line shares; the rest are the API's own. (StrategyKind::kPortfolio shares
-/// max_seconds among strategies when the estimate says optimal DPOR will not finish in them.)
+/// search_deadlocks, random_executions, seed, pct_depth, pct_steps, max_bound, pv_reduction,
+/// stop_on_first_bug, max_executions, max_seconds, count_traces, estimate_size) are
+/// explorer::ExploreOptions', which the command line shares; the rest are the API's own.
+/// (StrategyKind::kPortfolio shares max_seconds among strategies when the estimate says optimal
+/// DPOR will not finish in them.)
 struct Options : explorer::ExploreOptions {
   /// Per-thread bound on visible operations (thesis §3.4), and on inputs read; a thread that
   /// reaches it stops there while the others run on, and the execution ends with "bound

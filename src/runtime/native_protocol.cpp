@@ -391,7 +391,8 @@ TestDirective decode_directive(const char* in, std::size_t size, ThreadRegistry&
     const ThreadId t = map(r.get<std::uint32_t>("sleep set"));
     SleepEntry e{t, get_op(r, map), {}};
     const std::size_t wakers = r.count(sizeof(ObjectKey), "sleeper's objects");
-    for (std::size_t k = 0; k < wakers; ++k) e.wake_on.push_back(r.get<ObjectKey>("sleeper's objects"));
+    for (std::size_t k = 0; k < wakers; ++k)
+      e.wake_on.push_back(r.get<ObjectKey>("sleeper's objects"));
     d.sleep.push_back(std::move(e));
   }
   d.read_policy = static_cast<ReadPolicy>(r.get<std::uint8_t>("read policy") & 1);

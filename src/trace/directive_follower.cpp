@@ -1,8 +1,9 @@
 #include "weft/trace/directive_follower.hpp"
-#include "weft/trace/sync_objects.hpp"
 
 #include <algorithm>
 #include <cmath>
+
+#include "weft/trace/sync_objects.hpp"
 
 namespace weft {
 namespace {

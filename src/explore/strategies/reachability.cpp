@@ -71,8 +71,6 @@ class ReachabilityTesting final : public Strategy {
     generate_variants(trace);
   }
 
-  bool exhaustive() const override { return true; }
-
   std::string gaps() const override {
     if (!not_replayed_) return {};
     return std::to_string(not_replayed_) +
@@ -92,7 +90,6 @@ class ReachabilityTesting final : public Strategy {
       // only grow, so this happens at most once per pair of objects).
       variants_.clear();
       variants_.emplace_back();
-      ++restarts_;
       return;
     }
     const auto& events = q.events();
@@ -250,7 +247,6 @@ class ReachabilityTesting final : public Strategy {
   Variant current_;
   std::uint64_t not_replayed_ = 0;
   std::uint64_t runs_observed_ = 0;
-  std::uint64_t restarts_ = 0;
 };
 
 }  // namespace
