@@ -119,7 +119,7 @@ void RaceCandidates::of(const Event& e, std::vector<std::size_t>& out) const {
       // Each channel's operations are totally ordered, and they all read "all channels", which
       // a selective wait writes (dependence.cpp): a wait races with the channel operations
       // since the last wait (or with that wait), and they with it.
-      if (op.kind == OpKind::kChannelSelect && watches_every_channel(op)) {
+      if (on_every_channel(op)) {
         if (!channel_ops_since_select_.empty())
           out.insert(out.end(), channel_ops_since_select_.begin(), channel_ops_since_select_.end());
         else if (last_select_ != kNone)
@@ -128,12 +128,7 @@ void RaceCandidates::of(const Event& e, std::vector<std::size_t>& out) const {
         // (Not narrowed as semaphore waits are by the count they found: a receive that took
         // the only message, skipped here, hid races further back: tests/differential_test.cpp,
         // ChannelDifferential seed 155.)
-        if (op.kind == OpKind::kChannelSelect) {
-          for (std::size_t i = 0; i < op.footprint.count; ++i)
-            push(last_channel_op_, op.footprint.entries[i]);
-        } else {
-          push(last_channel_op_, op.object);
-        }
+        for_each_channel(op, [&](ObjectKey channel) { push(last_channel_op_, channel); });
         if (last_select_ != kNone) out.push_back(last_select_);
       }
       break;
@@ -208,15 +203,11 @@ void RaceCandidates::add(std::size_t index, const Event& e) {
       last_futex_[op.object] = index;
       break;
     case Domain::kChannel:
-      if (op.kind == OpKind::kChannelSelect && watches_every_channel(op)) {
+      if (on_every_channel(op)) {
         last_select_ = index;
         channel_ops_since_select_.clear();
-      } else if (op.kind == OpKind::kChannelSelect) {
-        for (std::size_t i = 0; i < op.footprint.count; ++i)
-          last_channel_op_[op.footprint.entries[i]] = index;
-        channel_ops_since_select_.push_back(index);
       } else {
-        last_channel_op_[op.object] = index;
+        for_each_channel(op, [&](ObjectKey channel) { last_channel_op_[channel] = index; });
         channel_ops_since_select_.push_back(index);
       }
       break;

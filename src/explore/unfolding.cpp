@@ -72,14 +72,10 @@ std::vector<Touch> touches_of(const Operation& op, const MemoryPlaces& places) {
       // Each channel is a condition its operations consume and put back; "all channels" (key
       // kAllChannels) is one that a selective wait consumes and the others only read
       // (dependence.cpp).
-      if (op.kind == OpKind::kChannelSelect && watches_every_channel(op)) {
+      if (on_every_channel(op)) {
         write(ConditionKind::kChannel, kAllChannels);
-      } else if (op.kind == OpKind::kChannelSelect) {
-        for (std::size_t i = 0; i < op.footprint.count; ++i)
-          write(ConditionKind::kChannel, op.footprint.entries[i]);
-        touches.push_back({ConditionKind::kChannel, kAllChannels, true, ConditionKind::kChannel});
       } else {
-        write(ConditionKind::kChannel, op.object);
+        for_each_channel(op, [&](ObjectKey channel) { write(ConditionKind::kChannel, channel); });
         touches.push_back({ConditionKind::kChannel, kAllChannels, true, ConditionKind::kChannel});
       }
       break;

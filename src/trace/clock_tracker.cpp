@@ -87,14 +87,10 @@ const VectorClock& ClockTracker::add(const Event& e) {
       // Ordered per channel (a selective wait: on each it watches); and every channel
       // operation reads "all channels", which a selective wait on unknown channels writes
       // (dependence.cpp).
-      if (op.kind == OpKind::kChannelSelect && watches_every_channel(op)) {
+      if (on_every_channel(op)) {
         touch(all_channels_, false);
-      } else if (op.kind == OpKind::kChannelSelect) {
-        for (std::size_t i = 0; i < op.footprint.count; ++i)
-          touch(channels_[op.footprint.entries[i]], false);
-        touch(all_channels_, true);
       } else {
-        touch(channels_[op.object], false);
+        for_each_channel(op, [&](ObjectKey channel) { touch(channels_[channel], false); });
         touch(all_channels_, true);
       }
       break;

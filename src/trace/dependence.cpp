@@ -74,20 +74,19 @@ bool dependent(const Event& a, const Event& b, ReadPolicy policy) {
     case Domain::kThread:
       return x.object == y.object &&
              !(x.kind == OpKind::kThreadJoin && y.kind == OpKind::kThreadJoin);
-    case Domain::kChannel:
+    case Domain::kChannel: {
       // What a send, receive or close does depends on every earlier one on its channel (the
-      // bytes, their order, the end). A selective wait depends on the channels it watches; one
-      // whose channels are not known depends on every channel operation, as a write of "all
-      // channels" that each channel operation reads (clock_tracker.cpp).
-      if (x.kind == OpKind::kChannelSelect && y.kind == OpKind::kChannelSelect) {
-        if (watches_every_channel(x) || watches_every_channel(y)) return true;
-        for (std::size_t i = 0; i < y.footprint.count; ++i)
-          if (watches(x, y.footprint.entries[i])) return true;
-        return false;
-      }
-      if (x.kind == OpKind::kChannelSelect) return watches(x, y.object);
-      if (y.kind == OpKind::kChannelSelect) return watches(y, x.object);
-      return x.object == y.object;
+      // bytes, their order, the end), and so does an epoll_wait on an instance watching it. A
+      // selective wait depends on the channels it watches; one whose channels are not known
+      // depends on every channel operation, as a write of "all channels" that each channel
+      // operation reads (clock_tracker.cpp).
+      if (on_every_channel(x) || on_every_channel(y)) return true;
+      bool shared = false;
+      for_each_channel(x, [&](ObjectKey a) {
+        for_each_channel(y, [&](ObjectKey b) { shared |= a == b; });
+      });
+      return shared;
+    }
     default:
       return false;
   }

@@ -42,13 +42,10 @@ SyncObjects sync_objects(const Operation& op) {
         add(s, sync_key(Domain::kMutex, op.partner));
       break;
     case Domain::kChannel:
-      if (op.kind != OpKind::kChannelSelect)
-        add(s, sync_key(Domain::kChannel, op.object));
-      else if (watches_every_channel(op))
+      if (on_every_channel(op))
         s.every_channel = true;
       else
-        for (std::size_t i = 0; i < op.footprint.count; ++i)
-          add(s, sync_key(Domain::kChannel, op.footprint.entries[i]));
+        for_each_channel(op, [&](ObjectKey channel) { add(s, sync_key(Domain::kChannel, channel)); });
       break;
     default:
       break;

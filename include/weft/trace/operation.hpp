@@ -100,9 +100,14 @@ struct Operation {
   friend bool operator==(const Operation&, const Operation&) = default;
 };
 
-/// A selective wait (kChannelSelect) names the channels it watches in its footprint's entries
-/// when they are at most Footprint::kCapacity and known (weft::select, poll over few
-/// descriptors); otherwise it watches every channel.
+/// Channel operations name in their footprint's entries the channels they act on besides their
+/// object:
+/// - a selective wait (kChannelSelect), the channels it watches, when they are at most
+///   Footprint::kCapacity and known (weft::select, poll over few descriptors); otherwise it
+///   watches every channel;
+/// - a send, receive or close on a descriptor that epoll instances watch, those instances: what
+///   an epoll_wait returns, and in which order, depends on the order of the operations on the
+///   channels it watches.
 inline bool watches_every_channel(const Operation& select) {
   return !select.footprint.known;
 }
@@ -112,22 +117,40 @@ inline bool watches(const Operation& select, ObjectKey channel) {
     if (select.footprint.entries[i] == channel) return true;
   return false;
 }
+/// Whether `op` is a selective wait on every channel (dependent with every channel operation).
+inline bool on_every_channel(const Operation& op) {
+  return op.kind == OpKind::kChannelSelect && watches_every_channel(op);
+}
+/// Calls `f` with each channel a channel operation acts on (not on_every_channel): its object
+/// (but a selective wait's), then its footprint's entries.
+template <class F>
+void for_each_channel(const Operation& op, F&& f) {
+  if (op.kind != OpKind::kChannelSelect) f(op.object);
+  if (!op.footprint.known) return;
+  for (std::size_t i = 0; i < op.footprint.count; ++i) f(op.footprint.entries[i]);
+}
+/// Names `channels` (each once) in `op`'s footprint; false, and the footprint unknown, when
+/// more than Footprint::kCapacity.
+template <class Keys>
+bool set_channels(Operation& op, const Keys& channels) {
+  op.footprint = Footprint{};
+  for (ObjectKey key : channels) {
+    bool seen = false;
+    for (std::size_t i = 0; i < op.footprint.count; ++i) seen |= op.footprint.entries[i] == key;
+    if (seen) continue;
+    if (op.footprint.count == Footprint::kCapacity) {
+      op.footprint = Footprint{};
+      return false;
+    }
+    op.footprint.entries[op.footprint.count++] = key;
+  }
+  op.footprint.known = true;
+  return true;
+}
 /// Sets the channels `select` watches (all of them if more than fit).
 template <class Keys>
 void set_watched(Operation& select, const Keys& channels) {
-  select.footprint = Footprint{};
-  for (ObjectKey key : channels) {
-    bool seen = false;
-    for (std::size_t i = 0; i < select.footprint.count; ++i)
-      seen |= select.footprint.entries[i] == key;
-    if (seen) continue;
-    if (select.footprint.count == Footprint::kCapacity) {
-      select.footprint = Footprint{};
-      return;
-    }
-    select.footprint.entries[select.footprint.count++] = key;
-  }
-  select.footprint.known = true;
+  set_channels(select, channels);
 }
 
 /// One executed (or pending) operation of one thread.

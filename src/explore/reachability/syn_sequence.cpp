@@ -22,7 +22,7 @@ void join(Clock& into, const Clock& other) {
 // The same call, whatever it returned.
 bool same_call(const Operation& a, const Operation& b) {
   return a.kind == b.kind && a.object == b.object && a.partner == b.partner && a.timed == b.timed &&
-         a.size == b.size && (a.kind != OpKind::kChannelSelect || a.footprint == b.footprint);
+         a.size == b.size && (domain_of(a.kind) != Domain::kChannel || a.footprint == b.footprint);
 }
 
 // How an operation changes a semaphore's count.

@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <span>
 #include <string>
 
 #include "native_runtime.hpp"
@@ -136,8 +137,26 @@ ObjectKey KernelChannels::accepted(int listener_fd) {
 }
 
 void KernelChannels::watched(int epoll, int fd) {
-  if (kind(epoll) == ChannelKind::kEpoll && kind(fd) == ChannelKind::kNone)
+  if (kind(epoll) != ChannelKind::kEpoll) return;
+  if (kind(fd) == ChannelKind::kNone) {
     set_kind(epoll, ChannelKind::kNone);  // it waits on the outside world too
+    return;
+  }
+  const std::pair<ObjectKey, ObjectKey> watch{key(fd), key(epoll)};
+  if (std::find(watchers_.begin(), watchers_.end(), watch) == watchers_.end())
+    watchers_.push_back(watch);
+}
+
+bool KernelChannels::operation_on(int fd, OpKind kind, bool timed, Operation& op) const {
+  op = Operation{kind, 0, 0, key(fd), 0, timed};
+  std::array<ObjectKey, Footprint::kCapacity + 1> epolls{};
+  std::size_t count = 0;
+  for (const auto& [channel, epoll] : watchers_)
+    if (channel == op.object) {
+      if (count == epolls.size()) return false;
+      epolls[count++] = epoll;
+    }
+  return count == 0 || set_channels(op, std::span<const ObjectKey>(epolls.data(), count));
 }
 
 void KernelChannels::will_wait(ThreadId thread, const char* call, int fd, short events) {
@@ -202,6 +221,7 @@ void KernelChannels::reset() {
   if (!any_) return;
   fds_.fill({});
   listeners_.clear();
+  watchers_.clear();
   waits_.clear();
   any_ = false;
 }
@@ -247,6 +267,20 @@ bool nonblocking(int fd) {
   return flags != -1 && (flags & O_NONBLOCK) != 0;
 }
 
+// The operation of `call` on channel `fd`; the run stops if more epoll instances watch the
+// channel than an operation can name (its order with their waits would be lost).
+Operation channel_operation(NativeRuntime& rt, int fd, OpKind kind, bool timed, const char* call,
+                            std::uint64_t site) {
+  weft::Operation op;
+  if (!rt.channels().operation_on(fd, kind, timed, op)) {
+    const std::string what = std::string(call) + " at " + weft::code_mark(site) +
+                             " on a descriptor that more than " +
+                             std::to_string(weft::Footprint::kCapacity) + " epoll instances watch";
+    rt.unsupported(what.c_str());
+  }
+  return op;
+}
+
 // The visible operation before `call` on channel `fd`: for a send or receive, waits in weft until
 // the kernel has room or something for it (POLLOUT, POLLIN), unless the call may not wait.
 // Returns whether the channel was ready.
@@ -256,7 +290,7 @@ bool channel_step(NativeRuntime& rt, OpKind kind, int fd, const char* call, bool
   const short events = kind == OpKind::kChannelSend ? POLLOUT : POLLIN;
   rt.channels().will_wait(rt.scheduler().self(), call, fd, events);
   const bool timed = dont_wait || nonblocking(fd);
-  return rt.scheduler().perform(Operation{kind, 0, 0, rt.channels().key(fd), 0, timed}, site) != 0;
+  return rt.scheduler().perform(channel_operation(rt, fd, kind, timed, call, site), site) != 0;
 }
 
 void receive_step(NativeRuntime& rt, int fd, const char* call, bool dont_wait, std::uint64_t site) {
@@ -327,7 +361,8 @@ void skip_bytes(const iovec* parts, int count, std::size_t skip, std::vector<iov
 
 void close_step(NativeRuntime& rt, int fd, std::uint64_t site) {
   RuntimeScope scope(rt);
-  rt.scheduler().perform(Operation{OpKind::kChannelClose, 0, 0, rt.channels().key(fd), 0}, site);
+  rt.scheduler().perform(channel_operation(rt, fd, OpKind::kChannelClose, false, "close", site),
+                         site);
 }
 
 }  // namespace
@@ -389,7 +424,10 @@ int epoll_create1(int flags) __THROW {
 int epoll_ctl(int epoll, int op, int fd, epoll_event* event) __THROW {
   const int r = WEFT_REAL(epoll_ctl, epoll, op, fd, event);
   if (r == 0 && op == EPOLL_CTL_ADD)
-    if (NativeRuntime* rt = NativeRuntime::active()) rt->channels().watched(epoll, fd);
+    if (NativeRuntime* rt = NativeRuntime::active()) {
+      RuntimeScope scope(*rt);  // its bookkeeping allocates: not the program's
+      rt->channels().watched(epoll, fd);
+    }
   return r;
 }
 
@@ -450,7 +488,7 @@ int connect(int fd, const sockaddr* address, socklen_t length) {
     RuntimeScope scope(*rt);
     rt->channels().will_wait(rt->scheduler().self(), "connect", listener, POLLOUT);
     rt->scheduler().perform(
-        Operation{OpKind::kChannelSend, 0, 0, rt->channels().key(listener), 0, true}, site);
+        channel_operation(*rt, listener, OpKind::kChannelSend, true, "connect", site), site);
   }
   const int r = WEFT_REAL(connect, fd, address, length);
   if (r == 0 || errno == EINPROGRESS) {

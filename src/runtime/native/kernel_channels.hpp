@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <deque>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "weft/runtime/scheduler.hpp"
@@ -64,8 +65,11 @@ class KernelChannels final : public ChannelKeeper {
   ObjectKey accepted(int listener);
 
   /// An epoll instance watches `fd` from now on: if it is not a channel, the instance's waits
-  /// depend on the outside world.
+  /// depend on the outside world; if it is, the operations on `fd` act on the instance too.
   void watched(int epoll, int fd);
+  /// A channel operation of `kind` on `fd`, naming the epoll instances that watch it (see
+  /// for_each_channel); false when more watch it than an operation can name.
+  bool operation_on(int fd, OpKind kind, bool timed, Operation& op) const;
 
   /// What `thread` is about to wait for: `call` on `fd` until `events` (POLLIN, POLLOUT).
   void will_wait(ThreadId thread, const char* call, int fd, short events);
@@ -105,6 +109,7 @@ class KernelChannels final : public ChannelKeeper {
 
   std::array<Descriptor, kTracked> fds_{};
   std::vector<Listener> listeners_;
+  std::vector<std::pair<ObjectKey, ObjectKey>> watchers_;  // (channel, epoll instance watching it)
   std::vector<Wait> waits_;  // by thread
   bool any_ = false;
 };
