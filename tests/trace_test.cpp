@@ -171,6 +171,38 @@ TEST(Dependence, NeighbouringBytesAreIndependent) {
   EXPECT_FALSE(dependent(s, ev(2, OpKind::kWrite, 34, 2), p));
 }
 
+// A channel operation on a descriptor that an epoll instance watches names the instance
+// (operation.hpp): writes to two channels one instance watches are dependent, since
+// epoll_wait lists them in the order they became ready; a selective wait depends on what it
+// watches; the clock tracker orders what dependence says is dependent.
+TEST(Dependence, ChannelOperationsShareTheEpollInstancesThatWatchThem) {
+  const auto p = ReadPolicy::kReadsCommute;
+  const auto send = [](ThreadId t, ObjectKey channel, std::initializer_list<ObjectKey> epolls) {
+    Event e = ev(t, OpKind::kChannelSend, channel, 0);
+    if (epolls.size()) {
+      EXPECT_TRUE(set_channels(e.op, epolls));
+    }
+    return e;
+  };
+  EXPECT_FALSE(dependent(send(1, 10, {}), send(2, 11, {}), p));
+  EXPECT_TRUE(dependent(send(1, 10, {}), send(2, 10, {}), p));
+  EXPECT_TRUE(dependent(send(1, 10, {50}), send(2, 11, {50}), p));
+  EXPECT_FALSE(dependent(send(1, 10, {50}), send(2, 11, {51}), p));
+  EXPECT_TRUE(dependent(send(1, 10, {50, 51}), send(2, 11, {52, 51}), p));
+  Event select = ev(3, OpKind::kChannelSelect, 0, 0);
+  EXPECT_TRUE(dependent(select, send(1, 10, {}), p));  // watches every channel
+  set_watched(select.op, std::initializer_list<ObjectKey>{50});
+  EXPECT_TRUE(dependent(select, send(1, 10, {50}), p));
+  EXPECT_FALSE(dependent(select, send(1, 10, {}), p));
+  Operation too_many{OpKind::kChannelSend, 0, 0, 10, 0};
+  EXPECT_FALSE(set_channels(too_many, std::initializer_list<ObjectKey>{1, 2, 3, 4, 5}));
+
+  ClockTracker c(p);
+  c.add(send(1, 10, {50}));
+  EXPECT_TRUE(c.add(send(2, 11, {50})).covers(1, 1));
+  EXPECT_FALSE(c.add(send(3, 12, {51})).covers(1, 1));
+}
+
 TEST(Dependence, NeverCoenabledPairs) {
   EXPECT_FALSE(may_be_coenabled(ev(1, OpKind::kMutexUnlock, 7), ev(2, OpKind::kMutexLock, 7)));
   EXPECT_TRUE(may_be_coenabled(ev(1, OpKind::kMutexLock, 7), ev(2, OpKind::kMutexLock, 7)));

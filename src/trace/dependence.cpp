@@ -82,9 +82,8 @@ bool dependent(const Event& a, const Event& b, ReadPolicy policy) {
       // operation reads (clock_tracker.cpp).
       if (on_every_channel(x) || on_every_channel(y)) return true;
       bool shared = false;
-      for_each_channel(x, [&](ObjectKey a) {
-        for_each_channel(y, [&](ObjectKey b) { shared |= a == b; });
-      });
+      for_each_channel(
+          x, [&](ObjectKey a) { for_each_channel(y, [&](ObjectKey b) { shared |= a == b; }); });
       return shared;
     }
     default:

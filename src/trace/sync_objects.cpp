@@ -45,7 +45,8 @@ SyncObjects sync_objects(const Operation& op) {
       if (on_every_channel(op))
         s.every_channel = true;
       else
-        for_each_channel(op, [&](ObjectKey channel) { add(s, sync_key(Domain::kChannel, channel)); });
+        for_each_channel(op,
+                         [&](ObjectKey channel) { add(s, sync_key(Domain::kChannel, channel)); });
       break;
     default:
       break;

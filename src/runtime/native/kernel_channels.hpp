@@ -110,7 +110,7 @@ class KernelChannels final : public ChannelKeeper {
   std::array<Descriptor, kTracked> fds_{};
   std::vector<Listener> listeners_;
   std::vector<std::pair<ObjectKey, ObjectKey>> watchers_;  // (channel, epoll instance watching it)
-  std::vector<Wait> waits_;  // by thread
+  std::vector<Wait> waits_;                                // by thread
   bool any_ = false;
 };
 
