@@ -3,8 +3,13 @@
 // docs/process-state.md, "Channels through the kernel"). Each correct program is explored
 // completely and its buggy variant's bug found; exhaustive search (--strategy dfs, no
 // reduction) is the oracle for the number of distinct behaviours the reducing strategies see.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <mqueue.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstdlib>
 #include <string>
 
 #include "native_cli.hpp"
@@ -23,6 +28,7 @@ const Fixture kFixtures[] = {
     {"poll_two_socketpairs.c", "-DWRONG_ORDER_ASSUMED"},
     {"eventfd_wakeups.c", "-DONE_READ_ASSUMED"},
     {"epoll_event_loop.c", "-DWAKEUP_FIRST_ASSUMED"},
+    {"message_queue_workers.c", "-DPRIORITY_FIRST_ASSUMED"},
     {"loopback_echo_server.c", "-DACCEPT_ORDER_ASSUMED"},
     {"loopback_echo_server.c", "-DACCEPT_ORDER_ASSUMED", "-DUNIX_SOCKET"},
 };
@@ -116,21 +122,55 @@ TEST(Channels, AnAcceptOnlyAnOutsideClientCouldSatisfyIsNotADeadlock) {
       << r.out;
 }
 
-// POSIX message queues are not modelled yet: the verdict says the threads talked through the
-// kernel, never "explored"; a receive that would block stops the run naming the call.
-TEST(Channels, MessageQueuesAreNamedAsNotModelled) {
-  const CliRun r = check("message_queue_between_threads.c");
+// A queue the execution created is a channel: a receive no thread will satisfy is a deadlock
+// that names it.
+TEST(Channels, AReceiveOnAnEmptyMessageQueueNoThreadWillSendToIsADeadlock) {
+  const CliRun r = check("message_queue_between_threads.c", "-- -DEMPTY_RECEIVE");
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(first_bug_kind(r), "deadlock");
+  EXPECT_NE(first_bug_message(r).find("thread 0 waits in mq_receive on message queue descriptor"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(first_bug_message(r).find("(empty) at message_queue_between_threads.c:40; no thread "
+                                      "will send to it"),
+            std::string::npos)
+      << r.out;
+}
+
+// Each execution starts without the queues the one before created, and the run leaves none.
+TEST(Channels, TheQueuesAnExecutionCreatedAreGoneWhenItEnds) {
+  const std::string name = "/weft-e2e-left-" + std::to_string(::getpid());
+  ::setenv("WEFT_TEST_QUEUE", name.c_str(), 1);
+  const CliRun r = check("message_queue_workers.c");
+  ::unsetenv("WEFT_TEST_QUEUE");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.result["complete"], true) << r.out;
+  EXPECT_GT(stat(r, "executions"), 1u) << r.out;
+  const mqd_t left = ::mq_open(name.c_str(), O_RDONLY);
+  EXPECT_EQ(left, static_cast<mqd_t>(-1));
+  EXPECT_EQ(errno, ENOENT);
+  if (left != static_cast<mqd_t>(-1)) ::mq_unlink(name.c_str());
+}
+
+// A queue made before main belongs to the outside world too: the verdict says the threads
+// talked through the kernel, never "explored"; a receive that would block stops the run naming
+// the call.
+TEST(Channels, AMessageQueueFromBeforeTheExecutionIsNamedAsNotExplored) {
+  const CliRun r = check("message_queue_between_threads.c", "-- -DEXISTING_QUEUE");
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
   EXPECT_EQ(r.result["incomplete_code"], "kernel-communication") << r.out;
   ASSERT_TRUE(r.result.contains("kernel_communication")) << r.out;
-  EXPECT_NE(r.result["kernel_communication"][0].get<std::string>().find("on a POSIX message queue"),
+  EXPECT_NE(r.result["kernel_communication"][0].get<std::string>().find(
+                "on a POSIX message queue at message_queue_between_threads.c:45 that existed "
+                "before the execution"),
             std::string::npos)
       << r.out;
-  const CliRun blocked = check("message_queue_between_threads.c", "-- -DEMPTY_RECEIVE");
+  const CliRun blocked =
+      check("message_queue_between_threads.c", "-- -DEXISTING_QUEUE -DEMPTY_RECEIVE");
   EXPECT_EQ(blocked.exit_code, 2) << blocked.out << blocked.err;
   EXPECT_NE(blocked.result["incomplete_because"].get<std::string>().find(
-                "mq_receive at message_queue_between_threads.c:28 on an empty POSIX message "
-                "queue"),
+                "mq_receive at message_queue_between_threads.c:40 on an empty POSIX message "
+                "queue that existed before the execution"),
             std::string::npos)
       << blocked.out;
 }

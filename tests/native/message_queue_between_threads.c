@@ -1,6 +1,7 @@
-// A worker sends a message through a POSIX message queue that main receives. weft does not model
-// message queues yet: the verdict must not call the interleavings explored. With EMPTY_RECEIVE,
-// main receives before anything can be sent, which would block: the run stops naming the call.
+// A worker sends a message through a POSIX message queue that main receives. With
+// EMPTY_RECEIVE, main first receives before anything can be sent and waits forever: a deadlock
+// that names the queue. With EXISTING_QUEUE the queue is made before main (a constructor), so
+// it is the outside world's too: the verdict must not call the orders of its messages explored.
 #include <assert.h>
 #include <fcntl.h>
 #include <mqueue.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 mqd_t queue;
+char name[64];
 
 void* work(void* unused) {
   (void)unused;
@@ -16,13 +18,23 @@ void* work(void* unused) {
   return 0;
 }
 
-int main(void) {
-  char name[64];
+static void make_queue(void) {
   snprintf(name, sizeof name, "/weft-test-%d", (int)getpid());
   struct mq_attr attr = {.mq_maxmsg = 4, .mq_msgsize = 8};
   queue = mq_open(name, O_CREAT | O_RDWR, 0600, &attr);
   assert(queue != (mqd_t)-1);
-  mq_unlink(name);
+}
+
+#ifdef EXISTING_QUEUE
+__attribute__((constructor)) static void before_main(void) {
+  make_queue();
+}
+#endif
+
+int main(void) {
+#ifndef EXISTING_QUEUE
+  make_queue();
+#endif
   char got[8];
 #ifdef EMPTY_RECEIVE
   assert(mq_receive(queue, got, sizeof got, 0) == 1);
@@ -32,5 +44,6 @@ int main(void) {
   pthread_join(t, 0);
   assert(mq_receive(queue, got, sizeof got, 0) == 1 && got[0] == 'm');
   mq_close(queue);
+  mq_unlink(name);
   return 0;
 }

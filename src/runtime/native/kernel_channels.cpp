@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <mqueue.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/epoll.h>
@@ -34,9 +35,11 @@
 using weft::ObjectKey;
 using weft::Operation;
 using weft::OpKind;
+using weft::runtime::native::channel_step;
 using weft::runtime::native::ChannelKind;
 using weft::runtime::native::KernelChannels;
 using weft::runtime::native::NativeRuntime;
+using weft::runtime::native::runtime_for;
 using weft::runtime::native::RuntimeScope;
 
 namespace weft::runtime::native {
@@ -53,6 +56,8 @@ const char* channel_name(ChannelKind kind) {
       return "eventfd";
     case ChannelKind::kEpoll:
       return "epoll instance";
+    case ChannelKind::kMessageQueue:
+      return "message queue";
     case ChannelKind::kNone:
       break;
   }
@@ -196,11 +201,13 @@ std::string KernelChannels::waits_for(ThreadId thread, const Operation& op, cons
   s += std::string(channel_name(k)) + " descriptor " + std::to_string(first.fd);
   if (op.kind == OpKind::kChannelSelect)
     return s + " (nothing it watches is ready)" + at + "; no thread will make one ready";
+  const bool queue = k == ChannelKind::kMessageQueue;
   if (op.kind == OpKind::kChannelSend)
     return s + (k == ChannelKind::kEventfd ? " (its count is at its maximum)" : " (full)") + at +
-           "; no thread will read from it";
+           (queue ? "; no thread will receive from it" : "; no thread will read from it");
   if (k == ChannelKind::kListener)
     return s + " (no connection)" + at + "; no thread will connect to it";
+  if (queue) return s + " (empty)" + at + "; no thread will send to it";
   return s + (k == ChannelKind::kEventfd ? " (count 0)" : " (nothing to read)") + at +
          "; no thread will write to it";
 }
@@ -217,7 +224,28 @@ std::string KernelChannels::waits_on_outside(ThreadId thread) const {
          " socket descriptor " + std::to_string(fd);
 }
 
+ObjectKey KernelChannels::queue_key(const char* name) const {
+  for (const auto& [queue, key] : queues_)
+    if (queue == name) return key;
+  return 0;
+}
+
+void KernelChannels::queue_created(const char* name, ObjectKey key) {
+  queues_.emplace_back(name, key);
+  any_ = true;
+}
+
+void KernelChannels::queue_unlinked(const char* name) {
+  std::erase_if(queues_, [&](const auto& q) { return q.first == name; });
+}
+
+void KernelChannels::end_execution() {
+  for (const auto& q : queues_) WEFT_REAL(mq_unlink, q.first.c_str());
+  queues_.clear();
+}
+
 void KernelChannels::reset() {
+  end_execution();
   if (!any_) return;
   fds_.fill({});
   listeners_.clear();
@@ -229,16 +257,6 @@ void KernelChannels::reset() {
 }  // namespace weft::runtime::native
 
 namespace {
-
-// The runtime when the calling code is the program's, during an execution, and `fd` is a
-// channel the execution made; else null.
-NativeRuntime* runtime_for(int fd) {
-  NativeRuntime* rt = NativeRuntime::active();
-  if (!rt || rt->channels().none() || rt->channels().kind(fd) == ChannelKind::kNone ||
-      rt->scheduler().self() == weft::kNoThread || rt->self().in_runtime > 0)
-    return nullptr;
-  return rt;
-}
 
 // The runtime when a new descriptor of the program's should become a channel.
 NativeRuntime* runtime_making() {
@@ -281,9 +299,18 @@ Operation channel_operation(NativeRuntime& rt, int fd, OpKind kind, bool timed, 
   return op;
 }
 
-// The visible operation before `call` on channel `fd`: for a send or receive, waits in weft until
-// the kernel has room or something for it (POLLOUT, POLLIN), unless the call may not wait.
-// Returns whether the channel was ready.
+}  // namespace
+
+namespace weft::runtime::native {
+
+NativeRuntime* runtime_for(int fd) {
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt || rt->channels().none() || rt->channels().kind(fd) == ChannelKind::kNone ||
+      rt->scheduler().self() == weft::kNoThread || rt->self().in_runtime > 0)
+    return nullptr;
+  return rt;
+}
+
 bool channel_step(NativeRuntime& rt, OpKind kind, int fd, const char* call, bool dont_wait,
                   std::uint64_t site) {
   RuntimeScope scope(rt);
@@ -292,6 +319,10 @@ bool channel_step(NativeRuntime& rt, OpKind kind, int fd, const char* call, bool
   const bool timed = dont_wait || nonblocking(fd);
   return rt.scheduler().perform(channel_operation(rt, fd, kind, timed, call, site), site) != 0;
 }
+
+}  // namespace weft::runtime::native
+
+namespace {
 
 void receive_step(NativeRuntime& rt, int fd, const char* call, bool dont_wait, std::uint64_t site) {
   channel_step(rt, OpKind::kChannelReceive, fd, call, dont_wait, site);

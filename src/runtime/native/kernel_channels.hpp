@@ -29,7 +29,8 @@ enum class ChannelKind : std::uint8_t {
   kSocket,    ///< a socket pair's end, a connected socket, or one not yet connected
   kListener,  ///< a listening socket: connects send to it, accepts receive from it
   kEventfd,
-  kEpoll,  ///< an epoll instance whose interest list holds only channels
+  kEpoll,         ///< an epoll instance whose interest list holds only channels
+  kMessageQueue,  ///< a POSIX message queue the execution created (message_queues.cpp)
 };
 
 /// The kind's name for messages ("pipe", "socket", "eventfd", ...).
@@ -71,6 +72,17 @@ class KernelChannels final : public ChannelKeeper {
   /// for_each_channel); false when more watch it than an operation can name.
   bool operation_on(int fd, OpKind kind, bool timed, Operation& op) const;
 
+  /// The key of the POSIX message queue named `name` if this execution created it (and has not
+  /// unlinked it since), else 0.
+  ObjectKey queue_key(const char* name) const;
+  /// This execution created the queue `name`, a channel with key `key`.
+  void queue_created(const char* name, ObjectKey key);
+  /// The queue `name` was unlinked: a queue opened by that name later is another.
+  void queue_unlinked(const char* name);
+  /// Unlinks the queues the execution created and left linked: a queue outlives the process,
+  /// and the next execution must start without it (and without its messages).
+  void end_execution();
+
   /// What `thread` is about to wait for: `call` on `fd` until `events` (POLLIN, POLLOUT).
   void will_wait(ThreadId thread, const char* call, int fd, short events);
   /// ... or a selective wait on `fds`.
@@ -109,12 +121,22 @@ class KernelChannels final : public ChannelKeeper {
 
   std::array<Descriptor, kTracked> fds_{};
   std::vector<Listener> listeners_;
-  std::vector<std::pair<ObjectKey, ObjectKey>> watchers_;  // (channel, epoll instance watching it)
-  std::vector<Wait> waits_;                                // by thread
+  std::vector<std::pair<ObjectKey, ObjectKey>> watchers_;
+  std::vector<std::pair<std::string, ObjectKey>>
+      queues_;  // created by the execution, by name  // (channel, epoll instance watching it)
+  std::vector<Wait> waits_;  // by thread
   bool any_ = false;
 };
 
 class NativeRuntime;
+/// The runtime when the calling code is the program's, during an execution, and `fd` is a
+/// channel the execution made; else null.
+NativeRuntime* runtime_for(int fd);
+/// The visible operation before `call` (a send or receive of `kind`) on channel `fd`: it waits
+/// in weft until the kernel has room or something for it (POLLOUT, POLLIN), unless the call
+/// may not wait (`dont_wait`, or a non-blocking descriptor). Returns whether it was ready.
+bool channel_step(NativeRuntime& rt, OpKind kind, int fd, const char* call, bool dont_wait,
+                  std::uint64_t site);
 /// poll (or select, ppoll, pselect: `call`) on `fds` with a timeout of `timeout_ms` (negative:
 /// none), when some of them are channels: a selective wait, then the kernel's answer without
 /// waiting. Returns -2 when none is a channel (the caller goes on as for the outside world).

@@ -245,6 +245,7 @@ Trace NativeRuntime::run(const TestDirective& directive, int argc, char** argv, 
         scheduler_.end_process(status, Outcome::kComplete);
       },
       limits);
+  channels_.end_execution();
   current_trace_ = nullptr;
   explain_blocked_signals(*this, trace);
   explain_outside_waits(*this, trace);
