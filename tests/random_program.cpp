@@ -249,6 +249,35 @@ Program generate_channel_program(std::uint64_t seed) {
   return p;
 }
 
+namespace {
+
+// A thread running `body` that starts at code of its own for each `Kind` (a lambda of each
+// specialisation is a type of its own): its kind for thread symmetry.
+template <int Kind, class Body>
+thread start_kind(const Body& body) {
+  return thread([body] { body(); });
+}
+
+template <class Body>
+thread start_as(int kind, const Body& body) {
+  switch (kind) {
+    case 0:
+      return start_kind<0>(body);
+    case 1:
+      return start_kind<1>(body);
+    case 2:
+      return start_kind<2>(body);
+    case 3:
+      return start_kind<3>(body);
+    case 4:
+      return start_kind<4>(body);
+    default:
+      return start_kind<5>(body);
+  }
+}
+
+}  // namespace
+
 void run_program(const Program& p, Observed& out) {
   std::vector<std::unique_ptr<shared<int>>> vars;
   for (int v = 0; v < p.vars; ++v) vars.push_back(std::make_unique<shared<int>>(0));
@@ -265,7 +294,8 @@ void run_program(const Program& p, Observed& out) {
   std::vector<int> last(p.threads.size(), 0);
   std::vector<thread> threads;
   for (std::size_t t = 0; t < p.threads.size(); ++t) {
-    threads.emplace_back([&, t] {
+    const int kind = t < p.kinds.size() ? p.kinds[t] : static_cast<int>(t);
+    threads.push_back(start_as(kind, [&, t] {
       int r = 0;
       for (std::size_t k = 0; k < p.threads[t].size(); ++k) {
         out.local_states.insert({static_cast<int>(t), static_cast<int>(k), r});
@@ -329,7 +359,7 @@ void run_program(const Program& p, Observed& out) {
       }
       last[t] = r;
       out.local_states.insert({static_cast<int>(t), static_cast<int>(p.threads[t].size()), r});
-    });
+    }));
   }
   for (auto& t : threads) t.join();
   std::vector<int> state;

@@ -42,6 +42,9 @@ struct Program {
   std::vector<int> semaphores;      // their initial counts
   bool condition_variable = false;  // one, used with mutex 0
   std::vector<int> channels;        // their capacities (0: rendezvous)
+  /// By thread: its kind (0-5), the code it starts at for thread symmetry; threads of one kind
+  /// must have the same code. Empty: each thread its own kind.
+  std::vector<int> kinds;
   std::string describe() const;
 };
 

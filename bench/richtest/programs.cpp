@@ -12,23 +12,28 @@ namespace {
 constexpr int kProducers = 3, kConsumers = 3, kSlots = 2;
 constexpr int kReaders = 3, kWriters = 2;
 
+// Starts `count` threads running `body(i)`, i from 0, beside `threads`. Threads of one call start
+// at the same code (one lambda type): of one kind for thread symmetry (--symmetry).
+template <class Body>
+void start_threads(std::vector<thread>& threads, int count, const Body& body) {
+  for (int i = 0; i < count; ++i) threads.emplace_back([body, i] { body(i); });
+}
+
 // Starts `count` threads running `body(i)` and joins them.
 template <class Body>
 void run_threads(int count, Body body) {
   std::vector<thread> threads;
-  for (int i = 0; i < count; ++i) threads.emplace_back([&body, i] { body(i); });
+  start_threads(threads, count, body);
   for (thread& t : threads) t.join();
 }
 
 // Producers and consumers of one item each around `deposit` and `withdraw`.
 template <class Deposit, class Withdraw>
 void producers_and_consumers(Deposit deposit, Withdraw withdraw) {
-  run_threads(kProducers + kConsumers, [&](int i) {
-    if (i < kProducers)
-      deposit(i + 1);
-    else
-      WEFT_ASSERT(withdraw(i - kProducers) > 0);
-  });
+  std::vector<thread> threads;
+  start_threads(threads, kProducers, [&](int i) { deposit(i + 1); });
+  start_threads(threads, kConsumers, [&](int i) { WEFT_ASSERT(withdraw(i) > 0); });
+  for (thread& t : threads) t.join();
 }
 
 // Readers and writers of one access each around the four entry points; every access checks the
@@ -37,21 +42,22 @@ template <class StartRead, class EndRead, class StartWrite, class EndWrite>
 void readers_and_writers(StartRead start_read, EndRead end_read, StartWrite start_write,
                          EndWrite end_write) {
   int reading = 0, writing = 0;  // only for the checks: each is touched inside the protocol
-  run_threads(kReaders + kWriters, [&](int i) {
-    if (i < kReaders) {
-      start_read();
-      ++reading;
-      WEFT_ASSERT(writing == 0);
-      --reading;
-      end_read();
-    } else {
-      start_write();
-      ++writing;
-      WEFT_ASSERT(writing == 1 && reading == 0);
-      --writing;
-      end_write();
-    }
+  std::vector<thread> threads;
+  start_threads(threads, kReaders, [&](int) {
+    start_read();
+    ++reading;
+    WEFT_ASSERT(writing == 0);
+    --reading;
+    end_read();
   });
+  start_threads(threads, kWriters, [&](int) {
+    start_write();
+    ++writing;
+    WEFT_ASSERT(writing == 1 && reading == 0);
+    --writing;
+    end_write();
+  });
+  for (thread& t : threads) t.join();
 }
 
 // A bounded buffer as a monitor (Carver and Tai, §4): SU may test once, SC must test again.

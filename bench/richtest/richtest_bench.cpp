@@ -4,7 +4,8 @@
 // and the verdict, beside the sequences RichTest exercised (Table 4). The counts differ by
 // design where the models differ; docs/richtest.md explains each.
 //
-//   bench_richtest [--strategy NAME]... [--pv-reduction] [--time-limit S] [NAME-PREFIX...]
+//   bench_richtest [--strategy NAME]... [--pv-reduction] [--symmetry] [--time-limit S]
+//                  [NAME-PREFIX...]
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -18,13 +19,15 @@ int main(int argc, char** argv) {
   std::vector<weft::StrategyKind> strategies;
   std::vector<std::string> only;
   double time_limit = 600;
-  bool pv_reduction = false;
+  bool pv_reduction = false, symmetry = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--strategy" && i + 1 < argc) {
       strategies.push_back(weft::StrategyKind{argv[++i]});
     } else if (a == "--pv-reduction") {
       pv_reduction = true;
+    } else if (a == "--symmetry") {
+      symmetry = true;
     } else if (a == "--time-limit" && i + 1 < argc) {
       time_limit = std::atof(argv[++i]);
     } else if (!a.empty() && a[0] == '-') {
@@ -48,14 +51,16 @@ int main(int argc, char** argv) {
       o.strategy = kind;
       o.count_traces = true;
       o.pv_reduction = pv_reduction && kind == weft::StrategyKind{"reachability"};
+      o.thread_symmetry = symmetry && kind == weft::StrategyKind{"reachability"};
       o.max_seconds = time_limit;
       const weft::Result r = weft::explore(o, p.body);
       const char* verdict = r.verdict == weft::Verdict::kBugFound              ? "bug found"
                             : r.incomplete_code == weft::Incompleteness::kNone ? "explored, no bug"
                                                                                : "incomplete";
-      std::printf("| %s | %s | %s%s | %llu | %llu | %llu | %.2f | %s |\n", p.name.c_str(),
+      std::printf("| %s | %s | %s%s%s | %llu | %llu | %llu | %.2f | %s |\n", p.name.c_str(),
                   p.paper_sequences ? std::to_string(p.paper_sequences).c_str() : "–",
                   weft::explorer::strategy_name(kind), o.pv_reduction ? " (P/V)" : "",
+                  o.thread_symmetry ? " (symmetry)" : "",
                   static_cast<unsigned long long>(r.stats.executions),
                   static_cast<unsigned long long>(r.stats.sleep_blocked),
                   static_cast<unsigned long long>(r.stats.traces), r.stats.seconds, verdict);

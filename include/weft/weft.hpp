@@ -28,6 +28,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -64,6 +65,7 @@ using explorer::Incompleteness;
 
 /// The strategy and its settings, the limits and what to count (strategy, sleep_sets,
 /// search_deadlocks, random_executions, seed, pct_depth, pct_steps, max_bound, pv_reduction,
+/// thread_symmetry,
 /// stop_on_first_bug, max_executions, max_seconds, count_traces, estimate_size) are
 /// explorer::ExploreOptions', which the command line shares; the rest are the API's own.
 /// (StrategyKind::kPortfolio shares max_seconds among strategies when the estimate says optimal
@@ -126,10 +128,11 @@ class thread {
   thread() noexcept = default;
   template <class F, class... Args>
   explicit thread(F&& f, Args&&... args) {
+    // The callable's type names the code the thread starts at (thread symmetry).
     id_ = detail::scheduler("weft::thread")
-              .spawn([fn = std::forward<F>(f), ... as = std::forward<Args>(args)]() mutable {
-                std::invoke(fn, as...);
-              });
+              .spawn([fn = std::forward<F>(f),
+                      ... as = std::forward<Args>(args)]() mutable { std::invoke(fn, as...); },
+                     0, typeid(std::decay_t<F>).hash_code() | 1);
   }
   thread(thread&& o) noexcept : id_(std::exchange(o.id_, kNoThread)) {}
   thread& operator=(thread&& o) noexcept;

@@ -559,6 +559,9 @@ class RunCommand {
     if (bugs_not_kept_ > 0) j["bugs_not_kept"] = bugs_not_kept_;
     // weft explores sequential consistency; the places whose weaker orderings allow more.
     j["memory_model"] = "sequential-consistency";
+    // What --symmetry assumed: the threads one thread created at one function are
+    // interchangeable; what the verdict covers rests on it.
+    if (settings_.thread_symmetry) j["thread_symmetry"] = true;
     const SeenInPart& seen = seen_in_part_;
     if (!seen.weak_atomics.empty()) j["weak_atomics"] = seen.weak_atomics;
     if (!seen.weak_in_library.empty()) j["weak_atomics_in_libraries"] = seen.weak_in_library;
@@ -634,8 +637,11 @@ class RunCommand {
           std::printf("; the exploration is incomplete: %s", why_.c_str());
         break;
       case kExitNoBug:
-        std::printf("weft: no bug found; every behaviour %swas explored",
-                    seen.weak_memory() ? "under sequential consistency " : "");
+        std::printf("weft: no bug found; every behaviour %s%swas explored",
+                    seen.weak_memory() ? "under sequential consistency " : "",
+                    settings_.thread_symmetry
+                        ? "up to the order of threads taken as interchangeable (--symmetry) "
+                        : "");
         break;
       case kExitUsage:
         std::printf("weft: %s", why_.c_str());

@@ -21,6 +21,7 @@ constexpr std::pair<weft::explorer::StrategyTakes, const char*> kStrategyOptions
     {weft::explorer::kTakesBound, "--bound"},
     {weft::explorer::kTakesTimeBudget, "--time-limit"},
     {weft::explorer::kTakesReductions, "--pv-reduction"},
+    {weft::explorer::kTakesReductions, "--symmetry"},
     {weft::explorer::kBuildsUnfolding, "--deadlocks"},
     {weft::explorer::kBuildsUnfolding, "--dump-unfolding"},
     {weft::explorer::kBuildsUnfolding, "--check-global"},
@@ -109,6 +110,11 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
   cmd.add_flag("--pv-reduction", s.pv_reduction,
                "With --strategy reachability: ignore the races of a completed sem_post (the P/V "
                "reduction of Lei and Carver; fewer sequences, the same behaviours)");
+  cmd.add_flag("--symmetry", s.thread_symmetry,
+               "With --strategy reachability: take the threads one thread created at the same "
+               "start function as interchangeable, and run one order of them where they make the "
+               "same call with the same past (thread symmetry of Lei and Carver; the verdict "
+               "covers the behaviours up to that assumption)");
   cmd.add_option("--pct-steps", s.pct_steps,
                  "With --strategy pct: the steps among which the change points are placed (0: the "
                  "longest execution so far)")

@@ -813,11 +813,11 @@ std::uint8_t Scheduler::perform(const Operation& op, std::uint64_t site) {
   return t.result;
 }
 
-ThreadId Scheduler::spawn(std::function<void()> body, std::uint64_t site) {
+ThreadId Scheduler::spawn(std::function<void()> body, std::uint64_t site, std::uint64_t routine) {
   ThreadRec& t = *impl_->running;
   const ThreadId child = impl_->registry.child(t.id, t.children);
   t.spawn_body = std::move(body);
-  perform(Operation{OpKind::kThreadCreate, 0, 0, child, 0}, site);
+  perform(Operation{OpKind::kThreadCreate, 0, 0, child, routine}, site);
   return child;
 }
 

@@ -131,6 +131,11 @@ struct StrategyChoice {
   /// Reachability testing: ignore the races of a completed sem_post (Lei and Carver §VII, the
   /// P/V reduction: V commutes with V, and with a P that found the count above zero).
   bool pv_reduction = false;
+  /// Reachability testing: thread symmetry (Lei and Carver §VIII): of the threads one thread
+  /// created to start at the same code, only one goes first where they would make the same
+  /// call with the same past. Sound only if the program takes them as interchangeable, which
+  /// weft cannot check (their data may differ); the verdict says it assumed so.
+  bool thread_symmetry = false;
   friend bool operator==(const StrategyChoice&, const StrategyChoice&) = default;
 };
 
@@ -154,7 +159,7 @@ enum StrategyTakes : unsigned {
   kTakesTimeBudget = 1u << 4,   ///< --time-limit, shared among its strategies
   kBuildsUnfolding = 1u << 5,   ///< --deadlocks, --dump-unfolding, --check-global (thesis ch. 6)
   kVisitsEveryState = 1u << 6,  ///< --check-global on every state of every execution
-  kTakesReductions = 1u << 7,   ///< --pv-reduction
+  kTakesReductions = 1u << 7,   ///< --pv-reduction, --symmetry
 };
 
 /// One row of the table of strategies: all that the front ends (the command line, the in-process

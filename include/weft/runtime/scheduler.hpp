@@ -138,7 +138,9 @@ class Scheduler {
   /// `site` is the code address that performs it (for reports; 0 if unknown).
   std::uint8_t perform(const Operation& op, std::uint64_t site = 0);
   /// Creates a thread running `body` (a visible kThreadCreate operation) and returns its id.
-  ThreadId spawn(std::function<void()> body, std::uint64_t site = 0);
+  /// `routine` names the code it starts at, the same in every execution (0: not known): the
+  /// operation's partner, by which thread symmetry tells threads of one kind.
+  ThreadId spawn(std::function<void()> body, std::uint64_t site = 0, std::uint64_t routine = 0);
   /// Ends the process (a visible kProcessExit, dependent with everything): the execution stops
   /// here with `outcome` (kComplete for exit, kDiscarded for abort) and every other thread is cut
   /// off. The exit runs only once no other thread can run (whatever goes wrong before an exit

@@ -89,7 +89,8 @@ struct Operation {
   ObjectKey object = 0;
   /// Condition-variable operations: the associated mutex. A channel send: the messages its
   /// channel holds at most, when known (weft::channel), else 0. A selective wait: 1 when only
-  /// a message makes an alternative ready (weft::select), 0 when a closed channel does too.
+  /// a message makes an alternative ready (weft::select), 0 when a closed channel does too. A
+  /// thread creation: the code the thread starts at, the same in every execution (0: not known).
   ObjectKey partner = 0;
   /// kCondWake of a timed wait: it may also run without a signal (a timeout is a scheduling
   /// choice); `result` then says whether it was signalled (1) or timed out (0).

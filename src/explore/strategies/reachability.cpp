@@ -28,6 +28,60 @@ using reachability::Clock;
 using reachability::Lines;
 using reachability::SynSequence;
 
+// The threads of a trace by kind, for thread symmetry: two threads are of one kind when one
+// thread created both to start at the same code (kThreadCreate's partner), and the program takes
+// them as interchangeable (the user says so with --symmetry: weft cannot see whether their data
+// make them differ).
+class ThreadKinds {
+  static bool takes_in_data(const Operation& op) {
+    return reads_value(op.kind) || op.kind == OpKind::kAtomicSection ||
+           op.kind == OpKind::kChannelReceive || op.kind == OpKind::kChannelSelect;
+  }
+
+ public:
+  ThreadKinds(const Trace& trace, bool wanted) {
+    if (!wanted) return;
+    for (const Event& e : trace.events) {
+      grow(e.thread);
+      ops_[e.thread].push_back(&e.op);
+      if (e.op.kind != OpKind::kThreadCreate || e.op.partner == 0) continue;
+      const auto child = static_cast<ThreadId>(e.op.object);
+      grow(child);
+      kind_[child] = {e.thread, e.op.partner};
+    }
+  }
+
+  /// Whether call `a` (operation `a_op`) and call `b` are the same call of two threads of one
+  /// kind with the same past: the same operations, with the same results, before it, none of
+  /// which took in data (a read or a received message could have brought them different
+  /// values: tests/reachability_differential_test.cpp, ReachabilitySymmetry seed 49).
+  bool interchangeable(const Call& a, const Operation& a_op, const Call& b,
+                       const Operation& b_op) const {
+    if (a.thread == b.thread || a.index != b.index || std::max(a.thread, b.thread) >= kind_.size())
+      return false;
+    if (kind_[a.thread].second == 0 || kind_[a.thread] != kind_[b.thread]) return false;
+    Operation x = a_op, y = b_op;
+    x.result = y.result = 0;
+    if (!(x == y)) return false;
+    const auto& pa = ops_[a.thread];
+    const auto& pb = ops_[b.thread];
+    if (pa.size() < a.index || pb.size() < b.index) return false;
+    for (std::uint32_t i = 0; i < a.index; ++i)
+      if (!(*pa[i] == *pb[i]) || takes_in_data(*pa[i])) return false;
+    return true;
+  }
+
+ private:
+  void grow(ThreadId t) {
+    if (t >= kind_.size()) {
+      kind_.resize(t + 1, {kNoThread, 0});
+      ops_.resize(t + 1);
+    }
+  }
+  std::vector<std::pair<ThreadId, ObjectKey>> kind_;  // by thread: creator, start code
+  std::vector<std::vector<const Operation*>> ops_;    // by thread: its events' operations
+};
+
 struct Variant {
   std::vector<ThreadId> prefix;
   std::vector<bool> black;  // by position in the prefix
@@ -42,7 +96,9 @@ struct Variant {
 class ReachabilityTesting final : public Strategy {
  public:
   explicit ReachabilityTesting(const StrategyConfig& config)
-      : pv_reduction_(config.pv_reduction), first_prefix_(config.initial_prefix) {
+      : pv_reduction_(config.pv_reduction),
+        thread_symmetry_(config.thread_symmetry),
+        first_prefix_(config.initial_prefix) {
     variants_.emplace_back();
   }
 
@@ -122,20 +178,33 @@ class ReachabilityTesting final : public Strategy {
 
     const bool data_events = std::any_of(trace.events.begin(), trace.events.end(),
                                          [](const Event& e) { return accesses_memory(e.op); });
+    const ThreadKinds kinds(trace, thread_symmetry_);
     std::vector<std::size_t> heading;
     std::vector<std::vector<Call>> race_sets(events.size());
     for (std::size_t j = 0; j < events.size(); ++j) {
       if (j < old && current_.black[j]) continue;  // black: not changed again (line 3)
       const Operation& op = trace.events[j].op;
+      std::vector<std::pair<Call, const Operation*>> kept;  // for thread symmetry
       race_sets[j] = q.race_set(j, [&](const Call& c, const Operation& call) {
         if (old_receive[j] && old_call(c)) return true;  // lines 1-2
+        // Thread symmetry (§VIII): a call of a thread of the same kind as the receiving
+        // event's, or as a call already in the race set, with the same past, changes only
+        // which of the interchangeable threads goes first.
+        if (thread_symmetry_) {
+          if (kinds.interchangeable(events[j].call, op, c, call)) return true;
+          for (const auto& [k, k_op] : kept)
+            if (kinds.interchangeable(k, *k_op, c, call)) return true;
+        }
         // The P/V reduction (§VII): a completed V's races are ignored (V commutes with V, and
         // with a P that found the count above zero). Only where the paper's programs live: all
         // shared data behind semaphores, no memory access an event of the sequence. Otherwise
         // the order of two V's also orders the data accesses around them, and ignoring it
         // would lose behaviours (a data race across the semaphore).
-        return pv_reduction_ && !data_events && op.kind == OpKind::kSemPost &&
-               domain_of(call.kind) == Domain::kSemaphore && call.object == op.object;
+        if (pv_reduction_ && !data_events && op.kind == OpKind::kSemPost &&
+            domain_of(call.kind) == Domain::kSemaphore && call.object == op.object)
+          return true;
+        kept.emplace_back(c, &call);
+        return false;
       });
       if (!race_sets[j].empty()) heading.push_back(j);
     }
@@ -240,6 +309,7 @@ class ReachabilityTesting final : public Strategy {
   }
 
   bool pv_reduction_;
+  bool thread_symmetry_;
   std::vector<ThreadId> first_prefix_;
   bool first_ = true;
   Lines lines_;
