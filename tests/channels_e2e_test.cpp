@@ -165,6 +165,18 @@ TEST(Channels, AMessageQueueFromBeforeTheExecutionIsNamedAsNotExplored) {
                 "before the execution"),
             std::string::npos)
       << r.out;
+  // A sampling strategy explored not every interleaving: that is its verdict's reason, and the
+  // caveat is said beside it.
+  const CliRun sampled = weft_cli("check " + fixture("message_queue_between_threads.c") +
+                                  " -q --strategy random --executions 2 -- -DEXISTING_QUEUE");
+  EXPECT_EQ(sampled.exit_code, 3) << sampled.out << sampled.err;
+  EXPECT_NE(sampled.out.find("the random strategy does not explore exhaustively"),
+            std::string::npos)
+      << sampled.out;
+  EXPECT_EQ(sampled.out.find("every interleaving"), std::string::npos) << sampled.out;
+  EXPECT_NE(sampled.out.find("weft: also, the threads talked through the kernel (mq_receive"),
+            std::string::npos)
+      << sampled.out;
   const CliRun blocked =
       check("message_queue_between_threads.c", "-- -DEXISTING_QUEUE -DEMPTY_RECEIVE");
   EXPECT_EQ(blocked.exit_code, 2) << blocked.out << blocked.err;

@@ -1348,6 +1348,12 @@ TEST(NativeProcessState, FilesOpenedBeforeMainAreReadFromTheStartInEveryExecutio
   EXPECT_EQ(stat(r, "executions"), 2u) << r.out;
 }
 
+TEST(NativeProcessState, DescriptorsOpenBeforeMainThatAnExecutionClosesArePutBack) {
+  const CliRun r = check("premain_descriptor_closed.c");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(stat(r, "executions"), 2u) << r.out;
+}
+
 TEST(NativeProcessState, OutputLeftInStdioBuffersIsShown) {
   for (const char* mode : {"", "--fresh-process"}) {
     const CliRun r =

@@ -59,6 +59,15 @@ TEST(Verdict, EachReasonHasItsCode) {
   EXPECT_EQ(why(r), Incompleteness::kUnrestoredState);
 
   EXPECT_EQ(why(finished(), /*exhaustive=*/false), Incompleteness::kNotExhaustive);
+  // A sampling strategy that ran its executions explored not every interleaving: the caveats
+  // that say "every interleaving was explored, but ..." are not its reason.
+  r = finished();
+  r.caveats.insert(Caveat{CaveatKind::kUnseenLibrary, "libuv.so.1"});
+  r.caveats.insert(Caveat{CaveatKind::kKernelCommunication, "mq_send"});
+  r.fixed_inputs = true;
+  r.unrestored_state.insert("setuid");
+  EXPECT_EQ(why(r), Incompleteness::kFixedInputs);
+  EXPECT_EQ(why(r, /*exhaustive=*/false), Incompleteness::kNotExhaustive);
 
   r = finished();
   r.exhausted = false;

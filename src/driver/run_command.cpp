@@ -675,6 +675,20 @@ class RunCommand {
       std::printf("weft: the data races above may be false: %s may order those accesses\n",
                   unseen.c_str());
     }
+    // What else limits the verdict when its reason is another (a sampling strategy's, a bound):
+    // said, not lost.
+    if (code_ != kExitBug && decision_.why != explorer::Incompleteness::kUnseenLibrary &&
+        !seen.unseen_libraries.empty())
+      std::printf(
+          "weft: also, the program uses %s, which weft did not compile and which can synchronise "
+          "threads with its own atomic instructions: what it orders, weft does not see\n",
+          listed(seen.unseen_libraries, 3).c_str());
+    if (code_ != kExitBug && decision_.why != explorer::Incompleteness::kKernelCommunication &&
+        !seen.kernel_talk.empty())
+      std::printf(
+          "weft: also, the threads talked through the kernel (%s): the orders of those messages "
+          "were not explored\n",
+          listed(seen.kernel_talk, 3).c_str());
     if (bugs_not_kept_ > 0)
       std::printf(
           "weft: %s more distinct bugs were found and not kept: only the first %s are "

@@ -65,13 +65,17 @@ Incompleteness why_incomplete(const ExplorationResult& r, bool exhaustive,
   // unknown.
   if (explored && r.stats.timeouts == 0) return Incompleteness::kWithinBounds;
   if (r.hit_bound) return Incompleteness::kCutShort;
-  if (r.fixed_inputs && r.exhausted) return Incompleteness::kFixedInputs;
-  if (!r.stats.inputs.complete() && r.exhausted) return Incompleteness::kInputGaps;
-  if (!r.unrestored_state.empty() && r.exhausted) return Incompleteness::kUnrestoredState;
-  if (talked_through_kernel && r.exhausted) return Incompleteness::kKernelCommunication;
-  if (unseen_library && r.exhausted) return Incompleteness::kUnseenLibrary;
-  if (signal_handler && r.exhausted) return Incompleteness::kSignalHandler;
-  if (!r.strategy_gaps.empty() && r.exhausted) return Incompleteness::kStrategyGaps;
+  // The reasons below say what kept a finished exhaustive search from covering everything
+  // ("every interleaving ... was explored, but"): a sampling strategy that ran its executions
+  // did not explore every interleaving, whatever else holds.
+  const bool searched_all = r.exhausted && exhaustive;
+  if (r.fixed_inputs && searched_all) return Incompleteness::kFixedInputs;
+  if (!r.stats.inputs.complete() && searched_all) return Incompleteness::kInputGaps;
+  if (!r.unrestored_state.empty() && searched_all) return Incompleteness::kUnrestoredState;
+  if (talked_through_kernel && searched_all) return Incompleteness::kKernelCommunication;
+  if (unseen_library && searched_all) return Incompleteness::kUnseenLibrary;
+  if (signal_handler && searched_all) return Incompleteness::kSignalHandler;
+  if (!r.strategy_gaps.empty() && searched_all) return Incompleteness::kStrategyGaps;
   if (!exhaustive) return Incompleteness::kNotExhaustive;
   if (!r.bugs.empty() && limits.stop_on_first_bug) return Incompleteness::kStoppedAtFirstBug;
   if (!r.bugs.empty() && limits.stop_at &&

@@ -22,10 +22,10 @@
 
 #include "glibc_thread_state.hpp"
 #include "memory_snapshot.hpp"
-#include "unseen_libraries.hpp"
 #include "native_runtime.hpp"
 #include "process_state.hpp"
 #include "real_functions.hpp"
+#include "unseen_libraries.hpp"
 
 namespace weft::runtime::native {
 namespace {
@@ -99,8 +99,8 @@ class CpuLimit {
 // after it (weft's pipes may sit at high numbers, so the free ranges are kept, not a maximum).
 class OpenDescriptors {
  public:
+  static constexpr int kScan = 4096;  // descriptors above are not followed
   OpenDescriptors() {
-    constexpr int kScan = 4096;
     int start = -1;  // of the free range being scanned
     for (int fd = 0; fd <= kScan; ++fd) {
       const bool open = fd < kScan && fcntl(fd, F_GETFD) != -1;
@@ -203,6 +203,7 @@ namespace {
   // leaves alone.
   MemorySnapshot snapshot;
   const OpenDescriptors descriptors;
+  note_descriptors_open_at_start(OpenDescriptors::kScan);
   CpuLimit cpu_limit(cpu_seconds);
   NativeRuntime::mapped_stack_slots();  // before the snapshot: it must outlive every restore
   weft::runtime::native::libc_single_threaded_flag();  // looked up once, kept by the snapshot

@@ -29,6 +29,7 @@
 #include <string>
 
 #include "native_runtime.hpp"
+#include "process_state.hpp"
 #include "real_functions.hpp"
 #include "weft/trace/wire.hpp"
 
@@ -550,6 +551,7 @@ int dup3(int fd, int to, int flags) __THROW {
 }
 
 int close(int fd) {
+  weft::runtime::native::note_close(fd);
   if (NativeRuntime* rt = runtime_for(fd)) {
     close_step(*rt, fd, WEFT_CALLER_SITE());
     rt->channels().closed(fd);

@@ -19,6 +19,7 @@
 
 #include "kernel_channels.hpp"
 #include "native_runtime.hpp"
+#include "process_state.hpp"
 #include "real_functions.hpp"
 #include "weft/trace/wire.hpp"
 
@@ -144,6 +145,7 @@ int mq_unlink(const char* name) {
 }
 
 int mq_close(mqd_t queue) {
+  weft::runtime::native::note_close(queue);
   if (NativeRuntime* rt = queue_channel(queue)) {
     RuntimeScope scope(*rt);
     rt->channels().closed(queue);

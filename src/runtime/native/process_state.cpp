@@ -17,6 +17,8 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <bitset>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -87,8 +89,18 @@ struct ChangedSettings {
   bool limit_changed[RLIM_NLIMITS] = {};
   rlimit limit[RLIM_NLIMITS];
   bool timer_set = false;
+  struct ClosedDescriptor {
+    int fd, copy, flags;
+  };
+  static constexpr int kMaxClosed = 16;
+  ClosedDescriptor closed[kMaxClosed];
+  int closed_count = 0;
 };
 ChangedSettings g_changed;
+
+// The descriptors open when the worker started (set once, before any execution).
+constexpr int kDescriptorsFollowed = 4096;
+std::bitset<kDescriptorsFollowed> g_open_at_start;
 
 void (*g_hidden_handler)(int, siginfo_t*, void*) = nullptr;  // set once, before any execution
 
@@ -139,7 +151,38 @@ void note_timer() {
   if (recording()) g_changed.timer_set = true;
 }
 
+// Where the copies of closed descriptors go: high, so that the program's next descriptor gets
+// the number a fresh process would give it.
+int copy_floor() {
+  rlimit files{};
+  if (getrlimit(RLIMIT_NOFILE, &files) != 0 || files.rlim_cur == RLIM_INFINITY) return 1000;
+  return files.rlim_cur > 128 ? static_cast<int>(files.rlim_cur) - 64 : 64;
+}
+
 }  // namespace
+
+void note_descriptors_open_at_start(int limit) {
+  for (int fd = 0; fd < limit && fd < kDescriptorsFollowed; ++fd)
+    g_open_at_start[static_cast<std::size_t>(fd)] = fcntl(fd, F_GETFD) != -1;
+}
+
+void note_close(int fd) {
+  if (!recording() || fd < 0 || fd >= kDescriptorsFollowed ||
+      !g_open_at_start[static_cast<std::size_t>(fd)])
+    return;
+  ChangedSettings& c = g_changed;
+  for (int i = 0; i < c.closed_count; ++i)
+    if (c.closed[i].fd == fd) return;  // the first copy is the one from before the execution
+  const int flags = fcntl(fd, F_GETFD);
+  if (flags == -1) return;  // not open: the close fails, and nothing changes
+  const int copy =
+      c.closed_count < ChangedSettings::kMaxClosed ? fcntl(fd, F_DUPFD_CLOEXEC, copy_floor()) : -1;
+  if (copy < 0) {
+    NativeRuntime::active()->note_unrestored("close of a descriptor open before main");
+    return;
+  }
+  c.closed[c.closed_count++] = {fd, copy, flags};
+}
 
 void hide_signal_handler(void (*handler)(int, siginfo_t*, void*)) {
   g_hidden_handler = handler;
@@ -162,6 +205,11 @@ void restore_process_settings() {
   if (c.mask_changed) WEFT_REAL(sigprocmask, SIG_SETMASK, &c.mask, nullptr);
   for (int r = 0; r < RLIM_NLIMITS; ++r)
     if (c.limit_changed[r]) WEFT_REAL(setrlimit, static_cast<__rlimit_resource>(r), &c.limit[r]);
+  for (int i = 0; i < c.closed_count; ++i) {
+    dup2(c.closed[i].copy, c.closed[i].fd);
+    fcntl(c.closed[i].fd, F_SETFD, c.closed[i].flags);
+    WEFT_REAL(close, c.closed[i].copy);
+  }
   c = ChangedSettings{};
 }
 
@@ -172,6 +220,13 @@ using namespace weft::runtime::native;
 // The interposed functions only record the value before the change, then do what the C
 // library does: the program sees the change within its execution.
 extern "C" {
+
+// Closing a descriptor open before main (a stream a constructor opened, stdin): put back after
+// the execution (note_close).
+int fclose(FILE* stream) {
+  if (stream) note_close(fileno(stream));
+  return WEFT_REAL(fclose, stream);
+}
 
 int chdir(const char* path) __THROW {
   note_cwd();

@@ -31,6 +31,13 @@ class ProgramArguments {
 /// fresh process would be; the handler itself stays until the program installs its own.
 void hide_signal_handler(void (*handler)(int, siginfo_t*, void*));
 
+/// The descriptors open when the worker starts (below `limit`): those the program's executions
+/// may close, which are then put back after each (note_close). Called once, before any execution.
+void note_descriptors_open_at_start(int limit);
+/// The program is about to close `fd` (close, fclose, mq_close): if it was open when the worker
+/// started, a copy is kept, and restore_process_settings puts it back at its number.
+void note_close(int fd);
+
 /// Undoes what the execution that just ended changed of the kernel's per-process settings
 /// (recorded by the interposed functions in process_state.cpp as the program calls them). The
 /// record lives in memory the snapshot restores right after, so this must run before it.
