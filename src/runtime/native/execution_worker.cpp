@@ -20,6 +20,7 @@
 #include <new>
 #include <string>
 
+#include "code_modules.hpp"
 #include "glibc_thread_state.hpp"
 #include "memory_snapshot.hpp"
 #include "native_runtime.hpp"
@@ -208,6 +209,7 @@ namespace {
   NativeRuntime::mapped_stack_slots();  // before the snapshot: it must outlive every restore
   weft::runtime::native::libc_single_threaded_flag();  // looked up once, kept by the snapshot
   weft::runtime::native::libraries_with_unseen_synchronisation();  // scanned once, kept too
+  weft::runtime::native::read_loaded_modules();                    // the same
   const bool ok = snapshot.capture();
   shared.state.store(ok ? kIdle : kUnavailable);
   if (!ok) _exit(0);

@@ -1,14 +1,13 @@
 // Interposed thread functions: create, join, detach, exit, self, once, keys, yields.
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <cstring>
 #include <mutex>
 
+#include "code_modules.hpp"
 #include "glibc_thread_state.hpp"
 #include "native_runtime.hpp"
 #include "real_functions.hpp"
@@ -33,26 +32,14 @@ void yield_point(NativeRuntime& rt, std::uint64_t site) {
 // Runs the destructors of a finishing thread's keys (POSIX: repeatedly while values remain).
 void run_key_destructors(NativeRuntime& rt);
 
-// The offset of `code` in its module, plus one (the same in every execution, wherever ASLR put
-// the module), or 0.
-std::uint64_t module_offset(const void* code, Dl_info& info) {
-  if (!dladdr(code, &info) || !info.dli_fbase) return 0;
-  return reinterpret_cast<std::uintptr_t>(code) - reinterpret_cast<std::uintptr_t>(info.dli_fbase) +
-         1;
-}
-
 // The code a new thread starts at, for thread symmetry. std::thread starts every thread at one
 // routine of libstdc++'s, whose argument is the callable's state object: its dynamic type (its
 // first word, the vtable) tells the kinds of thread apart.
 std::uint64_t start_routine_key(void* (*start)(void*), void* arg) {
-  Dl_info info{};
-  std::uint64_t key = module_offset(reinterpret_cast<const void*>(start), info);
-  if (key && arg && info.dli_fname && std::strstr(info.dli_fname, "libstdc++")) {
-    Dl_info of{};
-    const auto vtable = *static_cast<void* const*>(arg);
-    key = key * 0x9e3779b97f4a7c15u ^ module_offset(vtable, of);
-  }
-  return key;
+  using weft::runtime::native::module_offset;
+  const auto code = module_offset(reinterpret_cast<const void*>(start));
+  if (!code.offset || !code.libstdcxx || !arg) return code.offset;
+  return code.offset * 0x9e3779b97f4a7c15u ^ module_offset(*static_cast<void* const*>(arg)).offset;
 }
 
 }  // namespace
