@@ -12,7 +12,8 @@
 // (unmatched, §VII, Fig. 11) keeps its place: the threads whose calls are old sleep until a new
 // call completed on its line (SleepEntry::wake_on); if only they could run, the run ends there
 // (a partial test run, counted as sleep-set blocked). An operation that merges two lines seen
-// apart before restarts the exploration (syn_sequence.hpp, Lines).
+// apart before restarts the exploration (syn_sequence.hpp, Lines). Two reductions of §VII-VIII
+// are options: the P/V reduction, and thread symmetry (ThreadKinds below).
 #include <algorithm>
 #include <optional>
 
