@@ -171,6 +171,12 @@ TEST_P(ReachabilitySymmetry, ReachesWhatDfsReachesUpToTheOrderOfThreadsOfAKind) 
     o.thread_symmetry = true;
     const StrategyRun r = explore_program(p, o);
     EXPECT_NE(r.result.verdict, Verdict::kIncomplete) << where();
+    EXPECT_TRUE(r.result.assumed_thread_symmetry);
+    if (r.result.verdict == Verdict::kNoBugFound) {
+      EXPECT_NE(r.result.summary().find("up to the order of threads taken as interchangeable"),
+                std::string::npos)
+          << r.result.summary();
+    }
     const Observed expected = up_to_symmetry(p, oracle.observed);
     const Observed got = up_to_symmetry(p, r.observed);
     EXPECT_EQ(got.local_states, expected.local_states) << where();

@@ -31,6 +31,14 @@ TEST(ReachabilityCli, ThreadSymmetryRunsOneOrderOfThreadsOfOneKind) {
                           "(--symmetry) was explored"),
             std::string::npos)
       << text.out;
+  // Cut short, the verdict's reason is the limit, and the assumption is said beside it.
+  const CliRun cut = weft_cli("check " + fixture("symmetric_workers.cpp") +
+                              " --strategy reachability --symmetry --max-executions 2 -q");
+  EXPECT_EQ(cut.exit_code, 3) << cut.out << cut.err;
+  EXPECT_NE(cut.out.find("weft: also, threads started at one function were taken as "
+                         "interchangeable (--symmetry)"),
+            std::string::npos)
+      << cut.out;
 }
 
 TEST(ReachabilityCli, SymmetryIsRefusedWithOtherStrategies) {

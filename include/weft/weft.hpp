@@ -99,6 +99,9 @@ struct Result {
   /// and as text; kNone and "" when it did.
   Incompleteness incomplete_code = Incompleteness::kNone;
   std::string incomplete_reason;
+  /// Options::thread_symmetry was set: what the verdict covers, it covers up to the order of
+  /// threads taken as interchangeable (summary() says so).
+  bool assumed_thread_symmetry = false;
   bool ok() const { return bugs.empty(); }
   /// One paragraph: verdict and statistics.
   std::string summary() const;

@@ -676,7 +676,11 @@ class RunCommand {
                   unseen.c_str());
     }
     // What else limits the verdict when its reason is another (a sampling strategy's, a bound):
-    // said, not lost.
+    // said, not lost. (A complete one says --symmetry in its own line.)
+    if (settings_.thread_symmetry && code_ != kExitBug && code_ != kExitNoBug)
+      std::printf(
+          "weft: also, threads started at one function were taken as interchangeable "
+          "(--symmetry): what was explored covers the behaviours up to their order\n");
     if (code_ != kExitBug && decision_.why != explorer::Incompleteness::kUnseenLibrary &&
         !seen.unseen_libraries.empty())
       std::printf(

@@ -174,6 +174,8 @@ std::string Result::summary() const {
       s = "no verdict: " + incomplete_reason;
       break;
   }
+  if (assumed_thread_symmetry && verdict != Verdict::kBugFound)
+    s += " (up to the order of threads taken as interchangeable: thread_symmetry)";
   return s + "; " + driver::format_statistics(stats);
 }
 
@@ -208,6 +210,7 @@ Result explore(const Options& options, const std::function<void()>& test) {
   result.verdict = decision.verdict;
   result.incomplete_code = decision.why;
   result.incomplete_reason = describe(decision.why, explored, options);
+  result.assumed_thread_symmetry = options.thread_symmetry;
   return result;
 }
 

@@ -112,12 +112,6 @@ struct Operation {
 inline bool watches_every_channel(const Operation& select) {
   return !select.footprint.known;
 }
-inline bool watches(const Operation& select, ObjectKey channel) {
-  if (!select.footprint.known) return true;
-  for (std::size_t i = 0; i < select.footprint.count; ++i)
-    if (select.footprint.entries[i] == channel) return true;
-  return false;
-}
 /// Whether `op` is a selective wait on every channel (dependent with every channel operation).
 inline bool on_every_channel(const Operation& op) {
   return op.kind == OpKind::kChannelSelect && watches_every_channel(op);

@@ -181,8 +181,10 @@ class BoundedSearch final : public Strategy {
     const ThreadId last = k == 0 ? kNoThread : nodes_[k - 1].chosen;
     const bool last_can_go_on = last != kNoThread && enabled.contains(last);
     if (!delays_) return last_can_go_on && t != last ? 1 : 0;
-    // A thread that ran without being counted enabled (a timed wait that timed out) skipped
-    // no one; the walk below would never reach it (libuv's threadpool_cancel_work hung here).
+    // A re-run step may take a thread this node's enabled set (from an earlier execution) does
+    // not have, when the program's schedule does not fix what it does (libuv's timers read the
+    // clock): it skipped no one known, and the walk below would never reach it (libuv's
+    // threadpool_cancel_work hung here).
     if (!enabled.contains(t)) return 0;
     // Delays: the threads skipped from the sticky scheduler's choice to t, round-robin by id.
     const ThreadId preferred = last_can_go_on ? last : enabled.first();
