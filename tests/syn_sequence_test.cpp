@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <set>
 
 #include "weft/runtime/scheduler.hpp"
@@ -82,6 +83,42 @@ TEST(SynSequence, ReachabilityExercisesBothSequencesOfFigure4) {
   });
   EXPECT_EQ(r.stats.executions, 2u);
   EXPECT_EQ(orders, (std::set<std::vector<int>>{{1, 2}, {2, 1}}));
+}
+
+// A rendezvous whose message is taken before the channel closes: the sender's wait completes
+// with the taking even when it runs after the close (the close changes nothing for it), so it is
+// on no line and races with nothing. Were it on the channel's line, a close before it and one
+// after it would be two sequences of one partial order, run twice (docs/richtest.md).
+TEST(SynSequence, ARendezvousTakenBeforeTheCloseCompletesWithTheTaking) {
+  ThreadRegistry threads;
+  runtime::Scheduler scheduler(threads);
+  // The sticky policy runs the sender until its wait blocks, then the receiver through its
+  // receive and close, and the sender's wait last.
+  const Trace t = scheduler.run(
+      TestDirective{},
+      [] {
+        weft::channel<int> ch;
+        weft::thread sender([&] { ch.send(1); });
+        weft::thread receiver([&] {
+          (void)ch.receive();
+          ch.close();
+        });
+        sender.join();
+        receiver.join();
+      },
+      runtime::RunLimits{});
+  Lines lines;
+  const SynSequence q(t, lines);
+  std::optional<std::size_t> wait, close;
+  for (std::size_t j = 0; j < t.events.size(); ++j) {
+    const Operation& op = t.events[j].op;
+    if (op.kind == OpKind::kChannelReceive && op.partner != 0) wait = j;  // the sender's wait
+    if (op.kind == OpKind::kChannelClose) close = j;
+  }
+  ASSERT_TRUE(wait && close);
+  ASSERT_LT(*close, *wait);
+  EXPECT_EQ(q.events()[*wait].line, 0u);
+  EXPECT_TRUE(q.race_set(*close, nullptr).empty());
 }
 
 }  // namespace

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <optional>
-#include <unordered_set>
 
 namespace weft::explorer::reachability {
 namespace {
@@ -137,7 +136,7 @@ SynSequence::SynSequence(const Trace& trace, Lines& lines) : trace_(trace) {
   std::vector<std::uint32_t> count;
   std::unordered_map<ObjectKey, Clock> line_last;
   std::unordered_map<ObjectKey, std::vector<Clock>> taken;  // by channel: who took each message
-  std::unordered_set<ObjectKey> closed;
+  std::unordered_map<ObjectKey, std::size_t> taken_when_closed;  // by closed channel
   const auto grow = [&](ThreadId t) {
     if (t >= thread_clock.size()) {
       thread_clock.resize(t + 1);
@@ -155,14 +154,17 @@ SynSequence::SynSequence(const Trace& trace, Lines& lines) : trace_(trace) {
     s.call = {e.thread, count[e.thread]};
     s.at_call = thread_clock[e.thread];
     // The sender's wait until its rendezvous message is taken completes with the taking (one
-    // synchronization pair, as RichTest models a rendezvous), not on the channel's line. One
-    // that a close could have ended instead (the channel closed before it, or before the
-    // taking), or that still waits, is on the line, racing with the close.
+    // synchronization pair, as RichTest models a rendezvous), not on the channel's line, once
+    // the message was taken before any close, whenever the wait itself runs. One that a close
+    // ended (the channel closed before the taking) is on the line, racing with the close.
     const std::vector<Clock>* takers = nullptr;
-    if (is_rendezvous_wait(e.op) && !closed.count(e.op.object))
-      if (const auto it = taken.find(e.op.object);
-          it != taken.end() && e.op.partner <= it->second.size())
-        takers = &it->second;
+    if (is_rendezvous_wait(e.op))
+      if (const auto it = taken.find(e.op.object); it != taken.end()) {
+        const auto closed = taken_when_closed.find(e.op.object);
+        const std::size_t before_close =
+            closed == taken_when_closed.end() ? it->second.size() : closed->second;
+        if (e.op.partner <= before_close) takers = &it->second;
+      }
     s.line = takers ? 0 : lines.line_of(e.op);
     s.done = s.at_call;
     if (s.line) {
@@ -179,7 +181,8 @@ SynSequence::SynSequence(const Trace& trace, Lines& lines) : trace_(trace) {
     s.done[e.thread] = ++count[e.thread];
     if (s.line) line_last[s.line] = s.done;
     if (const ObjectKey channel = channel_taken_from(e.op)) taken[channel].push_back(s.done);
-    if (e.op.kind == OpKind::kChannelClose) closed.insert(e.op.object);
+    if (e.op.kind == OpKind::kChannelClose && !taken_when_closed.count(e.op.object))
+      taken_when_closed[e.op.object] = taken[e.op.object].size();
     thread_clock[e.thread] = s.done;
     if (e.op.kind == OpKind::kThreadCreate) {
       grow(other);

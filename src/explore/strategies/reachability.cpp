@@ -1,6 +1,6 @@
 // Reachability testing (Lei and Carver, lei-carver-reachability-testing-richtest.txt): every
-// partially ordered SYN-sequence, without a history of the sequences run (§VII, Figs. 9, 10);
-// each once on the paper's programs, a few twice elsewhere (docs/richtest.md, "Exactly once"). Each
+// partially ordered SYN-sequence once, without a history of the sequences run (§VII, Figs. 9,
+// 10; docs/richtest.md, "Exactly once", for the one exception). Each
 // execution is a prefix-based test run of a race variant; its SYN-sequence
 // (reachability/syn_sequence.hpp) yields the variants of the race table (§VI, Fig. 7), of which
 // GenerateVariants keeps a subset by two rules that travel with each variant: an old receiving
@@ -266,6 +266,7 @@ class ReachabilityTesting final : public Strategy {
     }
     for (const auto& [u, c_struct] : still_unmatched)
       if (!removed_by(c_struct)) v.unmatched.push_back(u);
+    const std::size_t unchanged = v.prefix.size();  // the new partners come after them
     for (const auto& [x, partner] : changed) {
       if (count(partner.thread) != partner.index) return std::nullopt;  // cannot happen (Def. 7)
       v.prefix.push_back(partner.thread);
@@ -277,7 +278,7 @@ class ReachabilityTesting final : public Strategy {
       const Clock& before = events[x].on_line;
       if (past.size() < before.size()) past.resize(before.size(), 0);
       for (std::size_t t = 0; t < before.size(); ++t) past[t] = std::max(past[t], before[t]);
-      for (std::size_t p = 0; p + changed.size() < v.prefix.size(); ++p)
+      for (std::size_t p = 0; p < unchanged; ++p)
         if (events[kept[p]].line && q.in_past(kept[p], past)) v.black[p] = true;
     }
     // Old calls: each thread's calls in the prefix, and its next one if the variant kept it
