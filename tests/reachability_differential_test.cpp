@@ -32,10 +32,27 @@ StrategyRun run(const Program& p, StrategyKind kind, bool pv = false,
   return explore_program(p, o);
 }
 
-// Each complete execution's SYN-sequence, as a fingerprint (per line, which call completed at
-// each place), with how often it ran; `partial` counts the runs cut short (§VII).
+// A SYN-sequence as a fingerprint: per line, which call completed at each place.
+std::vector<std::uint64_t> fingerprint(const Trace& t, explorer::reachability::Lines& lines) {
+  const explorer::reachability::SynSequence q(t, lines);
+  std::map<ObjectKey, std::vector<std::uint64_t>> by_line;
+  for (const auto& e : q.events())
+    if (e.line) by_line[e.line].push_back(std::uint64_t{e.call.thread} << 32 | e.call.index);
+  std::vector<std::uint64_t> f;
+  for (const auto& [line, calls] : by_line) {
+    f.push_back(line);
+    f.insert(f.end(), calls.begin(), calls.end());
+  }
+  return f;
+}
+
+// Each complete execution's SYN-sequence, as a fingerprint, with how often it ran; `partial`
+// counts the runs cut short (§VII). With `keep_traces`, every sequence is read with the lines
+// as they are at the end (a run before a late merge of two lines is the same sequence as one
+// after it); without, each as the lines were when it ran (less memory, for long explorations).
 std::map<std::vector<std::uint64_t>, int> sequences_run(const std::function<void()>& body,
-                                                        int* partial = nullptr) {
+                                                        int* partial = nullptr,
+                                                        bool keep_traces = false) {
   auto strategy = explorer::make_strategy([] {
     explorer::StrategyConfig c;
     c.strategy = StrategyKind{"reachability"};
@@ -45,24 +62,22 @@ std::map<std::vector<std::uint64_t>, int> sequences_run(const std::function<void
   runtime::Scheduler scheduler(threads);
   explorer::reachability::Lines lines;
   std::map<std::vector<std::uint64_t>, int> seen;
+  std::vector<Trace> kept;
   while (auto d = strategy->next()) {
-    const Trace t = scheduler.run(*d, body, runtime::RunLimits{});
+    Trace t = scheduler.run(*d, body, runtime::RunLimits{});
     strategy->observe(t);
     if (t.outcome == Outcome::kSleepBlocked || t.diverged_at) {
       if (partial) ++*partial;
       continue;
     }
-    const explorer::reachability::SynSequence q(t, lines);
-    std::map<ObjectKey, std::vector<std::uint64_t>> by_line;
-    for (const auto& e : q.events())
-      if (e.line) by_line[e.line].push_back(std::uint64_t{e.call.thread} << 32 | e.call.index);
-    std::vector<std::uint64_t> fingerprint;
-    for (const auto& [line, calls] : by_line) {
-      fingerprint.push_back(line);
-      fingerprint.insert(fingerprint.end(), calls.begin(), calls.end());
+    if (keep_traces) {
+      lines.learn(t);
+      kept.push_back(std::move(t));
+    } else {
+      ++seen[fingerprint(t, lines)];
     }
-    ++seen[fingerprint];
   }
+  for (const Trace& t : kept) ++seen[fingerprint(t, lines)];
   return seen;
 }
 
@@ -97,14 +112,15 @@ TEST_P(ReachabilityDifferential, ReachesWhatDfsReachesEachSequenceOnce) {
     }
     // Each sequence once (§VII, Theorem 2). The one exception: a selective wait that joins two
     // lines seen apart before restarts the exploration, and the sequences run before it can
-    // run again (docs/richtest.md, "Exactly once"; 1 run in 31 on seed 111, the only one).
+    // run again (docs/richtest.md, "Exactly once"; 1 run in 30 on seed 111, the only one).
     const bool selects = std::any_of(p.threads.begin(), p.threads.end(), [](const auto& t) {
       return std::any_of(t.begin(), t.end(),
                          [](const Instr& i) { return i.kind == Instr::kSelect; });
     });
     int runs = 0, repeats = 0;
     Observed observed;
-    for (const auto& [fingerprint, times] : sequences_run([&] { run_program(p, observed); })) {
+    for (const auto& [fingerprint, times] :
+         sequences_run([&] { run_program(p, observed); }, nullptr, true)) {
       runs += times;
       repeats += times - 1;
     }

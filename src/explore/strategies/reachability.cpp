@@ -143,10 +143,12 @@ class ReachabilityTesting final : public Strategy {
     if (lines_.late_merges() != merges && runs_observed_ > 1) {
       // An operation joined two objects that earlier sequences had as two lines (a selective
       // wait over channels seen apart before): the variants made from those would miss races
-      // across them. Start again from an empty variant, with the lines as they are now (merges
-      // only grow, so this happens at most once per pair of objects).
+      // across them. Start again, with the lines as they are now, from this sequence as the
+      // first one (any run can be §VII's Q0); merges only grow, so this happens at most once
+      // per pair of objects. The sequences run before it may run again.
       variants_.clear();
-      variants_.emplace_back();
+      current_ = Variant{};
+      generate_variants(trace);
       return;
     }
     const auto& events = q.events();
