@@ -28,6 +28,7 @@ const Fixture kFixtures[] = {
     {"poll_two_socketpairs.c", "-DWRONG_ORDER_ASSUMED"},
     {"eventfd_wakeups.c", "-DONE_READ_ASSUMED"},
     {"epoll_event_loop.c", "-DWAKEUP_FIRST_ASSUMED"},
+    {"epoll_registration.c", "-DREGISTERED_FIRST_ASSUMED"},
     {"message_queue_workers.c", "-DPRIORITY_FIRST_ASSUMED"},
     {"loopback_echo_server.c", "-DACCEPT_ORDER_ASSUMED"},
     {"loopback_echo_server.c", "-DACCEPT_ORDER_ASSUMED", "-DUNIX_SOCKET"},

@@ -196,6 +196,14 @@ TEST(Dependence, ChannelOperationsShareTheEpollInstancesThatWatchThem) {
   EXPECT_FALSE(dependent(select, send(1, 10, {}), p));
   Operation too_many{OpKind::kChannelSend, 0, 0, 10, 0};
   EXPECT_FALSE(set_channels(too_many, std::initializer_list<ObjectKey>{1, 2, 3, 4, 5}));
+  // epoll_ctl on instance 50 about descriptor 10: ordered with the waits on the instance and
+  // with the operations on the descriptor, not with those on other descriptors.
+  Event watch = ev(4, OpKind::kChannelWatch, 50, 0);
+  EXPECT_TRUE(set_channels(watch.op, std::initializer_list<ObjectKey>{10}));
+  EXPECT_TRUE(dependent(watch, select, p));
+  EXPECT_TRUE(dependent(watch, send(1, 10, {}), p));
+  EXPECT_FALSE(dependent(watch, send(1, 11, {}), p));
+  EXPECT_TRUE(dependent(watch, ev(3, OpKind::kChannelSelect, 0, 0), p));
 
   ClockTracker c(p);
   c.add(send(1, 10, {50}));

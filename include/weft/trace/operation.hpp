@@ -108,7 +108,8 @@ struct Operation {
 ///   watches every channel;
 /// - a send, receive or close on a descriptor that epoll instances watch, those instances: what
 ///   an epoll_wait returns, and in which order, depends on the order of the operations on the
-///   channels it watches.
+///   channels it watches;
+/// - a change to what an epoll instance watches (kChannelWatch), the descriptor's channel.
 inline bool watches_every_channel(const Operation& select) {
   return !select.footprint.known;
 }

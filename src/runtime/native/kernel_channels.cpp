@@ -27,6 +27,7 @@
 #include <cstring>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "native_runtime.hpp"
 #include "process_state.hpp"
@@ -454,6 +455,27 @@ int epoll_create1(int flags) __THROW {
 }
 
 int epoll_ctl(int epoll, int op, int fd, epoll_event* event) __THROW {
+  if (NativeRuntime* rt = runtime_for(epoll);
+      rt && rt->channels().kind(epoll) == ChannelKind::kEpoll) {
+    // A visible operation on the instance and the descriptor: what a wait on the instance in
+    // another thread reports depends on whether it runs before or after the change.
+    const std::uint64_t site = WEFT_CALLER_SITE();
+    RuntimeScope scope(*rt);
+    Operation watch =
+        channel_operation(*rt, epoll, OpKind::kChannelWatch, false, "epoll_ctl", site);
+    if (const ObjectKey watched = rt->channels().key(fd)) {
+      std::vector<ObjectKey> channels(watch.footprint.entries.begin(),
+                                      watch.footprint.entries.begin() + watch.footprint.count);
+      channels.push_back(watched);
+      if (!weft::set_channels(watch, channels)) {
+        const std::string what =
+            "epoll_ctl at " + weft::code_mark(site) + " on an epoll instance that more than " +
+            std::to_string(weft::Footprint::kCapacity - 1) + " other epoll instances watch";
+        rt->unsupported(what.c_str());
+      }
+    }
+    rt->scheduler().perform(watch, site);
+  }
   const int r = WEFT_REAL(epoll_ctl, epoll, op, fd, event);
   if (r == 0 && op == EPOLL_CTL_ADD)
     if (NativeRuntime* rt = NativeRuntime::active()) {

@@ -121,10 +121,9 @@ class KernelChannels final : public ChannelKeeper {
 
   std::array<Descriptor, kTracked> fds_{};
   std::vector<Listener> listeners_;
-  std::vector<std::pair<ObjectKey, ObjectKey>> watchers_;
-  std::vector<std::pair<std::string, ObjectKey>>
-      queues_;  // created by the execution, by name  // (channel, epoll instance watching it)
-  std::vector<Wait> waits_;  // by thread
+  std::vector<std::pair<ObjectKey, ObjectKey>> watchers_;  // (channel, epoll instance watching it)
+  std::vector<std::pair<std::string, ObjectKey>> queues_;  // created by the execution, by name
+  std::vector<Wait> waits_;                                // by thread
   bool any_ = false;
 };
 
