@@ -1,14 +1,17 @@
 // For the differential tests that build many random C programs into one binary per chunk and
-// explore each with the weft command (race, memory and thread-model differential tests). Needs
-// WEFT_CC.
+// explore each with the weft command (race, memory, thread-model and stateful differential
+// tests). Needs WEFT_CC, and WEFT_BIN for explore_chunk_program.
 #pragma once
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 namespace weft::testing {
@@ -32,6 +35,42 @@ inline std::string build_chunk(const std::filesystem::path& dir, const std::stri
   const int status = std::system(command.c_str());
   EXPECT_EQ(status, 0) << command;
   return binary.string();
+}
+
+/// What `weft run --points=all OPTIONS --all-bugs --json` made of one program of a chunk.
+struct ChunkExploration {
+  int exit_code = -1;
+  nlohmann::json result;
+  std::set<std::string> bugs;  // as "kind: message"
+  std::string command;
+  std::string err;
+  std::uint64_t statistic(const char* name) const {
+    return result.is_object() ? result["statistics"].value(name, std::uint64_t{0}) : 0;
+  }
+};
+
+/// Explores program `program` of chunk `binary` with the weft command (WEFT_BIN) and `options`,
+/// every shared access a scheduling point, keeping every bug; files go to `dir`.
+inline ChunkExploration explore_chunk_program(const std::filesystem::path& dir,
+                                              const std::string& binary, int program,
+                                              const std::string& options) {
+  ChunkExploration e;
+  e.command = std::string(WEFT_BIN) + " run --points=all " + options +
+              " --all-bugs --json -q --replay-file " + (dir / "replay.json").string() + " " +
+              binary + " " + std::to_string(program);
+  const std::filesystem::path err = dir / "weft.stderr";
+  std::FILE* p = popen((e.command + " 2>" + err.string()).c_str(), "r");
+  const std::string out = slurp(p);
+  const int status = p ? pclose(p) : -1;
+  e.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::FILE* f = std::fopen(err.c_str(), "r");
+  e.err = slurp(f);
+  if (f) std::fclose(f);
+  e.result = nlohmann::json::parse(out, nullptr, false);
+  if (e.result.is_object() && e.result.contains("bugs"))
+    for (const auto& bug : e.result["bugs"])
+      e.bugs.insert(bug["kind"].get<std::string>() + ": " + bug["message"].get<std::string>());
+  return e;
 }
 
 }  // namespace weft::testing

@@ -13,14 +13,16 @@ namespace weft::testing {
 /// statements each (plain reads into locals and writes, short critical sections, atomic loads,
 /// stores and increments, `if` on a value read, and `assert` on values read). The main thread
 /// may run statements of its own between creating and joining them, and assert on the final
-/// state. `static void p<seed>_main(void)` runs the program; it returns after the joins.
-std::string racy_program_definitions(std::uint64_t seed);
+/// state. `static void p<seed>_main(void)` runs the program; it returns after the joins. With
+/// `loops`, a thread's statements may also be loops of 2–3 rounds, or loops that wait a few
+/// rounds at most for a shared variable to change.
+std::string racy_program_definitions(std::uint64_t seed, bool loops = false);
 
 /// A C file holding programs `first` .. `first + count - 1`; the built program runs program
 /// `first + i` when its only argument is `i`, and exits with 2 on any other command line.
-std::string racy_program_file(std::uint64_t first, int count);
+std::string racy_program_file(std::uint64_t first, int count, bool loops = false);
 
 /// Program `seed` alone, as a C file whose main runs it: for reporting a program that failed.
-std::string racy_program_standalone(std::uint64_t seed);
+std::string racy_program_standalone(std::uint64_t seed, bool loops = false);
 
 }  // namespace weft::testing

@@ -42,13 +42,7 @@ const int kProgramsPerChunk =
     static_cast<int>(setting("WEFT_THREAD_MODEL_PROGRAMS_PER_CHUNK", 100));
 const std::uint64_t kFirstSeed = setting("WEFT_THREAD_MODEL_FIRST_SEED", 700000);
 
-struct Exploration {
-  int exit_code = -1;
-  json result;
-  std::set<std::string> bugs;  // as "kind: message"
-  std::string command;
-  std::string err;
-};
+using Exploration = ChunkExploration;
 
 std::string build_chunk(const fs::path& dir, std::uint64_t first) {
   return weft::testing::build_chunk(dir, racy_program_file(first, kProgramsPerChunk));
@@ -56,27 +50,11 @@ std::string build_chunk(const fs::path& dir, std::uint64_t first) {
 
 Exploration explore(const fs::path& dir, const std::string& binary, int program,
                     const std::string& options) {
-  Exploration e;
-  e.command = std::string(WEFT_BIN) + " run --points=all " + options +
-              " --all-bugs --json -q --replay-file " + (dir / "replay.json").string() + " " +
-              binary + " " + std::to_string(program);
-  const fs::path err = dir / "weft.stderr";
-  std::FILE* p = popen((e.command + " 2>" + err.string()).c_str(), "r");
-  const std::string out = slurp(p);
-  const int status = p ? pclose(p) : -1;
-  e.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::FILE* f = std::fopen(err.c_str(), "r");
-  e.err = slurp(f);
-  if (f) std::fclose(f);
-  e.result = json::parse(out, nullptr, false);
-  if (e.result.is_object() && e.result.contains("bugs"))
-    for (const auto& bug : e.result["bugs"])
-      e.bugs.insert(bug["kind"].get<std::string>() + ": " + bug["message"].get<std::string>());
-  return e;
+  return explore_chunk_program(dir, binary, program, options);
 }
 
 std::uint64_t statistic(const Exploration& e, const char* name) {
-  return e.result.is_object() ? e.result["statistics"].value(name, std::uint64_t{0}) : 0;
+  return e.statistic(name);
 }
 
 class ThreadModelDifferential : public ::testing::TestWithParam<int> {};

@@ -387,6 +387,8 @@ nlohmann::json statistics_json(const explorer::Statistics& s, std::uint64_t prog
                  {"solver_calls", in.solver_calls},
                  {"cache_hits", in.cache_hits},
                  {"solver_seconds", in.solver_seconds}};
+  if (const auto& m = s.state_matching)
+    j["state_matching"] = {{"states", m->states}, {"cut_offs", m->cut_offs}};
   if (const auto& u = s.unfolding) {
     nlohmann::json growth = nlohmann::json::array();
     for (const auto& g : u->growth)

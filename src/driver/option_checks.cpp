@@ -68,6 +68,10 @@ void check_options(const ProgramOptions& program, const ExploreSettings& setting
                               " (every state of every interleaving; slow) (" + strategy.name +
                               " skips states that lie inside its executions' equivalence "
                               "classes)");
+  if (strategy.has(explorer::kMatchesStates) && program.points != "all")
+    bad("--strategy", std::string(strategy.name) +
+                          " needs --points=all: the states it matches hold the shared memory, "
+                          "whose every access must be an event with its values");
   if (!settings.check_global.empty() && program.points != "all")
     bad("--check-global",
         "needs --points=all: a shared variable's values are known from the "

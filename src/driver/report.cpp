@@ -216,6 +216,9 @@ std::string format_statistics(const explorer::Statistics& s) {
       line += "; started over " + std::to_string(u->restarts) +
               " times for threads the copies did not include";
   }
+  if (const auto& m = s.state_matching)
+    line += "; states: " + group_digits(m->states) + " explored, " + group_digits(m->cut_offs) +
+            " cut-offs (reached again)";
   const explorer::InputStatistics& in = s.inputs;
   if (in.executions_with_inputs == 0) return line;
   std::snprintf(

@@ -135,6 +135,11 @@ void add_statistics(explorer::Statistics& total, const explorer::Statistics& rou
   total.modelled += round.modelled;
   total.inputs += round.inputs;
   if (round.estimate) total.estimate = round.estimate;  // each round estimates afresh
+  if (round.state_matching) {                           // each round matches states afresh
+    if (!total.state_matching) total.state_matching.emplace();
+    total.state_matching->states += round.state_matching->states;
+    total.state_matching->cut_offs += round.state_matching->cut_offs;
+  }
   total.seconds += round.seconds;
   if (round.unfolding) {  // each round builds its unfolding afresh: the last one's, and all time
     const double before = total.unfolding ? total.unfolding->extension_seconds : 0;

@@ -190,6 +190,7 @@ ExplorationResult run_exploration_in_place(
   // The last next() may have asked the solver too.
   if (const InputStatistics* inputs = strategy.input_statistics()) s.inputs = *inputs;
   if (const UnfoldingView* u = strategy.unfolding()) s.unfolding = u->statistics();
+  if (const StateMatching* m = strategy.state_matching()) s.state_matching = *m;
   result.uncovered = strategy.uncovered();
   result.strategy_gaps = strategy.gaps();
   result.coverage = strategy.coverage();

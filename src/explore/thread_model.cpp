@@ -9,27 +9,11 @@
 namespace weft::explorer {
 namespace {
 
-/// The operations simulate() carries out itself (see the class comment).
-bool modelled(const Operation& op) {
-  if (reads_value(op.kind) || writes_value(op.kind)) return op.size >= 1 && op.size <= 8;
-  switch (op.kind) {
-    case OpKind::kMutexLock:
-    case OpKind::kMutexUnlock:
-    case OpKind::kThreadCreate:
-    case OpKind::kThreadJoin:
-    case OpKind::kYield:
-    case OpKind::kProcessExit:
-      return true;
-    default:
-      return false;
-  }
-}
-
 /// Whether a thread did the same thing twice. An operation the model does not carry out may
 /// differ in what it found out while it ran (an atomic section's footprint, a trylock's result):
 /// such a step is never computed, so only its being one matters.
 bool same_step(const Operation& a, const Operation& b) {
-  if (!modelled(a) && !modelled(b)) return true;
+  if (!ThreadModel::carries_out(a) && !ThreadModel::carries_out(b)) return true;
   return a == b;
 }
 
@@ -50,6 +34,21 @@ bool clean(const Trace& t) {
 }
 
 }  // namespace
+
+bool ThreadModel::carries_out(const Operation& op) {
+  if (reads_value(op.kind) || writes_value(op.kind)) return op.size >= 1 && op.size <= 8;
+  switch (op.kind) {
+    case OpKind::kMutexLock:
+    case OpKind::kMutexUnlock:
+    case OpKind::kThreadCreate:
+    case OpKind::kThreadJoin:
+    case OpKind::kYield:
+    case OpKind::kProcessExit:
+      return true;
+    default:
+      return false;
+  }
+}
 
 ThreadModel::ThreadModel(std::uint32_t max_steps_per_thread) : max_steps_(max_steps_per_thread) {}
 
@@ -138,7 +137,7 @@ bool ThreadModel::see_step(NodeId n, const Operation& op, ThreadId thread) {
   if (node.state == State::kUnknown) {
     node.state = State::kPending;
     node.op = op;
-    node.modelled = modelled(op);
+    node.modelled = carries_out(op);
     return true;
   }
   if (node.state == State::kPending && same_step(node.op, op)) return true;
@@ -211,7 +210,7 @@ void ThreadModel::learn(const Trace& t) {
       // It may have written anything: from here on, reads are not checked, nor taken as the
       // initial memory.
       trusted = false;
-    } else if (!modelled(e.op)) {
+    } else if (!carries_out(e.op)) {
       for_each_access(e.op, [&](ObjectKey g, ByteMask, ByteMask bytes) {
         for (unsigned bit = 0; bit < kMemoryGranule; ++bit)
           if (bytes >> bit & 1) forget(written, unknown, g * kMemoryGranule + bit, 1);
@@ -240,7 +239,7 @@ void ThreadModel::learn(const Trace& t) {
         continue;
       }
     }
-    if (!modelled(e.op)) {
+    if (!carries_out(e.op)) {
       node_of(e.thread) = kNoNode;
       continue;
     }

@@ -36,6 +36,8 @@ struct Statistics {
   std::optional<SizeEstimate> estimate;
   /// Set by unfolding strategies (Strategy::unfolding_statistics).
   std::optional<UnfoldingStatistics> unfolding;
+  /// Set by stateful strategies (Strategy::state_matching).
+  std::optional<StateMatching> state_matching;
   double seconds = 0;
   double executions_per_second() const { return seconds > 0 ? executions / seconds : 0; }
 };
@@ -64,7 +66,7 @@ struct ExplorationLimits {
   bool stop_on_first_bug = true;
   std::uint64_t max_executions = 0;  ///< 0: no limit
   double max_seconds = 0;            ///< 0: no limit
-  bool count_traces = false;  ///< fingerprint every maximal execution (costs a little)
+  bool count_traces = false;         ///< fingerprint every maximal execution (costs a little)
   /// Called after every execution (for progress reports).
   std::function<void(const Statistics&)> on_execution;
   /// With stop_on_first_bug off: stop as soon as a bug is found for which this returns true.

@@ -34,6 +34,14 @@ class UnfoldingView {
   virtual GlobalStateSearch search_global_state(const GlobalStateQuery& query) const = 0;
 };
 
+/// What a stateful strategy (thesis ch. 7) matched: the abstract states it explored, and the
+/// nodes it cut off because their state had been explored before.
+struct StateMatching {
+  std::uint64_t states = 0;
+  std::uint64_t cut_offs = 0;
+  friend bool operator==(const StateMatching&, const StateMatching&) = default;
+};
+
 /// Every strategy is driven the same way: ask next() for a directive, run it, hand the observed
 /// trace to observe(), repeat until next() returns nullopt (the strategy is exhausted). The
 /// strategies own all exploration state; the runner that executes a directive is stateless, so it
@@ -57,6 +65,8 @@ class Strategy {
   virtual const InputStatistics* input_statistics() const { return nullptr; }
   /// What a strategy that builds an unfolding offers of it; else nullptr.
   virtual const UnfoldingView* unfolding() const { return nullptr; }
+  /// What a stateful strategy matched; else nullptr.
+  virtual const StateMatching* state_matching() const { return nullptr; }
   /// What exhausting it does not cover ("deadlocks and data races" for a strategy that covers
   /// every local state, not every global one), or nullptr.
   virtual const char* uncovered() const { return nullptr; }
@@ -160,6 +170,7 @@ enum StrategyTakes : unsigned {
   kBuildsUnfolding = 1u << 5,   ///< --deadlocks, --dump-unfolding, --check-global (thesis ch. 6)
   kVisitsEveryState = 1u << 6,  ///< --check-global on every state of every execution
   kTakesReductions = 1u << 7,   ///< --pv-reduction, --symmetry
+  kMatchesStates = 1u << 8,     ///< needs --points=all: its states hold the shared memory
 };
 
 /// One row of the table of strategies: all that the front ends (the command line, the in-process

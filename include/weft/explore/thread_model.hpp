@@ -41,6 +41,10 @@ class ThreadModel {
  public:
   explicit ThreadModel(std::uint32_t max_steps_per_thread);
 
+  /// The operations the model carries out itself (see the class comment): what they do is
+  /// fixed by the thread's history and the memory the events wrote.
+  static bool carries_out(const Operation& op);
+
   /// Learns from a real execution's trace.
   void learn(const Trace& trace);
   /// The trace running `directive` would give, if the model knows every step of it (valid until

@@ -1,0 +1,54 @@
+// The abstract state of a program after each step of an execution, as a fingerprint, for the
+// stateful strategy (thesis ch. 7). The thesis captures a state as a marking of a Petri net built
+// from the executions seen (§7.2): a place per thread's local state, per shared variable's value
+// and per lock. The same information, hashed:
+// - a thread's local state is its history: the operations it made and what each returned (a
+//   program without inputs is deterministic per thread, thread_model.hpp). Loops are unrolled, as
+//   in the thesis (§7.5): a thread's state never repeats within an execution;
+// - shared memory is its bytes as the events wrote them (the values §7.5 suggests keeping, so
+//   that two writes of one value to a variable lead to one state);
+// - each mutex is its owner, and each thread whether it ended.
+// The parts are hashed into one 64-bit sum that each step updates by what it changed (POET §4's
+// incremental fingerprints), so two different states share a fingerprint only by a collision.
+//
+// This covers only programs whose every shared access is an event with its values (native, with
+// --points=all) and that synchronise with mutexes, thread creation and joins (the thread model's
+// operations): any other operation, or memory that changed between events, leaves a state the
+// fingerprint would not hold, and fingerprints() says why instead.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "weft/trace/trace.hpp"
+
+namespace weft::explorer {
+
+class StateFingerprints {
+ public:
+  /// The fingerprint of the state before each step of `trace` and after its last one (events + 1
+  /// of them), or an empty vector and why() says what the fingerprint cannot hold.
+  std::vector<std::uint64_t> of(const Trace& trace);
+  /// Why the last of() gave none.
+  const std::string& why() const { return why_; }
+
+ private:
+  bool fail(std::string why) {
+    why_ = std::move(why);
+    return false;
+  }
+  /// Bytes no event wrote, as executions read them: the same in every execution, or memory
+  /// changes behind the events' back.
+  bool check_initial(ObjectKey address, std::uint32_t size, std::uint64_t read,
+                     const std::unordered_map<ObjectKey, std::uint8_t>& written);
+  /// A thread did something else after a history it had before: what it does depends on more
+  /// than the values it read (heap addresses, the time, inputs), and its history is no state.
+  bool check_next(std::uint64_t history, const Operation& op);
+  std::unordered_map<ObjectKey, std::uint8_t> initial_;
+  std::unordered_map<std::uint64_t, std::uint64_t> next_;  // history: its next operation
+  std::string why_;
+};
+
+}  // namespace weft::explorer
