@@ -86,5 +86,23 @@ TEST(Stateful, InputsStopItHonestly) {
   EXPECT_NE(r.out.find("the program reads inputs"), std::string::npos) << r.out;
 }
 
+// The portfolio (--time-limit without --strategy) shares the time when optimal DPOR will not
+// finish, and with --points=all stateful testing is one of its parts: the thesis' Writes (six
+// threads writing one variable twice, 7,484,400 traces) is then explored completely, and the
+// verdict says which part answered.
+TEST(Stateful, ThePortfolioAnswersWithItWhenOptimalDporWouldNotFinish) {
+  const std::string writes = std::string(WEFT_THESIS_BENCH) + "/writes.c";
+  const CliRun r = weft_cli("check " + writes + " --json -q --points=all --time-limit 60 " +
+                            "--replay-file " + replay_file("writes.c"));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.result["complete"], true) << r.out;
+  EXPECT_EQ(r.result["answered_by"], "stateful testing") << r.out;
+  const CliRun text = weft_cli("check " + writes + " -q --points=all --time-limit 60 " +
+                               "--replay-file " + replay_file("writes-text.c"));
+  EXPECT_NE(text.out.find("every behaviour was explored (answered by stateful testing)"),
+            std::string::npos)
+      << text.out;
+}
+
 }  // namespace
 }  // namespace weft::test

@@ -243,6 +243,7 @@ class RunCommand {
     options.stop_on_first_bug = settings_.stop_on_first_bug && settings_.stop_on.empty();
     config_ = explorer::strategy_config(options);
     config_.record_written_values = global_.has_value();
+    config_.every_access_an_event = program_.options.points == "all";
     limits_ = explorer::exploration_limits(options);
     // --stop-on matches the bug's kind and its message as the user reads it, memory named (a
     // race names its variable, which the raw message holds as an address mark) but without the
@@ -542,6 +543,7 @@ class RunCommand {
                         {"thread_model", thread_model_state},
                         {"promoted_sites", promoted_.size()},
                         {"rounds", rounds_}};
+    if (!result_.answered_by.empty()) j["answered_by"] = result_.answered_by;
     if (global_) {
       const char* answer = "not asked";
       if (global_result_)
@@ -647,6 +649,8 @@ class RunCommand {
                     settings_.thread_symmetry
                         ? "up to the order of threads taken as interchangeable (--symmetry) "
                         : "");
+        if (!result_.answered_by.empty())
+          std::printf(" (answered by %s)", result_.answered_by.c_str());
         break;
       case kExitUsage:
         std::printf("weft: %s", why_.c_str());

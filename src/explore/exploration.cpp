@@ -194,6 +194,7 @@ ExplorationResult run_exploration_in_place(
   result.uncovered = strategy.uncovered();
   result.strategy_gaps = strategy.gaps();
   result.coverage = strategy.coverage();
+  result.answered_by = strategy.answered_by();
   s.traces = fingerprints.size();
   s.traces_counted = limits.count_traces;
   s.seconds = std::chrono::duration<double>(Clock::now() - started).count();

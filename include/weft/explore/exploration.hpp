@@ -107,6 +107,8 @@ struct ExplorationResult {
   std::string strategy_gaps;
   /// What a strategy that is not exhaustive covered (Strategy::coverage), or "".
   std::string coverage;
+  /// Of a strategy made of others: the one that covered everything (Strategy::answered_by).
+  std::string answered_by;
 };
 
 /// Runs tests until the strategy is exhausted, a limit is hit, or (if asked) a bug is found.

@@ -67,6 +67,9 @@ class Strategy {
   virtual const UnfoldingView* unfolding() const { return nullptr; }
   /// What a stateful strategy matched; else nullptr.
   virtual const StateMatching* state_matching() const { return nullptr; }
+  /// For a strategy made of others (the portfolio): the one whose finishing covered every
+  /// behaviour, for the verdict; else "".
+  virtual std::string answered_by() const { return {}; }
   /// What exhausting it does not cover ("deadlocks and data races" for a strategy that covers
   /// every local state, not every global one), or nullptr.
   virtual const char* uncovered() const { return nullptr; }
@@ -157,6 +160,9 @@ struct StrategyConfig : StrategyChoice {
   double time_budget = 0;
   /// A schedule prefix the first execution follows (e.g. to start from a given interleaving).
   std::vector<ThreadId> initial_prefix;
+  /// Every shared access is an event with its values (a native program run with --points=all):
+  /// the strategies that match states (kMatchesStates) can run. The portfolio adds one then.
+  bool every_access_an_event = false;
 };
 
 /// The options a strategy takes beyond the limits every strategy has (StrategyInfo::takes); the
