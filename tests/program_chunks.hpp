@@ -16,6 +16,13 @@
 
 namespace weft::testing {
 
+/// The number in environment variable `name` (a soak outside CI sets the seeds and chunk sizes
+/// so), else `fallback`.
+inline std::uint64_t setting(const char* name, std::uint64_t fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::strtoull(v, nullptr, 10) : fallback;
+}
+
 /// All that `f` yields (empty for nullptr).
 inline std::string slurp(std::FILE* f) {
   std::string s;

@@ -23,10 +23,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::uint64_t setting(const char* name, std::uint64_t fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::strtoull(v, nullptr, 10) : fallback;
-}
 constexpr int kChunks = 20;  // 2,000 programs
 const int kProgramsPerChunk = static_cast<int>(setting("WEFT_STATEFUL_PROGRAMS_PER_CHUNK", 100));
 const std::uint64_t kFirstSeed = setting("WEFT_STATEFUL_FIRST_SEED", 900000);

@@ -33,10 +33,6 @@ using nlohmann::json;
 // The seeds run: 700000.. (far from the race differential test's, so that the two cover
 // different programs), 100 per chunk; a soak outside CI sets WEFT_THREAD_MODEL_FIRST_SEED and
 // WEFT_THREAD_MODEL_PROGRAMS_PER_CHUNK.
-std::uint64_t setting(const char* name, std::uint64_t fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::strtoull(v, nullptr, 10) : fallback;
-}
 constexpr int kChunks = 3;
 const int kProgramsPerChunk =
     static_cast<int>(setting("WEFT_THREAD_MODEL_PROGRAMS_PER_CHUNK", 100));
