@@ -14,7 +14,7 @@
 // This covers only programs whose every shared access is an event with its values (native, with
 // --points=all) and that synchronise with mutexes, thread creation and joins (the thread model's
 // operations): any other operation, or memory that changed between events, leaves a state the
-// fingerprint would not hold, and fingerprints() says why instead.
+// fingerprint would not hold, and of() gives none and why() says why.
 #pragma once
 
 #include <cstdint>
