@@ -15,14 +15,16 @@ namespace weft::testing {
 /// may run statements of its own between creating and joining them, and assert on the final
 /// state. `static void p<seed>_main(void)` runs the program; it returns after the joins. With
 /// `loops`, a thread's statements may also be loops of 2–3 rounds, or loops that wait a few
-/// rounds at most for a shared variable to change.
-std::string racy_program_definitions(std::uint64_t seed, bool loops = false);
+/// rounds at most for a shared variable to change. With `inputs`, a thread's local may start as an
+/// input of 2 bits (`__VERIFIER_nondet_int() & 3`), which flows into its writes and conditions.
+std::string racy_program_definitions(std::uint64_t seed, bool loops = false, bool inputs = false);
 
 /// A C file holding programs `first` .. `first + count - 1`; the built program runs program
 /// `first + i` when its only argument is `i`, and exits with 2 on any other command line.
-std::string racy_program_file(std::uint64_t first, int count, bool loops = false);
+std::string racy_program_file(std::uint64_t first, int count, bool loops = false,
+                              bool inputs = false);
 
 /// Program `seed` alone, as a C file whose main runs it: for reporting a program that failed.
-std::string racy_program_standalone(std::uint64_t seed, bool loops = false);
+std::string racy_program_standalone(std::uint64_t seed, bool loops = false, bool inputs = false);
 
 }  // namespace weft::testing

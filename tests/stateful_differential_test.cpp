@@ -1,9 +1,13 @@
-// Differential test of the stateful strategy (strategies/stateful.cpp, thesis §7.3) on random C
-// programs with loops, conditions and assertions on the values read (racy_c_program.hpp with
-// loops), built by weft-cc and explored with every shared access a scheduling point. Cutting the
-// search below states seen before must hide nothing: it finds the same bugs as DFS (with sleep
-// sets: every Mazurkiewicz trace), with a complete verdict, and never runs more executions.
-// Teeth: in a good share of the programs states are reached again and cut off.
+// Differential test of the stateful strategies on random C programs with loops, conditions and
+// assertions on the values read (racy_c_program.hpp with loops), built by weft-cc and explored
+// with every shared access a scheduling point. Cutting the search below states seen before must
+// hide nothing:
+// - naive stateful testing (strategies/stateful.cpp, thesis §7.3) finds the same bugs as DFS
+//   (with sleep sets: every Mazurkiewicz trace), with a complete verdict, and never runs more
+//   executions;
+// - stateful unfolding (complete_prefix.hpp, thesis §7.4), which covers local states, finds the
+//   same assertion failures, and runs no more tests than DFS runs executions.
+// Teeth: in a good share of the programs states are reached again and cut off, by both.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -42,7 +46,14 @@ TEST_P(StatefulDifferential, FindsWhatEveryInterleavingFinds) {
   ASSERT_TRUE(fs::exists(binary));
 
   std::uint64_t cut_offs = 0, stateful_executions = 0, oracle_executions = 0;
-  int programs_cut = 0, too_large = 0;
+  std::uint64_t unfolding_cut_offs = 0, unfolding_tests = 0;
+  int programs_cut = 0, programs_cut_by_unfolding = 0, too_large = 0;
+  const auto assertion_failures = [](const Exploration& e) {
+    std::set<std::string> out;
+    for (const std::string& bug : e.bugs)
+      if (bug.rfind("assertion failure: ", 0) == 0) out.insert(bug);
+    return out;
+  };
   for (int i = 0; i < kProgramsPerChunk; ++i) {
     const std::uint64_t seed = first + static_cast<std::uint64_t>(i);
     const auto where = [&](const Exploration& e) {
@@ -70,20 +81,102 @@ TEST_P(StatefulDifferential, FindsWhatEveryInterleavingFinds) {
     programs_cut += cut > 0;
     stateful_executions += s.statistic("executions");
     oracle_executions += oracle.statistic("executions");
+
+    const Exploration u = explore_chunk_program(dir, binary, i, "--strategy stateful-unfolding");
+    EXPECT_EQ(assertion_failures(u), assertion_failures(oracle)) << where(u);
+    ASSERT_TRUE(u.result["statistics"].contains("state_matching")) << where(u);
+    EXPECT_EQ(u.result["statistics"]["state_matching"].contains("cut_offs"), true) << where(u);
+    const std::uint64_t tests = u.statistic("executions") - u.statistic("modelled");
+    EXPECT_LE(tests, oracle.statistic("executions")) << where(u);
+    // It stops only where the fingerprint cannot hold the state, which these programs never do.
+    EXPECT_EQ(u.result.dump().find("it stopped"), std::string::npos) << where(u);
+    const std::uint64_t unfolding_cut = u.result["statistics"]["state_matching"]["cut_offs"];
+    unfolding_cut_offs += unfolding_cut;
+    programs_cut_by_unfolding += unfolding_cut > 0;
+    unfolding_tests += tests;
   }
   std::printf(
       "programs %llu..%llu: %llu executions against %llu for DFS; %llu cut-offs in %d "
-      "programs; %d too large for DFS\n",
+      "programs; %d too large for DFS; stateful unfolding: %llu tests, %llu cut-offs in %d "
+      "programs\n",
       static_cast<unsigned long long>(first),
       static_cast<unsigned long long>(first + kProgramsPerChunk - 1),
       static_cast<unsigned long long>(stateful_executions),
       static_cast<unsigned long long>(oracle_executions), static_cast<unsigned long long>(cut_offs),
-      programs_cut, too_large);
+      programs_cut, too_large, static_cast<unsigned long long>(unfolding_tests),
+      static_cast<unsigned long long>(unfolding_cut_offs), programs_cut_by_unfolding);
   EXPECT_GT(programs_cut, kProgramsPerChunk / 4);
+  EXPECT_GT(programs_cut_by_unfolding, kProgramsPerChunk / 10);
   if (!HasFailure()) fs::remove_all(dir);
 }
 
 INSTANTIATE_TEST_SUITE_P(Chunks, StatefulDifferential, ::testing::Range(0, kChunks));
+
+// Stateful unfolding on programs whose threads start from inputs (thesis §7.4 with §3.5's branch
+// events): its states hold a value computed from inputs by its expression and a branch by the
+// side taken, so a cut-off must hide no input either. The oracle is DFS, which explores the
+// inputs concolically (one execution per path and trace).
+constexpr int kInputChunks = 5;  // 500 programs
+
+class StatefulUnfoldingInputsDifferential : public ::testing::TestWithParam<int> {};
+
+TEST_P(StatefulUnfoldingInputsDifferential, FindsWhatDfsFindsForEveryInput) {
+  const std::uint64_t first =
+      kFirstSeed + 500000 + static_cast<std::uint64_t>(GetParam()) * kProgramsPerChunk;
+  const fs::path dir =
+      fs::temp_directory_path() /
+      ("weft-stateful-inputs-" + std::to_string(GetParam()) + "-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::string binary =
+      build_chunk(dir, racy_program_file(first, kProgramsPerChunk, true, true));
+  ASSERT_TRUE(fs::exists(binary));
+  const auto assertion_failures = [](const Exploration& e) {
+    std::set<std::string> out;
+    for (const std::string& bug : e.bugs)
+      if (bug.rfind("assertion failure: ", 0) == 0) out.insert(bug);
+    return out;
+  };
+  int with_inputs = 0, cut = 0, too_large = 0;
+  std::uint64_t tests = 0, oracle_executions = 0;
+  for (int i = 0; i < kProgramsPerChunk; ++i) {
+    const std::uint64_t seed = first + static_cast<std::uint64_t>(i);
+    const auto where = [&](const Exploration& e) {
+      return e.command + "\nprogram " + std::to_string(seed) + ":\n" +
+             racy_program_standalone(seed, true, true) + "weft's output:\n" +
+             e.result.dump(2).substr(0, 3000) + "\n" + e.err;
+    };
+    const Exploration oracle =
+        explore_chunk_program(dir, binary, i, "--strategy dfs --max-executions 20000");
+    ASSERT_TRUE(oracle.exit_code == 0 || oracle.exit_code == 1 || oracle.exit_code == 3)
+        << where(oracle);
+    if (oracle.result["complete"] != true) {
+      ++too_large;
+      continue;
+    }
+    const Exploration u = explore_chunk_program(dir, binary, i, "--strategy stateful-unfolding");
+    EXPECT_EQ(assertion_failures(u), assertion_failures(oracle)) << where(u);
+    EXPECT_EQ(u.result.dump().find("it stopped"), std::string::npos) << where(u);
+    ASSERT_TRUE(u.result["statistics"].contains("state_matching")) << where(u);
+    const std::uint64_t cut_offs = u.result["statistics"]["state_matching"]["cut_offs"];
+    cut += cut_offs > 0;
+    with_inputs += racy_program_definitions(seed, true, true).find("nondet") != std::string::npos;
+    tests += u.statistic("executions") - u.statistic("modelled");
+    oracle_executions += oracle.statistic("executions");
+  }
+  std::printf(
+      "programs %llu..%llu: %d read inputs, %d too large for DFS; stateful unfolding: %llu tests "
+      "against %llu DFS executions, cut-offs in %d programs\n",
+      static_cast<unsigned long long>(first),
+      static_cast<unsigned long long>(first + kProgramsPerChunk - 1), with_inputs, too_large,
+      static_cast<unsigned long long>(tests), static_cast<unsigned long long>(oracle_executions),
+      cut);
+  EXPECT_GT(with_inputs, kProgramsPerChunk / 2);
+  EXPECT_GT(cut, kProgramsPerChunk / 10);
+  if (!HasFailure()) fs::remove_all(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(Chunks, StatefulUnfoldingInputsDifferential,
+                         ::testing::Range(0, kInputChunks));
 
 }  // namespace
 }  // namespace weft::testing

@@ -104,5 +104,81 @@ TEST(Stateful, ThePortfolioAnswersWithItWhenOptimalDporWouldNotFinish) {
       << text.out;
 }
 
+// Stateful unfolding (thesis §7.4, Fig. 7.6) on Fig. 7.3: one test (the other order's events are
+// computed by the thread model, as the thesis' model needs no second test, Example 25). The
+// prefix has one cut-off: the two orders' last unlocks reach the same marking (both threads done,
+// X = Y = 1, the lock free, main after its creations), and the one whose local configuration is
+// larger in ERV's Foata order (thread 1 first: its second Foata level holds thread 1's lock
+// besides main's second creation) is cut off, with main's joins after it. 20 states: the
+// initial one and those the local configurations of the prefix's other events reach.
+TEST(StatefulUnfolding, Figure7_3OneTestAndOneCutOff) {
+  const CliRun r = check("thesis_fig7_3_locking.c", "--points=all --strategy stateful-unfolding");
+  ASSERT_EQ(r.exit_code, 3) << r.out << r.err;  // not deadlocks or races: not "complete"
+  EXPECT_EQ(stat(r, "executions") - stat(r, "modelled"), 1u) << r.out;
+  EXPECT_EQ(cut_offs(r), 1u) << r.out;
+  EXPECT_EQ(states(r), 20u) << r.out;
+  EXPECT_NE(r.out.find("every reachable local state of every thread was covered"),
+            std::string::npos)
+      << r.out;
+  const CliRun bug = check("thesis_fig7_3_locking.c",
+                           "--points=all --strategy stateful-unfolding -- -DBOTH_ZERO_ASSUMED");
+  ASSERT_EQ(bug.exit_code, 1) << bug.out << bug.err;
+  EXPECT_EQ(first_bug_kind(bug), "assertion failure");
+}
+
+// Fig. 7.4 (Example 26): the model of the three writes comes from one test (§7.3); the orders
+// meet in three end states, and the prefix cuts three events off.
+TEST(StatefulUnfolding, Figure7_4WritesNeedOneTest) {
+  const CliRun r = check("thesis_fig7_4_writes.c", "--points=all --strategy stateful-unfolding");
+  ASSERT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_EQ(stat(r, "executions") - stat(r, "modelled"), 1u) << r.out;
+  EXPECT_EQ(cut_offs(r), 3u) << r.out;
+  const CliRun bug = check("thesis_fig7_4_writes.c",
+                           "--points=all --strategy stateful-unfolding -- -DLAST_WRITE_ASSUMED");
+  ASSERT_EQ(bug.exit_code, 1) << bug.out << bug.err;
+  EXPECT_EQ(first_bug_kind(bug), "assertion failure");
+}
+
+// The thesis' Locking 1 (bench/thesis/locking.c: 2,520 Mazurkiewicz traces): stateful unfolding
+// needs at most the thesis' 18 tests (Table 8.3), and its cut-offs leave a third of the
+// executions the unfolding without them takes (778 against 2,520).
+TEST(StatefulUnfolding, ThesisLocking1WithinTable8_3) {
+  const std::string locking = std::string(WEFT_THESIS_BENCH) + "/locking.c";
+  const auto run = [&](const std::string& strategy) {
+    return weft_cli("check " + locking + " --json -q --points=all --strategy " + strategy +
+                    " --replay-file " + replay_file("locking-" + strategy + ".c") +
+                    " -- -DVARIANT=1");
+  };
+  const CliRun r = run("stateful-unfolding");
+  ASSERT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_LE(stat(r, "executions") - stat(r, "modelled"), 18u) << r.out;
+  EXPECT_GT(cut_offs(r), 0u) << r.out;
+  const CliRun without = run("unfolding");
+  EXPECT_LT(3 * stat(r, "executions"), stat(without, "executions")) << r.out << without.out;
+}
+
+// Its states need every shared access an event, as the naive strategy's.
+TEST(StatefulUnfolding, NeedsEverySharedAccessAnEvent) {
+  const CliRun r = check("thesis_fig7_4_writes.c", "--strategy stateful-unfolding");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("stateful-unfolding needs --points=all"), std::string::npos) << r.err;
+}
+
+// Inputs as in the other unfolding strategies (thesis §3.5): a branch on inputs is an event of
+// its thread, and its states hold the side taken. Two threads branch three ways on their own
+// inputs and then add under one lock: every path pair (3 x 3) with both lock orders, 18 tests.
+// The orders meet only where the thread locking second read what the first added, 0: one
+// cut-off.
+TEST(StatefulUnfolding, InputsAreBranchEvents) {
+  const CliRun r =
+      check("input_branches_in_two_threads.c", "--points=all --strategy stateful-unfolding");
+  ASSERT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.out.find("every reachable local state of every thread was covered"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(stat(r, "executions") - stat(r, "modelled"), 18u) << r.out;
+  EXPECT_EQ(cut_offs(r), 1u) << r.out;
+}
+
 }  // namespace
 }  // namespace weft::test

@@ -19,14 +19,23 @@ std::uint64_t signature(const Operation& op) {
   return mix(s, op.partner);
 }
 
-// The operations whose effect on the state the fingerprint holds: the thread model's, and a
-// trylock (its result is in the thread's history, its effect in the mutex's owner).
+// The operations whose effect on the state the fingerprint holds: the thread model's, a trylock
+// (its result is in the thread's history, its effect in the mutex's owner) and a free (the block
+// is freed: a part of its own).
 bool held(const Operation& op) {
-  return ThreadModel::carries_out(op) || op.kind == OpKind::kMutexTryLock;
+  return ThreadModel::carries_out(op) || op.kind == OpKind::kMutexTryLock ||
+         op.kind == OpKind::kFree;
 }
 
-constexpr std::uint64_t kEnded = 0xe0d;
 constexpr std::uint64_t kChild = 0xc41d;
+// Each part of the state hashed with its kind, so that the parts of different kinds add up to
+// one sum without meeting: a step's change of the state is then the difference of two sums,
+// the same in every execution that contains the step's causes (complete_prefix.hpp).
+constexpr std::uint64_t kThreadPart = 0x7a1, kBytePart = 0xb17e, kOwnerPart = 0x0a7e,
+                        kFreedPart = 0xf4ee;
+std::uint64_t part(std::uint64_t kind, std::uint64_t key, std::uint64_t value) {
+  return mix(mix(kind, key), value);
+}
 
 }  // namespace
 
@@ -54,73 +63,163 @@ bool StateFingerprints::check_next(std::uint64_t history, const Operation& op) {
 }
 
 std::vector<std::uint64_t> StateFingerprints::of(const Trace& trace) {
-  std::vector<std::uint64_t> out;
+  std::vector<std::uint64_t> states;
+  if (!walk(trace, false, states, nullptr, nullptr)) states.clear();
+  return states;
+}
+
+std::optional<StateFingerprints::Changes> StateFingerprints::changes_of(const Trace& trace) {
+  std::vector<std::uint64_t> states;
+  Changes out;
+  if (!walk(trace, true, states, &out.events, &out.branches)) return std::nullopt;
+  return out;
+}
+
+namespace {
+
+// An expression of `in`'s pool by its structure, inputs by their keys: the same in every
+// execution that computed it the same way from the same inputs, whatever their values.
+class ExpressionHashes {
+ public:
+  explicit ExpressionHashes(const InputObservations& in) : in_(in) {}
+  std::uint64_t of(symbolic::ExprId id) {
+    if (id == symbolic::kConcrete) return 0;
+    if (id < memo_.size() && memo_[id]) return memo_[id];
+    const symbolic::ExprNode& n = in_.expressions[id];
+    std::uint64_t value = n.value;
+    if (n.kind == symbolic::ExprKind::kInput && n.value < in_.inputs.size())
+      value = in_.inputs[n.value].key.packed();
+    std::uint64_t h = mix(mix(static_cast<std::uint64_t>(n.kind), n.width), value);
+    h = mix(mix(mix(h, of(n.a)), of(n.b)), of(n.c)) | 1;  // never 0, the mark of "not yet"
+    if (id >= memo_.size()) memo_.resize(id + 1, 0);
+    memo_[id] = h;
+    return h;
+  }
+
+ private:
+  const InputObservations& in_;
+  std::vector<std::uint64_t> memo_;
+};
+
+constexpr std::uint64_t kBranchStep = 0xb4a;
+constexpr std::uint64_t kSymbolicByte = 0x5b7e;
+
+}  // namespace
+
+// The fingerprints before each event and after the last (`states`), and each event's change;
+// with `symbolic`, a program that reads inputs too, each branch on them a step of its thread (its
+// change in `branch_changes`, by branch), and a value computed from inputs held by its expression
+// (thesis §7.2: a branch leads to a new local state; the values are as symbolic as the
+// constraints).
+bool StateFingerprints::walk(const Trace& trace, bool symbolic, std::vector<std::uint64_t>& states,
+                             std::vector<std::uint64_t>* event_changes,
+                             std::vector<std::uint64_t>* branch_changes) {
   why_.clear();
-  if (trace.values.size() != trace.events.size()) {
-    fail(
+  if (trace.values.size() != trace.events.size())
+    return fail(
         "it needs every shared access to be an event with its values (a native program run with "
         "--points=all)");
-    return out;
-  }
-  if (!trace.symbolic.inputs.empty()) {
-    fail("the program reads inputs, whose values a thread's history does not hold");
-    return out;
-  }
-  std::vector<std::uint64_t> thread(1, mix(kMainThread, 1));  // by thread: its history
-  std::uint64_t threads = mix(kMainThread, thread[0]);        // the sum of mix(id, history)
+  const InputObservations& in = trace.symbolic;
+  if (!symbolic && !in.inputs.empty())
+    return fail("the program reads inputs, whose values a thread's history does not hold");
+  if (in.unconstrained_concretisations)
+    return fail(
+        "a value computed from inputs was made concrete without a constraint (floating point), "
+        "so the states would hold only this execution's value");
+  ExpressionHashes expressions(in);
+  std::vector<std::uint64_t> thread(1, mix(kMainThread, 1));          // by thread: its history
+  std::uint64_t threads = part(kThreadPart, kMainThread, thread[0]);  // over threads
   std::uint64_t memory = 0, owners = 0;
   std::unordered_map<ObjectKey, std::uint8_t> bytes;  // written by events
+  // Bytes whose value was computed from inputs: by address, the hash standing for it.
+  std::unordered_map<ObjectKey, std::uint64_t> symbolic_bytes;
   std::unordered_map<ObjectKey, ThreadId> owner;
-  const auto now = [&] { return mix(mix(threads, memory), owners); };
+  const auto now = [&] { return threads + memory + owners; };
   const auto set_history = [&](ThreadId t, std::uint64_t h) {
     if (t >= thread.size()) thread.resize(t + 1, 0);
-    if (thread[t]) threads -= mix(t, thread[t]);
+    if (thread[t]) threads -= part(kThreadPart, t, thread[t]);
     thread[t] = h;
-    threads += mix(t, h);
+    threads += part(kThreadPart, t, h);
   };
-  out.reserve(trace.events.size() + 1);
-  out.push_back(now());
+  std::size_t next_branch = 0;
+  const auto branches_before = [&](std::size_t step) {
+    for (; next_branch < in.branches.size() && in.branches[next_branch].step <= step;
+         ++next_branch) {
+      const SymbolicBranch& b = in.branches[next_branch];
+      const std::uint64_t before = now();
+      const std::uint64_t h = b.thread < thread.size() ? thread[b.thread] : 0;
+      set_history(b.thread, mix(mix(h, kBranchStep ^ b.site), b.taken ? 1 : 0));
+      if (branch_changes) branch_changes->push_back(now() - before);
+    }
+  };
+  states.clear();
+  states.reserve(trace.events.size() + 1);
   for (std::size_t k = 0; k < trace.events.size(); ++k) {
+    branches_before(k);
+    states.push_back(now());
     const Event& e = trace.events[k];
     const Operation& op = e.op;
     const AccessValues& v = trace.values[k];
-    if (!held(op)) {
-      fail(reads_value(op.kind) || writes_value(op.kind)
-               ? "an access of " + std::to_string(op.size) + " bytes has no recorded value"
-               : std::string("the program uses ") + op_name(op.kind) +
-                     ", whose state the fingerprint does not hold (it holds shared memory, "
-                     "mutexes and threads)");
-      return {};
-    }
+    if (!held(op))
+      return fail(reads_value(op.kind) || writes_value(op.kind)
+                      ? "an access of " + std::to_string(op.size) + " bytes has no recorded value"
+                      : std::string("the program uses ") + op_name(op.kind) +
+                            ", whose state the fingerprint does not hold (it holds shared "
+                            "memory, mutexes and threads)");
     std::uint64_t returned = op.result;
-    if (accesses_memory(op)) {
+    if (op.kind == OpKind::kFree) {
+      // (Its bytes keep their last values in the state: a use after it is a bug of its own.)
+      memory += part(kFreedPart, op.object, op.size);
+    } else if (accesses_memory(op)) {
       if (reads_value(op.kind)) {
-        if (!(v.known & AccessValues::kRead)) {
-          fail("an access's value was not recorded");
-          return {};
-        }
-        if (!check_initial(op.object, op.size, v.read, bytes)) {
-          fail(
+        if (!(v.known & AccessValues::kRead)) return fail("an access's value was not recorded");
+        if (!check_initial(op.object, op.size, v.read, bytes))
+          return fail(
               "memory changed between events (written by code weft did not compile, or by "
               "the kernel), so the shared memory is more than the events show");
-          return {};
-        }
         returned = v.read;
+        // A value computed from inputs is what the thread read, not this execution's bytes.
+        bool from_inputs = false;
+        for (std::uint32_t i = 0; i < op.size && !from_inputs; ++i)
+          from_inputs = symbolic_bytes.count(op.object + i) != 0;
+        if (from_inputs) {
+          returned = kSymbolicByte;
+          for (std::uint32_t i = 0; i < op.size; ++i) {
+            const auto it = symbolic_bytes.find(op.object + i);
+            returned = mix(returned, it != symbolic_bytes.end()
+                                         ? it->second
+                                         : std::uint64_t{(v.read >> (8 * i)) & 0xff});
+          }
+        }
       }
       if (writes_value(op.kind)) {
-        if (!(v.known & AccessValues::kWritten)) {
-          fail("an access's value was not recorded");
-          return {};
+        if (!(v.known & AccessValues::kWritten)) return fail("an access's value was not recorded");
+        std::uint64_t from_inputs = 0;
+        if (v.known & AccessValues::kWrittenFromInputs) {
+          if (!symbolic || v.written_expression == 0)
+            return fail(
+                "a value computed from inputs was written without its expression, so the "
+                "states would hold only this execution's value");
+          from_inputs = expressions.of(v.written_expression);
         }
         for (std::uint32_t i = 0; i < op.size; ++i) {
           const ObjectKey at = op.object + i;
           const auto byte = static_cast<std::uint8_t>(v.written >> (8 * i));
+          // What the part holds: the byte, or the expression's hash and the byte's place in it.
+          const auto held_value = [&](std::uint8_t b, ObjectKey address) {
+            const auto s = symbolic_bytes.find(address);
+            return s == symbolic_bytes.end() ? std::uint64_t{b} : mix(kSymbolicByte, s->second);
+          };
           const auto [it, added] = bytes.emplace(at, byte);
           if (!added) {
-            memory -= mix(at, it->second);
+            memory -= part(kBytePart, at, held_value(it->second, at));
             it->second = byte;
           }
-          memory += mix(at, byte);
+          if (from_inputs)
+            symbolic_bytes[at] = mix(from_inputs, i);
+          else
+            symbolic_bytes.erase(at);
+          memory += part(kBytePart, at, held_value(byte, at));
         }
       }
     } else if (op.kind == OpKind::kThreadJoin && (v.known & AccessValues::kRead)) {
@@ -131,22 +230,24 @@ std::vector<std::uint64_t> StateFingerprints::of(const Trace& trace) {
       const auto it = owner.find(m);
       const ThreadId before = it == owner.end() ? kNoThread : it->second;
       const ThreadId after = sync_rules::holder_after(op, e.thread, before);
-      if (before != kNoThread) owners -= mix(m, before);
-      if (after != kNoThread) owners += mix(m, after);
+      if (before != kNoThread) owners -= part(kOwnerPart, m, before);
+      if (after != kNoThread) owners += part(kOwnerPart, m, after);
       owner[m] = after;
     }
     const std::uint64_t history = e.thread < thread.size() ? thread[e.thread] : 0;
-    if (!check_next(history, op)) return {};
+    if (!check_next(history, op)) return false;
     if (op.kind == OpKind::kThreadCreate)
       set_history(static_cast<ThreadId>(op.object), mix(mix(history, kChild), op.object));
-    std::uint64_t after = mix(mix(history, signature(op)), returned);
-    if (k < trace.finished_thread.size() && trace.finished_thread[k]) after = mix(after, kEnded);
-    set_history(e.thread, after);
-    out.push_back(now());
+    // (Whether the thread ends after the step is no part of it: its history decides that, or
+    // with inputs the branches after it, which are steps of their own.)
+    set_history(e.thread, mix(mix(history, signature(op)), returned));
+    if (event_changes) event_changes->push_back(now() - states.back());
   }
+  states.push_back(now());
+  branches_before(~std::size_t{0} >> 1);
   for (const PendingThread& p : trace.pending)
-    if (p.thread < thread.size() && !check_next(thread[p.thread], p.op)) return {};
-  return out;
+    if (p.thread < thread.size() && !check_next(thread[p.thread], p.op)) return false;
+  return true;
 }
 
 }  // namespace weft::explorer

@@ -7,9 +7,12 @@
 //   in the thesis (§7.5): a thread's state never repeats within an execution;
 // - shared memory is its bytes as the events wrote them (the values §7.5 suggests keeping, so
 //   that two writes of one value to a variable lead to one state);
-// - each mutex is its owner, and each thread whether it ended.
+// - each mutex is its owner (whether a thread ended, its history says).
 // The parts are hashed into one 64-bit sum that each step updates by what it changed (POET §4's
 // incremental fingerprints), so two different states share a fingerprint only by a collision.
+// A step's change (the difference of the fingerprints after and before it) depends only on the
+// parts it touched, whose values its causes fixed: the state of a configuration is the initial
+// one plus its events' changes, in any order (POET App. H; complete_prefix.hpp).
 //
 // This covers only programs whose every shared access is an event with its values (native, with
 // --points=all) and that synchronise with mutexes, thread creation and joins (the thread model's
@@ -18,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -31,10 +35,22 @@ class StateFingerprints {
   /// The fingerprint of the state before each step of `trace` and after its last one (events + 1
   /// of them), or an empty vector and why() says what the fingerprint cannot hold.
   std::vector<std::uint64_t> of(const Trace& trace);
-  /// Why the last of() gave none.
+  /// What each step changes in the fingerprint (the difference of the fingerprints after and
+  /// before it), for a program that may read inputs: by event, and by branch on inputs
+  /// (InputObservations::branches; a branch is a step of its thread that extends its history by
+  /// the side it took). Values computed from inputs are held by their expressions, not by this
+  /// execution's values (thesis §7.2). Nothing, and why() says why, where the fingerprint cannot
+  /// hold the state.
+  struct Changes {
+    std::vector<std::uint64_t> events, branches;
+  };
+  std::optional<Changes> changes_of(const Trace& trace);
+  /// Why the last of() or changes_of() gave none.
   const std::string& why() const { return why_; }
 
  private:
+  bool walk(const Trace& trace, bool symbolic, std::vector<std::uint64_t>& states,
+            std::vector<std::uint64_t>* event_changes, std::vector<std::uint64_t>* branch_changes);
   bool fail(std::string why) {
     why_ = std::move(why);
     return false;

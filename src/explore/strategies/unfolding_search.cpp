@@ -15,6 +15,11 @@
 // the way it went (the path constraint of the configuration, solved), the target's branch the
 // other way; a target no input reaches is dropped. With branch events about, a test aims at one
 // target (its inputs are solved for it).
+//
+// Stateful unfolding-based testing (thesis §7.4, Fig. 7.6) is the same search with cut-offs: the
+// targets go through a complete prefix (complete_prefix.hpp), which adds events in an adequate
+// order and hands out one target at a time, none past a cut-off. Its states need every shared
+// access to be an event with its values, as the stateful strategy's (state_fingerprints.hpp).
 #include <algorithm>
 #include <chrono>
 #include <map>
@@ -23,6 +28,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "../complete_prefix.hpp"
+#include "../state_fingerprints.hpp"
 #include "strategies.hpp"
 #include "weft/explore/blocked_markings.hpp"
 #include "weft/explore/deadlock_search.hpp"
@@ -43,11 +50,13 @@ constexpr std::size_t kBlockedMarkingsPerSearch = 64;
 
 class UnfoldingSearch final : public Strategy, public UnfoldingView {
  public:
-  UnfoldingSearch(const StrategyConfig& config, UnfoldingModel model)
+  UnfoldingSearch(const StrategyConfig& config, UnfoldingModel model, bool cut_offs = false)
       : initial_prefix_(config.initial_prefix),
         unfolding_(model),
         search_deadlocks_(config.search_deadlocks),
-        record_written_values_(config.record_written_values) {}
+        record_written_values_(config.record_written_values) {
+    if (cut_offs) prefix_.emplace(unfolding_);
+  }
 
   std::optional<TestDirective> next() override {
     TestDirective d;
@@ -59,6 +68,7 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
       d.prefix = initial_prefix_;
       return d;
     }
+    if (prefix_) return next_in_prefix(std::move(d));
     std::vector<Unfolding::Extension> chosen;
     std::vector<EventIndex> configuration;
     while (!targets_.empty() && chosen.empty()) {
@@ -66,7 +76,7 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
       targets_.pop_back();
       if (covered(x)) continue;
       chosen.push_back(std::move(x));
-      add_compatible_targets(chosen);
+      add_compatible_targets(chosen, targets_);
       configuration = configuration_of(needed_by(chosen));
       // Inputs that take every branch of the configuration its way and the targets' other
       // ways; if the extra targets ask for too much, the first alone.
@@ -107,11 +117,20 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
   }
 
   void observe(const Trace& trace) override {
+    std::optional<StateFingerprints::Changes> changes;
+    if (prefix_) {
+      if (!why_.empty()) return;
+      changes = fingerprints_.changes_of(trace);
+      if (!changes) {
+        why_ = fingerprints_.why();
+        return;
+      }
+    }
     for (const Event& e : trace.events)
       channel_events_ += domain_of(e.op.kind) == Domain::kChannel ? 1 : 0;
     for (const PendingThread& p : trace.pending)
       channel_events_ += domain_of(p.op.kind) == Domain::kChannel ? 1 : 0;
-    model(trace);
+    model(trace, changes ? &*changes : nullptr);
     account_for_targets(trace);
     const auto started = std::chrono::steady_clock::now();
     std::vector<Unfolding::Extension> found = extensions_.update();
@@ -120,12 +139,24 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
     stats_.extensions += found.size() + flips_.size();
     ++tests_modelled_;
     sample_growth();
+    if (prefix_) {
+      for (auto& x : found) prefix_->add_target(std::move(x));
+      for (auto& x : flips_) prefix_->add_target(std::move(x));
+      flips_.clear();
+      return;
+    }
     for (auto& x : found) targets_.push_back(std::move(x));
     for (auto& x : flips_) targets_.push_back(std::move(x));
     flips_.clear();
   }
 
   const UnfoldingView* unfolding() const override { return this; }
+  const StateMatching* state_matching() const override {
+    if (!prefix_) return nullptr;
+    matching_.states = prefix_->states();
+    matching_.cut_offs = prefix_->cut_offs();
+    return &matching_;
+  }
 
   std::string dot(const UnfoldingNames& names) const override {
     return explorer::unfolding_dot(unfolding_, sites_, names);
@@ -186,9 +217,10 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
   }
   std::string gaps() const override {
     std::string out;
+    if (!why_.empty()) out = "it stopped: " + why_;
     if (missed_)
-      out = std::to_string(missed_) +
-            " events of the unfolding could not be reached by the schedule computed for them";
+      out += std::string(out.empty() ? "" : "; ") + std::to_string(missed_) +
+             " events of the unfolding could not be reached by the schedule computed for them";
     if (const std::uint64_t skipped = extensions_.combinations_skipped())
       out += std::string(out.empty() ? "" : "; ") + std::to_string(skipped) +
              " operations touch so many objects that their possible extensions were not all "
@@ -213,6 +245,56 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
   }
 
  private:
+  // Stateful unfolding (thesis Fig. 7.6): the prefix adds the ready events up to a target no test
+  // reached, and the test aims at that one.
+  std::optional<TestDirective> next_in_prefix(TestDirective d) {
+    if (!why_.empty()) return std::nullopt;
+    std::vector<Unfolding::Extension> chosen;
+    std::vector<EventIndex> configuration;
+    while (chosen.empty()) {
+      std::optional<Unfolding::Extension> x = prefix_->next();
+      if (!x) return std::nullopt;
+      chosen.push_back(std::move(*x));
+      std::vector<Unfolding::Extension> others = prefix_->open_targets();
+      add_compatible_targets(chosen, others);
+      // Inputs that take the configuration's branches their ways and the targets' other ways
+      // (thesis §3.5); if the extra targets ask too much, the first alone; if it is out of
+      // reach of every input, it is no event of the program.
+      configuration = configuration_of(needed_by(chosen));
+      Inputs inputs = inputs_for(configuration, chosen);
+      if (!inputs.solved() && chosen.size() > 1) {
+        chosen.resize(1);
+        configuration = configuration_of(needed_by(chosen));
+        inputs = inputs_for(configuration, chosen);
+      }
+      if (!inputs.solved()) {
+        count_unsolved(inputs.answer);
+        chosen.clear();
+        continue;
+      }
+      input_stats_.flips += flips_chosen(chosen);
+      d.inputs = std::move(inputs.values);
+    }
+    d.prefix = prefix_of(unfolding_.schedule_of(configuration));
+    for (auto& target : chosen) {
+      aimed_.push_back({std::move(target), d.prefix.size()});
+      if (aimed_.back().target.op.kind != OpKind::kSymbolicBranch)
+        d.prefix.push_back(aimed_.back().target.thread);
+    }
+    return d;
+  }
+
+  // Stateful unfolding: the prefix learns a new event's change of the state; one seen again must
+  // change it as before.
+  void note_change(EventIndex fired, bool added, std::uint64_t change) {
+    if (added)
+      prefix_->add_event(fired, change);
+    else if (!prefix_->same_change(fired, change) && why_.empty())
+      why_ =
+          "an event changed the state differently from before: the state is more than the "
+          "fingerprint holds (heap addresses, the time)";
+  }
+
   // Searches the unfolding for deadlocks and queues a test into each new one (thesis §6.3).
   void search_deadlocks() {
     const auto started = std::chrono::steady_clock::now();
@@ -369,8 +451,9 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
     return events;
   }
 
-  // Adds to `chosen` pending targets that can fire in the same test (see the file comment).
-  void add_compatible_targets(std::vector<Unfolding::Extension>& chosen) {
+  // Moves to `chosen` targets of `pool` that can fire in the same test (see the file comment).
+  void add_compatible_targets(std::vector<Unfolding::Extension>& chosen,
+                              std::vector<Unfolding::Extension>& pool) {
     std::vector<ConditionIndex> all, consumed, observed;
     const auto take = [&](const Unfolding::Extension& x) {
       all.insert(all.end(), x.preset.begin(), x.preset.end());
@@ -386,8 +469,8 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
     };
     take(chosen.front());
     std::size_t tries = 0;
-    for (std::size_t i = targets_.size(); i-- > 0 && tries < kMergeTries;) {
-      const Unfolding::Extension& x = targets_[i];
+    for (std::size_t i = pool.size(); i-- > 0 && tries < kMergeTries;) {
+      const Unfolding::Extension& x = pool[i];
       if (covered(x) || meets(x.preset, consumed) || meets(x.preset, observed) ||
           meets(x.context, consumed))
         continue;
@@ -399,8 +482,8 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
       with.erase(std::unique(with.begin(), with.end()), with.end());
       if (!unfolding_.concurrent(with)) continue;
       take(x);
-      chosen.push_back(std::move(targets_[i]));
-      targets_.erase(targets_.begin() + static_cast<std::ptrdiff_t>(i));
+      chosen.push_back(std::move(pool[i]));
+      pool.erase(pool.begin() + static_cast<std::ptrdiff_t>(i));
     }
   }
 
@@ -442,6 +525,7 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
       unfolding_.set_places(std::move(places));
       unfolding_.set_copy_holders(std::move(threads));
       extensions_ = PossibleExtensions(unfolding_);
+      if (prefix_) prefix_.emplace(unfolding_);
       targets_.clear();
       aimed_.clear();
       missed_ = 0;
@@ -461,8 +545,9 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
   }
 
   // Fires the execution's events in the unfolding (thesis Fig. 5.5, lines 7-16) and learns what
-  // each thread does next from each of its conditions.
-  void model(const Trace& trace) {
+  // each thread does next from each of its conditions. With cut-offs, the prefix learns each
+  // event's `changes` of the state.
+  void model(const Trace& trace, const StateFingerprints::Changes* changes) {
     refresh_model(trace);
     const InputObservations& in = trace.symbolic;
     if (!in.inputs.empty()) ++input_stats_.executions_with_inputs;
@@ -497,6 +582,7 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
         const auto [fired, added] = unfolding_.fire(marking, e);
         const UnfoldingEvent& ev = unfolding_.event(fired);
         if (search_deadlocks_) note_held(ev);
+        if (changes) note_change(fired, added, changes->branches[next_branch]);
         if (added) {
           sites_.push_back(b.site);
           const symbolic::ExprId condition = pool_.import(in.expressions, b.condition, numbers);
@@ -526,6 +612,7 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
       const auto [fired, added] = unfolding_.fire(marking, e);
       const UnfoldingEvent& ev = unfolding_.event(fired);
       if (search_deadlocks_) note_held(ev);
+      if (changes) note_change(fired, added, changes->events[i]);
       if (added) {
         sites_.push_back(i < trace.sites.size() ? trace.sites[i] : 0);
         if (record_written_values_ && writes_value(e.op.kind) && i < trace.values.size()) {
@@ -641,6 +728,11 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
   std::vector<Unfolding::Extension> flips_;  // found by the last model()
   symbolic::Solver solver_;
   mutable InputStatistics input_stats_;
+  // Stateful unfolding: the prefix with cut-offs, the states, why it stopped (empty: it did not).
+  std::optional<CompletePrefix> prefix_;
+  StateFingerprints fingerprints_;
+  mutable StateMatching matching_;
+  std::string why_;
 };
 
 }  // namespace
@@ -658,9 +750,18 @@ WEFT_STRATEGY_ROWS(
     {"contextual",
      "contextual unfolding testing: every reachable local state of every thread, often in far "
      "fewer tests than traces; not deadlocks or races",
-     60, ReadPolicy::kReadsCommute, kBuildsUnfolding, [](const StrategyConfig& config) {
+     60, ReadPolicy::kReadsCommute, kBuildsUnfolding,
+     [](const StrategyConfig& config) {
        return std::unique_ptr<Strategy>(
            std::make_unique<UnfoldingSearch>(config, UnfoldingModel::kContextual));
+     }},
+    {"stateful-unfolding",
+     "stateful unfolding-based testing (thesis §7.4): the unfolding up to cut-offs, events that "
+     "reach a state a smaller configuration reached; every reachable local state, not deadlocks "
+     "or races (needs --points=all)",
+     58, ReadPolicy::kReadsCommute, kMatchesStates, [](const StrategyConfig& config) {
+       return std::unique_ptr<Strategy>(std::make_unique<UnfoldingSearch>(
+           config, UnfoldingModel::kPlaceReplication, /*cut_offs=*/true));
      }})
 
 }  // namespace weft::explorer

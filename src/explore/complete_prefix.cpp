@@ -1,0 +1,231 @@
+#include "complete_prefix.hpp"
+
+#include <algorithm>
+
+namespace weft::explorer {
+namespace {
+
+std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t z = a * 0x9e3779b97f4a7c15ULL ^ (b + 0x632be59bd9b4e019ULL + (a << 6) + (a >> 2));
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// A label's weight: positive, and below 2^40, so that no configuration's sum overflows.
+std::uint64_t weight_of(std::uint64_t label) {
+  return (label >> 24) + 1;
+}
+
+// ERV's order on Parikh vectors, for two sorted lists of labels: the first label (in label
+// order) whose counts differ decides, the fewer the smaller.
+int compare_parikh(const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b) {
+  const std::size_t n = std::min(a.size(), b.size());
+  for (std::size_t i = 0; i < n; ++i)
+    if (a[i] != b[i]) return a[i] < b[i] ? 1 : -1;  // a has more of the smaller label
+  if (a.size() == b.size()) return 0;
+  return a.size() < b.size() ? -1 : 1;
+}
+
+std::uint64_t extension_key(const Unfolding::Extension& x) {
+  std::uint64_t h = mix(x.thread, static_cast<std::uint64_t>(x.op.kind));
+  h = mix(mix(h, x.op.object), x.op.result);
+  for (ConditionIndex c : x.preset) h = mix(h, c);
+  h = mix(h, 0xc0);
+  for (ConditionIndex c : x.context) h = mix(h, c);
+  return h;
+}
+
+}  // namespace
+
+std::uint64_t CompletePrefix::label(ThreadId t, const Operation& op) const {
+  return mix(mix(t, static_cast<std::uint64_t>(op.kind)), mix(op.object, op.size));
+}
+
+bool CompletePrefix::produced(ConditionIndex c) const {
+  const EventIndex p = unfolding_->condition(c).producer;
+  return p == kInitialCondition || (p < status_.size() && status_[p] == Status::kInPrefix);
+}
+
+std::vector<ConditionIndex> CompletePrefix::needed(const Candidate& c) const {
+  std::vector<ConditionIndex> out;
+  if (c.is_event) {
+    const UnfoldingEvent& ev = unfolding_->event(c.event);
+    out = ev.preset;
+    out.insert(out.end(), ev.context.begin(), ev.context.end());
+  } else {
+    out = c.target.preset;
+    out.insert(out.end(), c.target.context.begin(), c.target.context.end());
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::vector<EventIndex> CompletePrefix::past(const Candidate& c) const {
+  if (c.is_event) return unfolding_->local_configuration(c.event);
+  std::vector<EventIndex> out;
+  for (ConditionIndex n : needed(c))
+    if (const EventIndex p = unfolding_->condition(n).producer; p != kInitialCondition) {
+      const std::vector<EventIndex> more = unfolding_->local_configuration(p);
+      out.insert(out.end(), more.begin(), more.end());
+    }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+void CompletePrefix::add_event(EventIndex e, std::uint64_t change) {
+  if (e >= change_.size()) {
+    change_.resize(e + 1, 0);
+    depth_.resize(e + 1, 0);
+    status_.resize(e + 1, Status::kOutside);
+  }
+  change_[e] = change;
+  Candidate c;
+  c.event = e;
+  add_candidate(std::move(c));
+}
+
+void CompletePrefix::add_target(Unfolding::Extension x) {
+  if (unfolding_->find_event(x.preset, x.context, x.op) != kInitialCondition) return;
+  if (!targets_seen_.insert(extension_key(x)).second) return;
+  Candidate c;
+  c.is_event = false;
+  c.target = std::move(x);
+  open_.push_back(add_candidate(std::move(c)));
+}
+
+std::uint32_t CompletePrefix::add_candidate(Candidate c) {
+  const auto index = static_cast<std::uint32_t>(candidates_.size());
+  const std::vector<ConditionIndex> conditions = needed(c);
+  for (ConditionIndex n : conditions) {
+    const EventIndex p = unfolding_->condition(n).producer;
+    if (p != kInitialCondition) c.depth = std::max(c.depth, depth_[p] + 1);
+  }
+  if (c.depth == 0) c.depth = 1;
+  if (c.is_event) depth_[c.event] = c.depth;
+  for (ConditionIndex n : conditions)
+    if (!produced(n)) {
+      ++c.missing;
+      waiting_[n].push_back(index);
+    }
+  candidates_.push_back(std::move(c));
+  if (candidates_[index].missing == 0) make_ready(index);
+  return index;
+}
+
+void CompletePrefix::make_ready(std::uint32_t index) {
+  Candidate& c = candidates_[index];
+  const std::vector<EventIndex> events = past(c);
+  c.size = static_cast<std::uint32_t>(events.size()) + (c.is_event ? 0 : 1);
+  c.weight = c.is_event ? 0 : weight_of(label(c.target.thread, c.target.op));
+  c.state = 0;
+  for (EventIndex e : events) {
+    const UnfoldingEvent& ev = unfolding_->event(e);
+    c.weight += weight_of(label(ev.thread, ev.op));
+    c.state += change_[e];
+  }
+  ready_.push_back(index);
+  std::push_heap(ready_.begin(), ready_.end(),
+                 [this](std::uint32_t a, std::uint32_t b) { return later(a, b); });
+}
+
+const std::vector<std::vector<std::uint64_t>>& CompletePrefix::foata(std::uint32_t index) const {
+  const auto [it, added] = foata_.try_emplace(index);
+  if (!added) return it->second;
+  const Candidate& c = candidates_[index];
+  std::vector<std::vector<std::uint64_t>>& levels = it->second;
+  const auto put = [&](std::uint32_t depth, std::uint64_t l) {
+    if (levels.size() < depth) levels.resize(depth);
+    levels[depth - 1].push_back(l);
+  };
+  for (EventIndex e : past(c)) {
+    const UnfoldingEvent& ev = unfolding_->event(e);
+    put(depth_[e], label(ev.thread, ev.op));
+  }
+  if (!c.is_event) put(c.depth, label(c.target.thread, c.target.op));
+  for (auto& level : levels) std::sort(level.begin(), level.end());
+  return levels;
+}
+
+int CompletePrefix::compare(std::uint32_t a, std::uint32_t b) const {
+  const Candidate& x = candidates_[a];
+  const Candidate& y = candidates_[b];
+  if (x.size != y.size) return x.size < y.size ? -1 : 1;
+  if (x.weight != y.weight) return x.weight < y.weight ? -1 : 1;
+  const auto& fx = foata(a);
+  const auto& fy = foata(b);
+  for (std::size_t i = 0; i < std::min(fx.size(), fy.size()); ++i)
+    if (const int order = compare_parikh(fx[i], fy[i]); order != 0) return order;
+  if (fx.size() == fy.size()) return 0;
+  return fx.size() < fy.size() ? -1 : 1;
+}
+
+void CompletePrefix::admit(std::uint32_t index) {
+  const Candidate& c = candidates_[index];
+  const EventIndex e = c.event;
+  ++admitted_;
+  const auto [it, added] = reached_.emplace(c.state, index);
+  if (!added) {
+    // A witness smaller in the adequate order makes it a cut-off (thesis §7.1); one not ordered
+    // with it does not, and a larger one (it joined first: candidates come as tests find them)
+    // gives way to it as the witness for later events.
+    const int order = it->second == kInitialState ? -1 : compare(it->second, index);
+    if (order < 0) {
+      status_[e] = Status::kCutOff;
+      ++cut_offs_;
+      return;
+    }
+    if (order > 0) it->second = index;
+  } else {
+    ++states_;
+  }
+  status_[e] = Status::kInPrefix;
+  for (ConditionIndex p : unfolding_->event(e).postset) {
+    const auto w = waiting_.find(p);
+    if (w == waiting_.end()) continue;
+    const std::vector<std::uint32_t> waiting = std::move(w->second);
+    waiting_.erase(w);
+    for (std::uint32_t k : waiting)
+      if (--candidates_[k].missing == 0) make_ready(k);
+  }
+}
+
+std::optional<Unfolding::Extension> CompletePrefix::next() {
+  while (!ready_.empty()) {
+    std::pop_heap(ready_.begin(), ready_.end(),
+                  [this](std::uint32_t a, std::uint32_t b) { return later(a, b); });
+    const std::uint32_t index = ready_.back();
+    ready_.pop_back();
+    Candidate& c = candidates_[index];
+    if (c.is_event) {
+      admit(index);
+      continue;
+    }
+    c.handed_out = true;
+    // One a test reached since is a candidate as an event of its own.
+    if (unfolding_->find_event(c.target.preset, c.target.context, c.target.op) != kInitialCondition)
+      continue;
+    return c.target;
+  }
+  return std::nullopt;
+}
+
+std::vector<Unfolding::Extension> CompletePrefix::open_targets() {
+  std::vector<Unfolding::Extension> out;
+  for (std::size_t i = 0; i < open_.size();) {
+    const Candidate& c = candidates_[open_[i]];
+    if (c.handed_out || unfolding_->find_event(c.target.preset, c.target.context, c.target.op) !=
+                            kInitialCondition) {
+      open_[i] = open_.back();
+      open_.pop_back();
+      continue;
+    }
+    out.push_back(c.target);
+    ++i;
+  }
+  return out;
+}
+
+}  // namespace weft::explorer
