@@ -78,6 +78,28 @@ TEST(Stateful, AnOperationItsStatesDoNotHoldStopsItHonestly) {
   EXPECT_NE(r.out.find("whose state the fingerprint does not hold"), std::string::npos) << r.out;
 }
 
+// Condition variables are in its states (their waiters and the signals' tokens, in order): a
+// producer handing two items to two consumers through a one-slot buffer is explored completely,
+// with fewer executions than DFS runs (1,323 against 2,009: the consumers' loops meet states
+// again), and a consumer that checks the buffer with `if` instead of `while` is caught. The same
+// for stateful unfolding.
+TEST(Stateful, ConditionVariablesAreInItsStates) {
+  for (const char* strategy : {"stateful", "stateful-unfolding"}) {
+    const std::string options = std::string("--points=all --strategy ") + strategy;
+    const CliRun r = check("cond_handover.c", options + " -- -DITEMS=2");
+    ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 3) << strategy << r.out << r.err;
+    EXPECT_EQ(r.result.dump().find("it stopped"), std::string::npos) << strategy << r.out;
+    EXPECT_GT(cut_offs(r), 0u) << strategy << r.out;
+    const CliRun bug = check("cond_handover.c", options + " -- -DITEMS=2 -DIF_NOT_WHILE");
+    ASSERT_EQ(bug.exit_code, 1) << strategy << bug.out << bug.err;
+    EXPECT_EQ(first_bug_kind(bug), "assertion failure") << strategy;
+  }
+  const CliRun naive = check("cond_handover.c", "--points=all --strategy stateful -- -DITEMS=2");
+  EXPECT_EQ(naive.exit_code, 0) << naive.out;
+  const CliRun dfs = check("cond_handover.c", "--points=all --strategy dfs -- -DITEMS=2");
+  EXPECT_LT(stat(naive, "executions"), stat(dfs, "executions")) << naive.out << dfs.out;
+}
+
 // Its states do not hold input values (the thesis' naive algorithm keeps their constraints on
 // the model's transitions; weft's does not yet): a program that reads inputs stops it.
 TEST(Stateful, InputsStopItHonestly) {

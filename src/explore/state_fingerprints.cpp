@@ -1,5 +1,7 @@
 #include "state_fingerprints.hpp"
 
+#include <algorithm>
+
 #include "weft/explore/thread_model.hpp"
 #include "weft/trace/sync_rules.hpp"
 
@@ -20,19 +22,72 @@ std::uint64_t signature(const Operation& op) {
 }
 
 // The operations whose effect on the state the fingerprint holds: the thread model's, a trylock
-// (its result is in the thread's history, its effect in the mutex's owner) and a free (the block
-// is freed: a part of its own).
+// (its result is in the thread's history, its effect in the mutex's owner), a free (the block
+// is freed: a part of its own), condition variables and semaphores (parts of their own, below).
 bool held(const Operation& op) {
-  return ThreadModel::carries_out(op) || op.kind == OpKind::kMutexTryLock ||
-         op.kind == OpKind::kFree;
+  if (ThreadModel::carries_out(op)) return true;
+  switch (op.kind) {
+    case OpKind::kMutexTryLock:
+    case OpKind::kFree:
+    case OpKind::kCondWait:
+    case OpKind::kCondWake:
+    case OpKind::kCondSignal:
+    case OpKind::kCondBroadcast:
+    case OpKind::kSemWait:
+    case OpKind::kSemTryWait:
+    case OpKind::kSemPost:
+      return true;
+    default:
+      return false;
+  }
 }
+
+// A condition variable as the scheduler keeps it (runtime/sync_state.hpp): its waiters, each
+// with the epoch it began waiting at, and the tokens signals left, each with its epoch; a waiter
+// may take a token of a later epoch. What the future can tell apart is only the order of those
+// epochs, so the part is the sequence of waiters and tokens in epoch order, without the numbers
+// (which grow with every signal: two states that differ only by them are one).
+struct CondModel {
+  std::uint64_t epoch = 0;
+  std::vector<std::pair<std::uint64_t, ThreadId>> waiters;  // (epoch, thread)
+  std::vector<std::uint64_t> tokens;                        // ascending
+
+  void wait(ThreadId t) { waiters.push_back({epoch, t}); }
+  void wake(ThreadId t, bool signalled) {
+    const auto w = std::find_if(waiters.begin(), waiters.end(),
+                                [&](const auto& entry) { return entry.second == t; });
+    if (w == waiters.end()) return;
+    if (signalled) {
+      const auto token = std::upper_bound(tokens.begin(), tokens.end(), w->first);
+      if (token != tokens.end()) tokens.erase(token);
+    }
+    waiters.erase(w);
+  }
+  void signal() {
+    ++epoch;
+    if (waiters.size() > tokens.size()) tokens.push_back(epoch);
+  }
+  void broadcast() {
+    ++epoch;
+    while (tokens.size() < waiters.size()) tokens.push_back(epoch);
+  }
+  std::uint64_t value() const {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> all;  // (epoch * 2 + kind, what)
+    for (std::uint64_t token : tokens) all.push_back({token * 2, 0x70c});
+    for (const auto& [e, t] : waiters) all.push_back({e * 2 + 1, mix(0x3a17, t)});
+    std::sort(all.begin(), all.end());
+    std::uint64_t h = 0xc0d;
+    for (const auto& entry : all) h = mix(h, entry.second);
+    return h;
+  }
+};
 
 constexpr std::uint64_t kChild = 0xc41d;
 // Each part of the state hashed with its kind, so that the parts of different kinds add up to
 // one sum without meeting: a step's change of the state is then the difference of two sums,
 // the same in every execution that contains the step's causes (complete_prefix.hpp).
 constexpr std::uint64_t kThreadPart = 0x7a1, kBytePart = 0xb17e, kOwnerPart = 0x0a7e,
-                        kFreedPart = 0xf4ee;
+                        kFreedPart = 0xf4ee, kCondPart = 0xc04d, kSemPart = 0x5e4a;
 std::uint64_t part(std::uint64_t kind, std::uint64_t key, std::uint64_t value) {
   return mix(mix(kind, key), value);
 }
@@ -134,7 +189,10 @@ bool StateFingerprints::walk(const Trace& trace, bool symbolic, std::vector<std:
   // Bytes whose value was computed from inputs: by address, the hash standing for it.
   std::unordered_map<ObjectKey, std::uint64_t> symbolic_bytes;
   std::unordered_map<ObjectKey, ThreadId> owner;
-  const auto now = [&] { return threads + memory + owners; };
+  std::uint64_t objects = 0;  // condition variables and semaphores
+  std::unordered_map<ObjectKey, CondModel> conds;
+  std::unordered_map<ObjectKey, std::int64_t> units;  // by semaphore: posts less waits
+  const auto now = [&] { return threads + memory + owners + objects; };
   const auto set_history = [&](ThreadId t, std::uint64_t h) {
     if (t >= thread.size()) thread.resize(t + 1, 0);
     if (thread[t]) threads -= part(kThreadPart, t, thread[t]);
@@ -165,7 +223,7 @@ bool StateFingerprints::walk(const Trace& trace, bool symbolic, std::vector<std:
                       ? "an access of " + std::to_string(op.size) + " bytes has no recorded value"
                       : std::string("the program uses ") + op_name(op.kind) +
                             ", whose state the fingerprint does not hold (it holds shared "
-                            "memory, mutexes and threads)");
+                            "memory, mutexes, condition variables, semaphores and threads)");
     std::uint64_t returned = op.result;
     if (op.kind == OpKind::kFree) {
       // (Its bytes keep their last values in the state: a use after it is a bug of its own.)
@@ -224,6 +282,22 @@ bool StateFingerprints::walk(const Trace& trace, bool symbolic, std::vector<std:
       }
     } else if (op.kind == OpKind::kThreadJoin && (v.known & AccessValues::kRead)) {
       returned = v.read;  // what the joined thread returned, when the thread takes it
+    } else if (domain_of(op.kind) == Domain::kCond) {
+      CondModel& c = conds[op.object];
+      objects -= part(kCondPart, op.object, c.value());
+      if (op.kind == OpKind::kCondWait) c.wait(e.thread);
+      if (op.kind == OpKind::kCondWake) c.wake(e.thread, op.result != 0);
+      if (op.kind == OpKind::kCondSignal) c.signal();
+      if (op.kind == OpKind::kCondBroadcast) c.broadcast();
+      objects += part(kCondPart, op.object, c.value());
+    } else if (domain_of(op.kind) == Domain::kSemaphore) {
+      // The count relative to its start (a sem_init is no event; a program sets it once).
+      std::int64_t& n = units[op.object];
+      objects -= part(kSemPart, op.object, static_cast<std::uint64_t>(n));
+      n += op.kind == OpKind::kSemPost                                                    ? 1
+           : op.kind == OpKind::kSemWait || (op.kind == OpKind::kSemTryWait && op.result) ? -1
+                                                                                          : 0;
+      objects += part(kSemPart, op.object, static_cast<std::uint64_t>(n));
     }
     if (acquires_mutex(op) || releases_mutex(op)) {
       const ObjectKey m = mutex_of(op);

@@ -15,9 +15,9 @@
 // one plus its events' changes, in any order (POET App. H; complete_prefix.hpp).
 //
 // This covers only programs whose every shared access is an event with its values (native, with
-// --points=all) and that synchronise with mutexes, thread creation and joins (the thread model's
-// operations): any other operation, or memory that changed between events, leaves a state the
-// fingerprint would not hold, and of() gives none and why() says why.
+// --points=all) and that synchronise with mutexes, condition variables, semaphores, thread
+// creation and joins: any other operation, or memory that changed between events, leaves a state
+// the fingerprint would not hold, and of() gives none and why() says why.
 #pragma once
 
 #include <cstdint>
