@@ -212,9 +212,11 @@ std::optional<Unfolding::Extension> CompletePrefix::next() {
   return std::nullopt;
 }
 
-std::vector<Unfolding::Extension> CompletePrefix::open_targets() {
+std::vector<Unfolding::Extension> CompletePrefix::open_targets(std::size_t at_most) {
   std::vector<Unfolding::Extension> out;
-  for (std::size_t i = 0; i < open_.size();) {
+  // The latest first (those of the last tests, near the target next() gave), dropping on the way
+  // the ones reached or handed out.
+  for (std::size_t i = open_.size(); i-- > 0 && out.size() < at_most;) {
     const Candidate& c = candidates_[open_[i]];
     if (c.handed_out || unfolding_->find_event(c.target.preset, c.target.context, c.target.op) !=
                             kInitialCondition) {
@@ -223,7 +225,6 @@ std::vector<Unfolding::Extension> CompletePrefix::open_targets() {
       continue;
     }
     out.push_back(c.target);
-    ++i;
   }
   return out;
 }

@@ -53,10 +53,10 @@ class CompletePrefix {
   /// extension no event of the unfolding is yet, which it returns (a test must reach it); nullopt
   /// once nothing is ready: the prefix is complete.
   std::optional<Unfolding::Extension> next();
-  /// The possible extensions no test has reached yet, besides the ones next() handed out, in no
-  /// order: a test aimed at next()'s may aim at some of these too (running an event early costs
-  /// no test, and its place in the prefix is still decided by the order).
-  std::vector<Unfolding::Extension> open_targets();
+  /// Up to `at_most` possible extensions no test has reached yet, besides the ones next() handed
+  /// out, the latest found first: a test aimed at next()'s may aim at some of these too (running
+  /// an event early costs no test, and its place in the prefix is still decided by the order).
+  std::vector<Unfolding::Extension> open_targets(std::size_t at_most);
 
   /// Distinct states the prefix's configurations reach (the initial one included).
   std::uint64_t states() const { return states_; }

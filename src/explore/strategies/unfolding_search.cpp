@@ -255,7 +255,7 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
       std::optional<Unfolding::Extension> x = prefix_->next();
       if (!x) return std::nullopt;
       chosen.push_back(std::move(*x));
-      std::vector<Unfolding::Extension> others = prefix_->open_targets();
+      std::vector<Unfolding::Extension> others = prefix_->open_targets(kMergeTries);
       add_compatible_targets(chosen, others);
       // Inputs that take the configuration's branches their ways and the targets' other ways
       // (thesis §3.5); if the extra targets ask too much, the first alone; if it is out of
