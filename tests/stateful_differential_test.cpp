@@ -116,7 +116,7 @@ INSTANTIATE_TEST_SUITE_P(Chunks, StatefulDifferential, ::testing::Range(0, kChun
 // events): its states hold a value computed from inputs by its expression and a branch by the
 // side taken, so a cut-off must hide no input either. The oracle is DFS, which explores the
 // inputs concolically (one execution per path and trace).
-constexpr int kInputChunks = 5;  // 500 programs
+constexpr int kInputChunks = 2;  // 200 programs
 
 class StatefulUnfoldingInputsDifferential : public ::testing::TestWithParam<int> {};
 
