@@ -64,10 +64,11 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION share/doc/weft)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/ DESTINATION share/weft/examples)
 
 # cpack -G DEB (from the build tree): a package that installs under /usr. Its dependencies are
-# what the installed files use: clang-14 runs the pass (same LLVM), llvm-14 brings
-# llvm-symbolizer-14 (reports' source lines), libllvm14 and libz3-4 are what weft itself links.
+# what the installed files use: clang-14 runs the pass (same LLVM), libllvm14 and libz3-4 are what
+# weft itself links (reports' source lines come from libLLVM's symbolizer, in weft's process).
 # libz3-dev and libstdc++-12-dev serve the in-process API's users, who link -lz3 (weft.pc,
-# weft::weft); gdb is for `weft replay --gdb`, libomp-14-dev for OpenMP programs' omp.h.
+# weft::weft); gdb is for `weft replay --gdb`, libomp-14-dev for OpenMP programs' omp.h, llvm-14
+# for llvm-symbolizer, which AddressSanitizer's own reports use (docs/sanitizers.md).
 set(CPACK_PACKAGE_NAME weft)
 set(CPACK_PACKAGE_VENDOR "weft developers")
 set(CPACK_PACKAGE_CONTACT "weft developers <weft@localhost>")
@@ -76,6 +77,6 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
-    "clang-14, llvm-14, libllvm14, libz3-4, libz3-dev, libc6, libstdc++6, libgcc-s1, libstdc++-12-dev")
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "gdb, libomp-14-dev, cmake, pkg-config")
+    "clang-14, libllvm14, libz3-4, libz3-dev, libc6, libstdc++6, libgcc-s1, libstdc++-12-dev")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "gdb, libomp-14-dev, llvm-14, cmake, pkg-config")
 include(CPack)

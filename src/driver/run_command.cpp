@@ -376,7 +376,7 @@ class RunCommand {
   // not yet scheduling points; `user_stop`: one is the bug --stop-on names.
   void keep_round_bugs(std::uint64_t executions_before, std::vector<std::uint64_t>& fresh,
                        bool& user_stop) {
-    prepare_symbols(result_.bugs, symbols());  // one llvm-symbolizer run for all of them
+    prepare_symbols(result_.bugs, symbols());
     for (const auto& bug : result_.bugs) {
       // A race by its instructions (explorer::bug_key); others by their message as the user
       // reads it: the marks in the raw one carry addresses (a local's frames) that may differ

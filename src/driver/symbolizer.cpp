@@ -21,48 +21,6 @@ std::string hex(std::uint64_t v) {
   return buf;
 }
 
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-// Runs llvm-symbolizer over `queries` and returns its output blocks, one per query (they end
-// with an empty line). The queries go on the command line, which the shell takes as one word of at
-// most 128 KiB: a long list is split over several runs.
-std::vector<std::vector<std::string>> symbolize(const std::string& program,
-                                                const std::vector<std::string>& queries) {
-  constexpr std::size_t kMaxCommand = 64 * 1024;
-  std::vector<std::vector<std::string>> blocks;
-  std::size_t next = 0;
-  while (next < queries.size()) {
-    std::string command = "llvm-symbolizer-14 --obj=" + shell_quote(program) + " --inlining";
-    const std::size_t first = next;
-    while (next < queries.size() &&
-           (next == first || command.size() + queries[next].size() + 3 < kMaxCommand))
-      command.append(" ").append(shell_quote(queries[next++]));
-    command += " 2>/dev/null";
-    const std::size_t expected = blocks.size() + (next - first);
-    std::unique_ptr<FILE, int (*)(FILE*)> out(popen(command.c_str(), "r"), pclose);
-    std::vector<std::string> block;
-    char line[4096];
-    while (out && std::fgets(line, sizeof line, out.get())) {
-      std::string s(line);
-      while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
-      if (s.empty()) {
-        blocks.push_back(std::move(block));
-        block.clear();
-      } else {
-        block.push_back(std::move(s));
-      }
-    }
-    if (!block.empty()) blocks.push_back(std::move(block));
-    // One block per query, whatever the run printed, so that the next run's blocks line up.
-    blocks.resize(expected);
-  }
-  return blocks;
-}
-
 // The name the program gave a function that the pass renamed (main) or copied (the copy without
 // symbolic tracking).
 std::string program_function_name(std::string function) {
@@ -77,16 +35,11 @@ std::string program_function_name(std::string function) {
   return function;
 }
 
-SourceLocation parse_frame(const std::string& function, const std::string& where) {
+SourceLocation location_of(const SourceFrame& frame) {
   SourceLocation loc;
-  loc.function = function == "??" ? "" : program_function_name(function);
-  // "file:line:column"
-  const auto last = where.rfind(':');
-  const auto mid = last == std::string::npos ? std::string::npos : where.rfind(':', last - 1);
-  if (mid != std::string::npos && where.substr(0, mid) != "??") {
-    loc.file = where.substr(0, mid);
-    loc.line = static_cast<std::uint32_t>(std::strtoul(where.c_str() + mid + 1, nullptr, 10));
-  }
+  loc.function = program_function_name(frame.function);
+  loc.file = frame.file;
+  loc.line = frame.line;
   return loc;
 }
 
@@ -116,6 +69,11 @@ const MappedCode* Symbolizer::library_of(std::uint64_t address) const {
 Symbolizer::~Symbolizer() = default;
 Symbolizer::Symbolizer(Symbolizer&&) noexcept = default;
 
+CodeSymbols& Symbolizer::symbols() {
+  if (!symbols_) symbols_ = std::make_unique<CodeSymbols>();
+  return *symbols_;
+}
+
 DebugInfo& Symbolizer::debug_info() {
   if (!debug_info_) debug_info_ = std::make_unique<DebugInfo>(program_);
   return *debug_info_;
@@ -130,36 +88,34 @@ void Symbolizer::prepare(const std::vector<std::uint64_t>& code,
   // Small numbers are not addresses of variables (reserved keys, null).
   for (auto a : data)
     if (a < 4096) data_[a] = "";
-  std::vector<std::string> queries;
-  std::vector<std::uint64_t> code_todo, data_todo;
-  std::set<std::uint64_t> code_asked, data_asked;
-  // Library code: by library, with its own symbols (the function; lines if it has them).
-  std::map<const MappedCode*, std::vector<std::uint64_t>> in_library;
-  for (auto a : code)
-    if (a && !code_.count(a) && code_asked.insert(a).second) {
-      if (const MappedCode* m = library_of(a - 1)) {
-        in_library[m].push_back(a);
-        continue;
-      }
-      code_todo.push_back(a);
-      queries.push_back("CODE " + hex(offset(a - 1)));
-    }
-  for (const auto& [library, addresses] : in_library) {
-    std::vector<std::string> library_queries;
-    // Shared libraries map their code at file offsets equal to its addresses in the file.
-    for (auto a : addresses)
-      library_queries.push_back(hex(a - 1 - library->start + library->offset));
-    const auto blocks = symbolize(library->path, library_queries);
-    const auto slash = library->path.rfind('/');
-    for (std::size_t i = 0; i < addresses.size(); ++i) {
+  for (auto a : code) {
+    if (!a || code_.count(a)) continue;
+    // Library code: by library, with its own symbols (the function; lines if it has them).
+    if (const MappedCode* library = library_of(a - 1)) {
+      // Shared libraries map their code at file offsets equal to its addresses in the file.
+      const auto frames = symbols().frames(library->path, a - 1 - library->start + library->offset);
       SourceLocation loc;
-      if (i < blocks.size() && blocks[i].size() >= 2) loc = parse_frame(blocks[i][0], blocks[i][1]);
+      if (!frames.empty()) loc = location_of(frames.front());
       // "std::thread::_M_start_thread(std::unique_ptr<...>, void (*)())": the name says enough.
       if (const auto paren = loc.function.find('('); paren != std::string::npos && paren > 0)
         loc.function.resize(paren);
+      const auto slash = library->path.rfind('/');
       loc.library = slash == std::string::npos ? library->path : library->path.substr(slash + 1);
-      code_[addresses[i]] = loc;
+      code_[a] = loc;
+      continue;
     }
+    // Frames come innermost first: prefer the first outside system headers.
+    SourceLocation best;
+    const auto frames = symbols().frames(program_, offset(a - 1));
+    for (std::size_t k = 0; k < frames.size(); ++k) {
+      SourceLocation loc = location_of(frames[k]);
+      if (k == 0) best = loc;
+      if (!is_system_file(loc.file)) {
+        best = loc;
+        break;
+      }
+    }
+    code_[a] = best;
   }
   for (auto a : data) {
     if (data_.count(a)) continue;
@@ -168,44 +124,16 @@ void Symbolizer::prepare(const std::vector<std::uint64_t>& code,
       data_[a] = *name;
       continue;
     }
-    if (data_asked.insert(a).second) {
-      data_todo.push_back(a);
-      queries.push_back("DATA " + hex(offset(a)));
-    }
-  }
-  const auto blocks = symbolize(program_, queries);
-  for (std::size_t i = 0; i < code_todo.size(); ++i) {
-    SourceLocation best;
-    if (i < blocks.size()) {
-      // Frames come innermost first, two lines each: prefer the first outside system headers.
-      const auto& b = blocks[i];
-      for (std::size_t k = 0; k + 1 < b.size(); k += 2) {
-        SourceLocation loc = parse_frame(b[k], b[k + 1]);
-        if (best.file.empty() && k == 0) best = loc;
-        if (!is_system_file(loc.file)) {
-          best = loc;
-          break;
-        }
-      }
-    }
-    code_[code_todo[i]] = best;
-  }
-  for (std::size_t i = 0; i < data_todo.size(); ++i) {
     std::string name;
-    const std::size_t k = code_todo.size() + i;
-    if (k < blocks.size() && blocks[k].size() >= 2 && blocks[k][0] != "??") {
-      std::istringstream range(blocks[k][1]);
-      std::uint64_t start = 0, size = 0;
-      range >> start >> size;
-      // Only an address inside a variable names it (not the nearest symbol before a stack or
-      // heap address).
-      const std::uint64_t at = offset(data_todo[i]);
-      if (size > 0 && at >= start && at < start + size) {
-        name = blocks[k][0];
-        if (at > start) name += "+" + std::to_string(at - start);
-      }
+    // Only an address inside a variable names it (not the nearest symbol before a stack or
+    // heap address).
+    const std::uint64_t at = offset(a);
+    if (auto symbol = symbols().data(program_, at);
+        symbol && symbol->size > 0 && at >= symbol->start && at < symbol->start + symbol->size) {
+      name = symbol->name;
+      if (at > symbol->start) name += "+" + std::to_string(at - symbol->start);
     }
-    data_[data_todo[i]] = name;
+    data_[a] = name;
   }
 }
 

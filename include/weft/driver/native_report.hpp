@@ -12,8 +12,7 @@
 
 namespace weft::driver {
 
-/// Looks up what the reports of `bugs` name in one run of llvm-symbolizer, rather than one run
-/// (tens of milliseconds) per bug.
+/// Looks up what the reports of `bugs` name, all before any is written.
 void prepare_symbols(const std::vector<explorer::FoundBug>& bugs, Symbolizer& symbols);
 
 /// "weft replay FILE" with the hint the text report gives after it (--gdb).

@@ -1,5 +1,5 @@
 // Code and data addresses of an instrumented program as source locations and names, through
-// llvm-symbolizer and the program's debug information (weft-cc always adds -g).
+// LLVM's symbolizer and the program's debug information (weft-cc always adds -g).
 #pragma once
 
 #include <cstdint>
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "weft/driver/code_symbols.hpp"
 #include "weft/driver/debug_info.hpp"
 
 namespace weft::driver {
@@ -57,6 +58,7 @@ class Symbolizer {
 
  private:
   DebugInfo& debug_info();
+  CodeSymbols& symbols();
   std::string stack_text(const std::string& token);
   std::uint64_t offset(std::uint64_t address) const;
   const MappedCode* library_of(std::uint64_t address) const;
@@ -66,6 +68,7 @@ class Symbolizer {
   std::map<std::uint64_t, SourceLocation> code_;
   std::map<std::uint64_t, std::string> data_;
   std::unique_ptr<DebugInfo> debug_info_;  // read on first use
+  std::unique_ptr<CodeSymbols> symbols_;   // made on first use
 };
 
 /// The addresses in {pc:HEX}, {in:HEX} and {data:HEX} tokens of a message.
