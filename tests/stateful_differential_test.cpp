@@ -33,27 +33,43 @@ const std::uint64_t kFirstSeed = setting("WEFT_STATEFUL_FIRST_SEED", 900000);
 
 using Exploration = ChunkExploration;
 
+// The assertion failures of an exploration: all that stateful unfolding, which covers local
+// states and not deadlocks or races, answers for.
+std::set<std::string> assertion_failures(const Exploration& e) {
+  std::set<std::string> out;
+  for (const std::string& bug : e.bugs)
+    if (bug.rfind("assertion failure: ", 0) == 0) out.insert(bug);
+  return out;
+}
+
+// A chunk's programs (with loops; threads start from inputs if `inputs`), built in a directory
+// of their own; the directory is removed by the caller when nothing failed.
+struct Chunk {
+  std::uint64_t first = 0;
+  fs::path dir;
+  std::string binary;
+};
+Chunk build_programs(const std::string& name, std::uint64_t first, bool inputs) {
+  Chunk c{first, fs::temp_directory_path() / ("weft-" + name + "-" + std::to_string(getpid())), ""};
+  fs::create_directories(c.dir);
+  c.binary = build_chunk(c.dir, racy_program_file(first, kProgramsPerChunk, true, inputs));
+  return c;
+}
+
 class StatefulDifferential : public ::testing::TestWithParam<int> {};
 
 TEST_P(StatefulDifferential, FindsWhatEveryInterleavingFinds) {
-  const std::uint64_t first =
-      kFirstSeed + static_cast<std::uint64_t>(GetParam()) * kProgramsPerChunk;
-  const fs::path dir =
-      fs::temp_directory_path() /
-      ("weft-stateful-differential-" + std::to_string(GetParam()) + "-" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  const std::string binary = build_chunk(dir, racy_program_file(first, kProgramsPerChunk, true));
+  const Chunk chunk = build_programs(
+      "stateful-differential-" + std::to_string(GetParam()),
+      kFirstSeed + static_cast<std::uint64_t>(GetParam()) * kProgramsPerChunk, false);
+  const std::uint64_t first = chunk.first;
+  const fs::path& dir = chunk.dir;
+  const std::string& binary = chunk.binary;
   ASSERT_TRUE(fs::exists(binary));
 
   std::uint64_t cut_offs = 0, stateful_executions = 0, oracle_executions = 0;
   std::uint64_t unfolding_cut_offs = 0, unfolding_tests = 0;
   int programs_cut = 0, programs_cut_by_unfolding = 0, too_large = 0;
-  const auto assertion_failures = [](const Exploration& e) {
-    std::set<std::string> out;
-    for (const std::string& bug : e.bugs)
-      if (bug.rfind("assertion failure: ", 0) == 0) out.insert(bug);
-    return out;
-  };
   for (int i = 0; i < kProgramsPerChunk; ++i) {
     const std::uint64_t seed = first + static_cast<std::uint64_t>(i);
     const auto where = [&](const Exploration& e) {
@@ -121,21 +137,13 @@ constexpr int kInputChunks = 2;  // 200 programs
 class StatefulUnfoldingInputsDifferential : public ::testing::TestWithParam<int> {};
 
 TEST_P(StatefulUnfoldingInputsDifferential, FindsWhatDfsFindsForEveryInput) {
-  const std::uint64_t first =
-      kFirstSeed + 500000 + static_cast<std::uint64_t>(GetParam()) * kProgramsPerChunk;
-  const fs::path dir =
-      fs::temp_directory_path() /
-      ("weft-stateful-inputs-" + std::to_string(GetParam()) + "-" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  const std::string binary =
-      build_chunk(dir, racy_program_file(first, kProgramsPerChunk, true, true));
+  const Chunk chunk = build_programs(
+      "stateful-inputs-" + std::to_string(GetParam()),
+      kFirstSeed + 500000 + static_cast<std::uint64_t>(GetParam()) * kProgramsPerChunk, true);
+  const std::uint64_t first = chunk.first;
+  const fs::path& dir = chunk.dir;
+  const std::string& binary = chunk.binary;
   ASSERT_TRUE(fs::exists(binary));
-  const auto assertion_failures = [](const Exploration& e) {
-    std::set<std::string> out;
-    for (const std::string& bug : e.bugs)
-      if (bug.rfind("assertion failure: ", 0) == 0) out.insert(bug);
-    return out;
-  };
   int with_inputs = 0, cut = 0, too_large = 0;
   std::uint64_t tests = 0, oracle_executions = 0;
   for (int i = 0; i < kProgramsPerChunk; ++i) {

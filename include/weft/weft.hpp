@@ -65,7 +65,7 @@ using explorer::Incompleteness;
 
 /// The strategy and its settings, the limits and what to count (strategy, sleep_sets,
 /// search_deadlocks, random_executions, seed, pct_depth, pct_steps, max_bound, pv_reduction,
-/// thread_symmetry,
+/// thread_symmetry, alternatives,
 /// stop_on_first_bug, max_executions, max_seconds, count_traces, estimate_size) are
 /// explorer::ExploreOptions', which the command line shares; the rest are the API's own.
 /// (StrategyKind::kPortfolio shares max_seconds among strategies when the estimate says optimal

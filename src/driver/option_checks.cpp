@@ -44,6 +44,7 @@ void check_options(const ProgramOptions& program, const ExploreSettings& setting
         {"strategy", "--strategy"},
         {"max_seconds", "--time-limit"},
         {"pct_depth", "--depth"},
+        {"alternatives", "--alternatives"},
         {"search_deadlocks", "--deadlocks"}};
     const char* option = problem->field;
     for (const auto& [field, name] : kNames)

@@ -182,7 +182,7 @@ struct SeenInPart {
   /// (libstdc++'s shared_ptr counts, stop_token): both are explored as sequentially
   /// consistent, and the text says whose they are.
   std::vector<std::string> weak_atomics, weak_in_library;
-  std::vector<std::string> kernel_talk, unseen_libraries, signal_handlers;
+  std::vector<std::string> kernel_talk, unseen_libraries, signal_handlers, semaphore_resets;
 
   bool weak_memory() const { return !weak_atomics.empty() || !weak_in_library.empty(); }
   /// Synchronisation weft does not see may order a race's accesses: a library's, or the
@@ -198,14 +198,16 @@ SeenInPart seen_in_part(const std::set<Caveat>& caveats, Symbolizer& symbols) {
     if (c.kind == CaveatKind::kUnseenLibrary) seen.unseen_libraries.push_back(c.what);
     if (c.kind == CaveatKind::kSignalHandler)
       seen.signal_handlers.push_back(symbols.render(c.what));
+    if (c.kind == CaveatKind::kSemaphoreReset)
+      seen.semaphore_resets.push_back(symbols.render(c.what));
     if (c.kind != CaveatKind::kWeakAtomics) continue;
     const std::string where = symbols.render(c.what);
     const auto pc = first_code_mark(c.what);
     const bool system = pc && *pc != 0 && symbols.code(*pc).file.starts_with("/usr/");
     (system ? seen.weak_in_library : seen.weak_atomics).push_back(where);
   }
-  for (auto* list :
-       {&seen.weak_atomics, &seen.weak_in_library, &seen.kernel_talk, &seen.signal_handlers}) {
+  for (auto* list : {&seen.weak_atomics, &seen.weak_in_library, &seen.kernel_talk,
+                     &seen.signal_handlers, &seen.semaphore_resets}) {
     std::sort(list->begin(), list->end());
     list->erase(std::unique(list->begin(), list->end()), list->end());
   }
@@ -449,6 +451,7 @@ class RunCommand {
     words.kernel_talk = listed(seen_in_part_.kernel_talk, 3);
     words.unseen_libraries = listed(seen_in_part_.unseen_libraries, 3);
     words.signal_handlers = listed(seen_in_part_.signal_handlers, 3);
+    words.semaphore_resets = listed(seen_in_part_.semaphore_resets, 3);
     words.stop_on_first_bug = "--all-bugs explores on";
     words.chosen_bug = "the first bug that --stop-on names";
     words.limits = "--max-executions or --time-limit";
@@ -575,6 +578,7 @@ class RunCommand {
     if (!seen.kernel_talk.empty()) j["kernel_communication"] = seen.kernel_talk;
     if (!seen.unseen_libraries.empty()) j["unseen_libraries"] = seen.unseen_libraries;
     if (!seen.signal_handlers.empty()) j["signal_handlers"] = seen.signal_handlers;
+    if (!seen.semaphore_resets.empty()) j["semaphore_resets"] = seen.semaphore_resets;
     // Libraries of weft-lib's cache the program loaded: built by weft-cc, so seen.
     std::set<std::string> instrumented;
     const std::string cache = program_.options.library_cache ? library_cache_directory() : "";

@@ -56,6 +56,13 @@ std::string incompleteness_text(explorer::Incompleteness why, const explorer::Ex
              "): in a thread other than the sender it runs at the end of that thread's step, "
              "not at later points, and never inside a wait weft does not interrupt (block the "
              "signal in the threads that should not take it, or wait for it with sigwait)";
+    case Incompleteness::kSemaphoreReset:
+      return "every interleaving was explored, but sem_init set a semaphore again after threads "
+             "had used it (" +
+             w.semaphore_resets +
+             "), which weft does not order with the threads' operations, so its orders against "
+             "them were not explored (give each use its own semaphore, or set it again only "
+             "while no other thread runs)";
     case Incompleteness::kStrategyGaps:
       return "the " + w.strategy + " strategy did not cover all it set out to: " + r.strategy_gaps;
     case Incompleteness::kNotExhaustive:

@@ -22,6 +22,7 @@ constexpr std::pair<weft::explorer::StrategyTakes, const char*> kStrategyOptions
     {weft::explorer::kTakesTimeBudget, "--time-limit"},
     {weft::explorer::kTakesReductions, "--pv-reduction"},
     {weft::explorer::kTakesReductions, "--symmetry"},
+    {weft::explorer::kTakesAlternatives, "--alternatives"},
     {weft::explorer::kBuildsUnfolding, "--deadlocks"},
     {weft::explorer::kBuildsUnfolding, "--dump-unfolding"},
     {weft::explorer::kBuildsUnfolding, "--check-global"},
@@ -103,6 +104,12 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
                  "With --strategy pct: the depth of the bugs it aims at, the number of ordering "
                  "constraints a bug needs (depth - 1 priority change points per execution)")
       ->check(CLI::Range(1u, weft::explorer::kMaxPctDepth))
+      ->capture_default_str();
+  cmd.add_option("--alternatives", s.alternatives,
+                 "With --strategy qpor: k of its k-partial alternatives, the disabled events an "
+                 "alternative must conflict with (1: cheap, some tests may be redundant; large: "
+                 "optimal, one test per maximal configuration)")
+      ->check(CLI::Range(1u, weft::explorer::kMaxAlternatives))
       ->capture_default_str();
   cmd.add_option("--bound", s.max_bound,
                  "With --strategy preemption-bound or delay-bound: the highest bound to explore "
@@ -326,8 +333,8 @@ int main(int argc, char** argv) {
     // time limit bounds every strategy; the unfolding's options have their own checks.)
     if (*check || *run) {
       using namespace weft::explorer;
-      constexpr unsigned kRefused =
-          kTakesSleepSets | kTakesExecutions | kTakesDepth | kTakesBound | kTakesReductions;
+      constexpr unsigned kRefused = kTakesSleepSets | kTakesExecutions | kTakesDepth | kTakesBound |
+                                    kTakesReductions | kTakesAlternatives;
       const CLI::App& used = *check ? *check : *run;
       const StrategyInfo& row = strategy_info(*kind);
       for (const auto& [option, name] : kStrategyOptions)

@@ -2,15 +2,10 @@
 
 #include <algorithm>
 
+#include "weft/trace/hash_mix.hpp"
+
 namespace weft::explorer {
 namespace {
-
-std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
-  std::uint64_t z = a * 0x9e3779b97f4a7c15ULL ^ (b + 0x632be59bd9b4e019ULL + (a << 6) + (a >> 2));
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 // A label's weight: positive, and below 2^40, so that no configuration's sum overflows.
 std::uint64_t weight_of(std::uint64_t label) {
@@ -28,18 +23,18 @@ int compare_parikh(const std::vector<std::uint64_t>& a, const std::vector<std::u
 }
 
 std::uint64_t extension_key(const Unfolding::Extension& x) {
-  std::uint64_t h = mix(x.thread, static_cast<std::uint64_t>(x.op.kind));
-  h = mix(mix(h, x.op.object), x.op.result);
-  for (ConditionIndex c : x.preset) h = mix(h, c);
-  h = mix(h, 0xc0);
-  for (ConditionIndex c : x.context) h = mix(h, c);
+  std::uint64_t h = hash_mix(x.thread, static_cast<std::uint64_t>(x.op.kind));
+  h = hash_mix(hash_mix(h, x.op.object), x.op.result);
+  for (ConditionIndex c : x.preset) h = hash_mix(h, c);
+  h = hash_mix(h, 0xc0);
+  for (ConditionIndex c : x.context) h = hash_mix(h, c);
   return h;
 }
 
 }  // namespace
 
 std::uint64_t CompletePrefix::label(ThreadId t, const Operation& op) const {
-  return mix(mix(t, static_cast<std::uint64_t>(op.kind)), mix(op.object, op.size));
+  return hash_mix(hash_mix(t, static_cast<std::uint64_t>(op.kind)), hash_mix(op.object, op.size));
 }
 
 bool CompletePrefix::produced(ConditionIndex c) const {

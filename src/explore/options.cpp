@@ -20,6 +20,10 @@ std::optional<OptionProblem> problem_with(const ExploreOptions& options) {
   if (options.pct_depth < 1 || options.pct_depth > kMaxPctDepth)
     return OptionProblem{"pct_depth", "must be between 1 and " + std::to_string(kMaxPctDepth) +
                                           " (it is " + std::to_string(options.pct_depth) + ")"};
+  if (options.alternatives < 1 || options.alternatives > kMaxAlternatives)
+    return OptionProblem{"alternatives", "must be between 1 and " +
+                                             std::to_string(kMaxAlternatives) + " (it is " +
+                                             std::to_string(options.alternatives) + ")"};
   const StrategyInfo& strategy = strategy_info(options.strategy);
   if (options.search_deadlocks && !strategy.has(kBuildsUnfolding))
     return OptionProblem{"search_deadlocks",

@@ -3,22 +3,16 @@
 #include <algorithm>
 
 #include "weft/explore/thread_model.hpp"
+#include "weft/trace/hash_mix.hpp"
 #include "weft/trace/sync_rules.hpp"
 
 namespace weft::explorer {
 namespace {
 
-std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
-  std::uint64_t z = a * 0x9e3779b97f4a7c15ULL ^ (b + 0x632be59bd9b4e019ULL + (a << 6) + (a >> 2));
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 std::uint64_t signature(const Operation& op) {
-  std::uint64_t s = mix(static_cast<std::uint64_t>(op.kind), op.object);
-  s = mix(s, std::uint64_t{op.size} << 1 | (op.timed ? 1 : 0));
-  return mix(s, op.partner);
+  std::uint64_t s = hash_mix(static_cast<std::uint64_t>(op.kind), op.object);
+  s = hash_mix(s, std::uint64_t{op.size} << 1 | (op.timed ? 1 : 0));
+  return hash_mix(s, op.partner);
 }
 
 // The operations whose effect on the state the fingerprint holds: the thread model's, a trylock
@@ -74,10 +68,10 @@ struct CondModel {
   std::uint64_t value() const {
     std::vector<std::pair<std::uint64_t, std::uint64_t>> all;  // (epoch * 2 + kind, what)
     for (std::uint64_t token : tokens) all.push_back({token * 2, 0x70c});
-    for (const auto& [e, t] : waiters) all.push_back({e * 2 + 1, mix(0x3a17, t)});
+    for (const auto& [e, t] : waiters) all.push_back({e * 2 + 1, hash_mix(0x3a17, t)});
     std::sort(all.begin(), all.end());
     std::uint64_t h = 0xc0d;
-    for (const auto& entry : all) h = mix(h, entry.second);
+    for (const auto& entry : all) h = hash_mix(h, entry.second);
     return h;
   }
 };
@@ -89,7 +83,7 @@ constexpr std::uint64_t kChild = 0xc41d;
 constexpr std::uint64_t kThreadPart = 0x7a1, kBytePart = 0xb17e, kOwnerPart = 0x0a7e,
                         kFreedPart = 0xf4ee, kCondPart = 0xc04d, kSemPart = 0x5e4a;
 std::uint64_t part(std::uint64_t kind, std::uint64_t key, std::uint64_t value) {
-  return mix(mix(kind, key), value);
+  return hash_mix(hash_mix(kind, key), value);
 }
 
 }  // namespace
@@ -144,8 +138,9 @@ class ExpressionHashes {
     std::uint64_t value = n.value;
     if (n.kind == symbolic::ExprKind::kInput && n.value < in_.inputs.size())
       value = in_.inputs[n.value].key.packed();
-    std::uint64_t h = mix(mix(static_cast<std::uint64_t>(n.kind), n.width), value);
-    h = mix(mix(mix(h, of(n.a)), of(n.b)), of(n.c)) | 1;  // never 0, the mark of "not yet"
+    std::uint64_t h = hash_mix(hash_mix(static_cast<std::uint64_t>(n.kind), n.width), value);
+    h = hash_mix(hash_mix(hash_mix(h, of(n.a)), of(n.b)), of(n.c)) |
+        1;  // never 0, the mark of "not yet"
     if (id >= memo_.size()) memo_.resize(id + 1, 0);
     memo_[id] = h;
     return h;
@@ -174,6 +169,11 @@ bool StateFingerprints::walk(const Trace& trace, bool symbolic, std::vector<std:
     return fail(
         "it needs every shared access to be an event with its values (a native program run with "
         "--points=all)");
+  if (std::any_of(trace.caveats.begin(), trace.caveats.end(),
+                  [](const Caveat& c) { return c.kind == CaveatKind::kSemaphoreReset; }))
+    return fail(
+        "sem_init set a semaphore again after threads had used it, so its count is not what its "
+        "operations made it");
   const InputObservations& in = trace.symbolic;
   if (!symbolic && !in.inputs.empty())
     return fail("the program reads inputs, whose values a thread's history does not hold");
@@ -182,7 +182,7 @@ bool StateFingerprints::walk(const Trace& trace, bool symbolic, std::vector<std:
         "a value computed from inputs was made concrete without a constraint (floating point), "
         "so the states would hold only this execution's value");
   ExpressionHashes expressions(in);
-  std::vector<std::uint64_t> thread(1, mix(kMainThread, 1));          // by thread: its history
+  std::vector<std::uint64_t> thread(1, hash_mix(kMainThread, 1));     // by thread: its history
   std::uint64_t threads = part(kThreadPart, kMainThread, thread[0]);  // over threads
   std::uint64_t memory = 0, owners = 0;
   std::unordered_map<ObjectKey, std::uint8_t> bytes;  // written by events
@@ -206,7 +206,7 @@ bool StateFingerprints::walk(const Trace& trace, bool symbolic, std::vector<std:
       const SymbolicBranch& b = in.branches[next_branch];
       const std::uint64_t before = now();
       const std::uint64_t h = b.thread < thread.size() ? thread[b.thread] : 0;
-      set_history(b.thread, mix(mix(h, kBranchStep ^ b.site), b.taken ? 1 : 0));
+      set_history(b.thread, hash_mix(hash_mix(h, kBranchStep ^ b.site), b.taken ? 1 : 0));
       if (branch_changes) branch_changes->push_back(now() - before);
     }
   };
@@ -244,9 +244,9 @@ bool StateFingerprints::walk(const Trace& trace, bool symbolic, std::vector<std:
           returned = kSymbolicByte;
           for (std::uint32_t i = 0; i < op.size; ++i) {
             const auto it = symbolic_bytes.find(op.object + i);
-            returned = mix(returned, it != symbolic_bytes.end()
-                                         ? it->second
-                                         : std::uint64_t{(v.read >> (8 * i)) & 0xff});
+            returned = hash_mix(returned, it != symbolic_bytes.end()
+                                              ? it->second
+                                              : std::uint64_t{(v.read >> (8 * i)) & 0xff});
           }
         }
       }
@@ -266,7 +266,8 @@ bool StateFingerprints::walk(const Trace& trace, bool symbolic, std::vector<std:
           // What the part holds: the byte, or the expression's hash and the byte's place in it.
           const auto held_value = [&](std::uint8_t b, ObjectKey address) {
             const auto s = symbolic_bytes.find(address);
-            return s == symbolic_bytes.end() ? std::uint64_t{b} : mix(kSymbolicByte, s->second);
+            return s == symbolic_bytes.end() ? std::uint64_t{b}
+                                             : hash_mix(kSymbolicByte, s->second);
           };
           const auto [it, added] = bytes.emplace(at, byte);
           if (!added) {
@@ -274,7 +275,7 @@ bool StateFingerprints::walk(const Trace& trace, bool symbolic, std::vector<std:
             it->second = byte;
           }
           if (from_inputs)
-            symbolic_bytes[at] = mix(from_inputs, i);
+            symbolic_bytes[at] = hash_mix(from_inputs, i);
           else
             symbolic_bytes.erase(at);
           memory += part(kBytePart, at, held_value(byte, at));
@@ -311,10 +312,10 @@ bool StateFingerprints::walk(const Trace& trace, bool symbolic, std::vector<std:
     const std::uint64_t history = e.thread < thread.size() ? thread[e.thread] : 0;
     if (!check_next(history, op)) return false;
     if (op.kind == OpKind::kThreadCreate)
-      set_history(static_cast<ThreadId>(op.object), mix(mix(history, kChild), op.object));
+      set_history(static_cast<ThreadId>(op.object), hash_mix(hash_mix(history, kChild), op.object));
     // (Whether the thread ends after the step is no part of it: its history decides that, or
     // with inputs the branches after it, which are steps of their own.)
-    set_history(e.thread, mix(mix(history, signature(op)), returned));
+    set_history(e.thread, hash_mix(hash_mix(history, signature(op)), returned));
     if (event_changes) event_changes->push_back(now() - states.back());
   }
   states.push_back(now());

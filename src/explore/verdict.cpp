@@ -26,6 +26,8 @@ const char* incompleteness_code(Incompleteness why) {
       return "unseen-library";
     case Incompleteness::kSignalHandler:
       return "signal-handler";
+    case Incompleteness::kSemaphoreReset:
+      return "semaphore-reset";
     case Incompleteness::kStrategyGaps:
       return "strategy-gaps";
     case Incompleteness::kNotExhaustive:
@@ -54,10 +56,11 @@ Incompleteness why_incomplete(const ExplorationResult& r, bool exhaustive,
   const bool talked_through_kernel = has(CaveatKind::kKernelCommunication);
   const bool unseen_library = has(CaveatKind::kUnseenLibrary);
   const bool signal_handler = has(CaveatKind::kSignalHandler);
+  const bool semaphore_reset = has(CaveatKind::kSemaphoreReset);
   const bool explored = r.unsupported.empty() && r.exhausted && !r.fixed_inputs &&
                         r.stats.inputs.complete() && exhaustive && r.unrestored_state.empty() &&
                         !talked_through_kernel && !unseen_library && !signal_handler &&
-                        r.strategy_gaps.empty();
+                        !semaphore_reset && r.strategy_gaps.empty();
   if (explored && !r.hit_bound)
     return r.uncovered ? Incompleteness::kLocalStatesOnly : Incompleteness::kNone;
   if (!r.unsupported.empty()) return Incompleteness::kUnsupported;
@@ -75,6 +78,7 @@ Incompleteness why_incomplete(const ExplorationResult& r, bool exhaustive,
   if (talked_through_kernel && searched_all) return Incompleteness::kKernelCommunication;
   if (unseen_library && searched_all) return Incompleteness::kUnseenLibrary;
   if (signal_handler && searched_all) return Incompleteness::kSignalHandler;
+  if (semaphore_reset && searched_all) return Incompleteness::kSemaphoreReset;
   if (!r.strategy_gaps.empty() && searched_all) return Incompleteness::kStrategyGaps;
   if (!exhaustive) return Incompleteness::kNotExhaustive;
   if (!r.bugs.empty() && limits.stop_on_first_bug) return Incompleteness::kStoppedAtFirstBug;

@@ -23,6 +23,7 @@ struct VerdictWords {
   std::string kernel_talk;        ///< what talked through the kernel, listed
   std::string unseen_libraries;   ///< the libraries weft did not compile, listed
   std::string signal_handlers;    ///< the signals handled where weft tries only some places
+  std::string semaphore_resets;   ///< where sem_init set a used semaphore again
   std::string stop_on_first_bug;  ///< which option stops at the first bug, and how not to
   std::string chosen_bug;         ///< the bug the caller chose to stop at
   std::string limits;             ///< the options that limit the run (and their values)

@@ -28,6 +28,8 @@ struct ExploreOptions : StrategyChoice {
 inline constexpr double kMaxSeconds = 1e6;
 /// The deepest bug PCT aims at (--depth).
 inline constexpr std::uint32_t kMaxPctDepth = 1000;
+/// QPOR's k (--alternatives): beyond any branching a program has.
+inline constexpr std::uint32_t kMaxAlternatives = 1000000;
 
 /// What is wrong with a value of ExploreOptions: the field, as ExploreOptions names it, and what
 /// is wrong, for the front end to say in its own words ("option --time-limit " + problem).

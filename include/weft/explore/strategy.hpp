@@ -149,6 +149,9 @@ struct StrategyChoice {
   /// call with the same past. Sound only if the program takes them as interchangeable, which
   /// weft cannot check (their data may differ); the verdict says it assumed so.
   bool thread_symmetry = false;
+  /// QPOR: the k of its k-partial alternatives, the disabled events an alternative must be in
+  /// conflict with (1: cheap, some tests may end sleep-set blocked; large: optimal).
+  std::uint32_t alternatives = 1;
   friend bool operator==(const StrategyChoice&, const StrategyChoice&) = default;
 };
 
@@ -168,15 +171,16 @@ struct StrategyConfig : StrategyChoice {
 /// The options a strategy takes beyond the limits every strategy has (StrategyInfo::takes); the
 /// command line refuses the unfolding's options for a strategy that builds none.
 enum StrategyTakes : unsigned {
-  kTakesSleepSets = 1u << 0,    ///< --no-sleep-sets
-  kTakesExecutions = 1u << 1,   ///< --executions, --seed
-  kTakesDepth = 1u << 2,        ///< --depth, --pct-steps
-  kTakesBound = 1u << 3,        ///< --bound
-  kTakesTimeBudget = 1u << 4,   ///< --time-limit, shared among its strategies
-  kBuildsUnfolding = 1u << 5,   ///< --deadlocks, --dump-unfolding, --check-global (thesis ch. 6)
-  kVisitsEveryState = 1u << 6,  ///< --check-global on every state of every execution
-  kTakesReductions = 1u << 7,   ///< --pv-reduction, --symmetry
-  kMatchesStates = 1u << 8,     ///< needs --points=all: its states hold the shared memory
+  kTakesSleepSets = 1u << 0,     ///< --no-sleep-sets
+  kTakesExecutions = 1u << 1,    ///< --executions, --seed
+  kTakesDepth = 1u << 2,         ///< --depth, --pct-steps
+  kTakesBound = 1u << 3,         ///< --bound
+  kTakesTimeBudget = 1u << 4,    ///< --time-limit, shared among its strategies
+  kBuildsUnfolding = 1u << 5,    ///< --deadlocks, --dump-unfolding, --check-global (thesis ch. 6)
+  kVisitsEveryState = 1u << 6,   ///< --check-global on every state of every execution
+  kTakesReductions = 1u << 7,    ///< --pv-reduction, --symmetry
+  kMatchesStates = 1u << 8,      ///< needs --points=all: its states hold the shared memory
+  kTakesAlternatives = 1u << 9,  ///< --alternatives
 };
 
 /// One row of the table of strategies: all that the front ends (the command line, the in-process

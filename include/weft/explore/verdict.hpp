@@ -44,6 +44,8 @@ enum class Incompleteness : std::uint8_t {
   /// A signal's handler ran in another thread than its sender's, at one point of that thread
   /// only (CaveatKind::kSignalHandler).
   kSignalHandler,
+  /// sem_init set a semaphore again after threads had used it (CaveatKind::kSemaphoreReset).
+  kSemaphoreReset,
   kNotExhaustive,  ///< the strategy does not explore exhaustively (random)
   /// Every reachable local state of every thread was covered (assertion failures, crashes), but
   /// not every global state: what ExplorationResult::uncovered names (deadlocks, races).

@@ -27,9 +27,12 @@ enum class CaveatKind : std::uint8_t {
   /// A signal's handler ran in a thread other than the one that sent it, at the end of that
   /// thread's step: the later points of that thread at which it could also run were not tried.
   kSignalHandler,
+  /// sem_init set a semaphore's count again after threads had used it: the setting is no
+  /// operation that weft orders with the others, so its orders against them were not explored.
+  kSemaphoreReset,
 };
 inline constexpr std::uint8_t kLastCaveatKind =
-    static_cast<std::uint8_t>(CaveatKind::kSignalHandler);
+    static_cast<std::uint8_t>(CaveatKind::kSemaphoreReset);
 
 /// One caveat: its kind and what it was, as text for reports (may hold {pc:} marks).
 struct Caveat {

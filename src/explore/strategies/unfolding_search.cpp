@@ -16,6 +16,11 @@
 // other way; a target no input reaches is dropped. With branch events about, a test aims at one
 // target (its inputs are solved for it).
 //
+// Quasi-optimal POR (QPOR, POET §3.7) explores the same unfolding differently: not one test per
+// event, but one per maximal configuration, each the leftmost branch of a node of its exploration
+// tree (alternative_tree.hpp) that has an alternative, so that deadlocks and races are covered
+// too.
+//
 // Stateful unfolding-based testing (thesis §7.4, Fig. 7.6) is the same search with cut-offs: the
 // targets go through a complete prefix (complete_prefix.hpp), which adds events in an adequate
 // order and hands out one target at a time, none past a cut-off. Its states need every shared
@@ -28,6 +33,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "../alternative_tree.hpp"
 #include "../complete_prefix.hpp"
 #include "../state_fingerprints.hpp"
 #include "strategies.hpp"
@@ -50,12 +56,16 @@ constexpr std::size_t kBlockedMarkingsPerSearch = 64;
 
 class UnfoldingSearch final : public Strategy, public UnfoldingView {
  public:
-  UnfoldingSearch(const StrategyConfig& config, UnfoldingModel model, bool cut_offs = false)
+  // `tree`: explore maximal configurations with QPOR's tree, alternatives k-partial with k from
+  // the configuration.
+  UnfoldingSearch(const StrategyConfig& config, UnfoldingModel model, bool cut_offs = false,
+                  bool tree = false)
       : initial_prefix_(config.initial_prefix),
         unfolding_(model),
         search_deadlocks_(config.search_deadlocks),
         record_written_values_(config.record_written_values) {
     if (cut_offs) prefix_.emplace(unfolding_);
+    if (tree) tree_.emplace(unfolding_, config.alternatives);
   }
 
   std::optional<TestDirective> next() override {
@@ -69,6 +79,7 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
       return d;
     }
     if (prefix_) return next_in_prefix(std::move(d));
+    if (tree_) return next_in_tree(std::move(d));
     std::vector<Unfolding::Extension> chosen;
     std::vector<EventIndex> configuration;
     while (!targets_.empty() && chosen.empty()) {
@@ -77,23 +88,7 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
       if (covered(x)) continue;
       chosen.push_back(std::move(x));
       add_compatible_targets(chosen, targets_);
-      configuration = configuration_of(needed_by(chosen));
-      // Inputs that take every branch of the configuration its way and the targets' other
-      // ways; if the extra targets ask for too much, the first alone.
-      Inputs inputs = inputs_for(configuration, chosen);
-      if (!inputs.solved() && chosen.size() > 1) {
-        for (std::size_t i = 1; i < chosen.size(); ++i) targets_.push_back(std::move(chosen[i]));
-        chosen.resize(1);
-        configuration = configuration_of(needed_by(chosen));
-        inputs = inputs_for(configuration, chosen);
-      }
-      if (!inputs.solved()) {
-        count_unsolved(inputs.answer);
-        chosen.clear();
-        continue;
-      }
-      input_stats_.flips += flips_chosen(chosen);
-      d.inputs = std::move(inputs.values);
+      if (!solve_inputs(chosen, configuration, d, &targets_)) chosen.clear();
     }
     if (chosen.empty()) {
       if (search_deadlocks_ && unfolding_.events() != events_when_searched_) search_deadlocks();
@@ -143,6 +138,13 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
       for (auto& x : found) prefix_->add_target(std::move(x));
       for (auto& x : flips_) prefix_->add_target(std::move(x));
       flips_.clear();
+      return;
+    }
+    if (tree_) {
+      for (auto& x : found) tree_->add_extension(std::move(x));
+      for (auto& x : flips_) tree_->add_extension(std::move(x));
+      flips_.clear();
+      tree_->observe(fired_);
       return;
     }
     for (auto& x : found) targets_.push_back(std::move(x));
@@ -213,6 +215,7 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
     return &input_stats_;
   }
   const char* uncovered() const override {
+    if (tree_) return nullptr;  // every maximal configuration: deadlocks and races too
     return search_deadlocks_ ? "data races" : "deadlocks and data races";
   }
   std::string gaps() const override {
@@ -247,6 +250,31 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
  private:
   // Stateful unfolding (thesis Fig. 7.6): the prefix adds the ready events up to a target no test
   // reached, and the test aims at that one.
+  // Inputs that take every branch of the configuration reaching `chosen` its way and the
+  // targets' other ways (thesis §3.5), into `d` with that configuration. If the extra targets
+  // ask too much, the first alone (the others go back to `left_out`, if given). False when no
+  // input reaches the first: it is no event of the program.
+  bool solve_inputs(std::vector<Unfolding::Extension>& chosen,
+                    std::vector<EventIndex>& configuration, TestDirective& d,
+                    std::vector<Unfolding::Extension>* left_out) {
+    configuration = configuration_of(needed_by(chosen));
+    Inputs inputs = inputs_for(configuration, chosen);
+    if (!inputs.solved() && chosen.size() > 1) {
+      if (left_out)
+        for (std::size_t i = 1; i < chosen.size(); ++i) left_out->push_back(std::move(chosen[i]));
+      chosen.resize(1);
+      configuration = configuration_of(needed_by(chosen));
+      inputs = inputs_for(configuration, chosen);
+    }
+    if (!inputs.solved()) {
+      count_unsolved(inputs.answer);
+      return false;
+    }
+    input_stats_.flips += flips_chosen(chosen);
+    d.inputs = std::move(inputs.values);
+    return true;
+  }
+
   std::optional<TestDirective> next_in_prefix(TestDirective d) {
     if (!why_.empty()) return std::nullopt;
     std::vector<Unfolding::Extension> chosen;
@@ -257,23 +285,8 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
       chosen.push_back(std::move(*x));
       std::vector<Unfolding::Extension> others = prefix_->open_targets(kMergeTries);
       add_compatible_targets(chosen, others);
-      // Inputs that take the configuration's branches their ways and the targets' other ways
-      // (thesis §3.5); if the extra targets ask too much, the first alone; if it is out of
-      // reach of every input, it is no event of the program.
-      configuration = configuration_of(needed_by(chosen));
-      Inputs inputs = inputs_for(configuration, chosen);
-      if (!inputs.solved() && chosen.size() > 1) {
-        chosen.resize(1);
-        configuration = configuration_of(needed_by(chosen));
-        inputs = inputs_for(configuration, chosen);
-      }
-      if (!inputs.solved()) {
-        count_unsolved(inputs.answer);
-        chosen.clear();
-        continue;
-      }
-      input_stats_.flips += flips_chosen(chosen);
-      d.inputs = std::move(inputs.values);
+      // The prefix still holds the targets left out: it offers them again.
+      if (!solve_inputs(chosen, configuration, d, nullptr)) chosen.clear();
     }
     d.prefix = prefix_of(unfolding_.schedule_of(configuration));
     for (auto& target : chosen) {
@@ -281,6 +294,41 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
       if (aimed_.back().target.op.kind != OpKind::kSymbolicBranch)
         d.prefix.push_back(aimed_.back().target.thread);
     }
+    return d;
+  }
+
+  // QPOR: the right child of the deepest node with an alternative (alternative_tree.hpp) whose
+  // branches inputs can take: replay the node's configuration, then the alternative, then run on
+  // with the node's disabled events asleep.
+  std::optional<TestDirective> next_in_tree(TestDirective d) {
+    const auto branch = tree_->next([&](const AlternativeTree::Branch& b) {
+      std::vector<EventIndex> configuration = b.replay;
+      configuration.insert(configuration.end(), b.alternative.begin(), b.alternative.end());
+      std::vector<Unfolding::Extension> targets;
+      if (b.extension) targets.push_back(*b.extension);
+      Inputs inputs = inputs_for(configuration, targets);
+      if (!inputs.solved()) {
+        count_unsolved(inputs.answer);
+        return false;
+      }
+      d.inputs = std::move(inputs.values);
+      return true;
+    });
+    if (!branch) return std::nullopt;
+    d.prefix = prefix_of(branch->replay);
+    d.sleep_from = d.prefix.size();
+    const std::vector<ThreadId> then = prefix_of(branch->alternative);
+    d.prefix.insert(d.prefix.end(), then.begin(), then.end());
+    if (branch->extension) {
+      if (branch->extension->op.kind == OpKind::kSymbolicBranch)
+        ++input_stats_.flips;
+      else
+        d.prefix.push_back(branch->extension->thread);
+    }
+    // A branch on inputs is no scheduling choice: the inputs keep it from going its way again.
+    for (EventIndex e : branch->asleep)
+      if (const UnfoldingEvent& ev = unfolding_.event(e); ev.op.kind != OpKind::kSymbolicBranch)
+        d.sleep.push_back({ev.thread, ev.op});
     return d;
   }
 
@@ -526,6 +574,7 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
       unfolding_.set_copy_holders(std::move(threads));
       extensions_ = PossibleExtensions(unfolding_);
       if (prefix_) prefix_.emplace(unfolding_);
+      if (tree_) tree_->reset();
       targets_.clear();
       aimed_.clear();
       missed_ = 0;
@@ -549,6 +598,7 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
   // event's `changes` of the state.
   void model(const Trace& trace, const StateFingerprints::Changes* changes) {
     refresh_model(trace);
+    fired_.clear();
     const InputObservations& in = trace.symbolic;
     if (!in.inputs.empty()) ++input_stats_.executions_with_inputs;
     input_stats_.unconstrained_concretisations += in.unconstrained_concretisations;
@@ -580,6 +630,7 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
         e.op.object = b.site;
         e.op.result = b.taken;
         const auto [fired, added] = unfolding_.fire(marking, e);
+        fired_.push_back(fired);
         const UnfoldingEvent& ev = unfolding_.event(fired);
         if (search_deadlocks_) note_held(ev);
         if (changes) note_change(fired, added, changes->branches[next_branch]);
@@ -610,6 +661,7 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
         continue;
       }
       const auto [fired, added] = unfolding_.fire(marking, e);
+      fired_.push_back(fired);
       const UnfoldingEvent& ev = unfolding_.event(fired);
       if (search_deadlocks_) note_held(ev);
       if (changes) note_change(fired, added, changes->events[i]);
@@ -730,6 +782,9 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
   mutable InputStatistics input_stats_;
   // Stateful unfolding: the prefix with cut-offs, the states, why it stopped (empty: it did not).
   std::optional<CompletePrefix> prefix_;
+  // QPOR: the exploration tree, and the events the last test fired, in order.
+  std::optional<AlternativeTree> tree_;
+  std::vector<EventIndex> fired_;
   StateFingerprints fingerprints_;
   mutable StateMatching matching_;
   std::string why_;
@@ -754,6 +809,14 @@ WEFT_STRATEGY_ROWS(
      [](const StrategyConfig& config) {
        return std::unique_ptr<Strategy>(
            std::make_unique<UnfoldingSearch>(config, UnfoldingModel::kContextual));
+     }},
+    {"qpor",
+     "quasi-optimal partial-order reduction (POET §3.7): one test per maximal configuration of "
+     "the unfolding, found by k-partial alternatives; every interleaving's bugs",
+     45, ReadPolicy::kReadsCommute, kTakesAlternatives,
+     [](const StrategyConfig& config) {
+       return std::unique_ptr<Strategy>(std::make_unique<UnfoldingSearch>(
+           config, UnfoldingModel::kPlaceReplication, /*cut_offs=*/false, /*tree=*/true));
      }},
     {"stateful-unfolding",
      "stateful unfolding-based testing (thesis §7.4): the unfolding up to cut-offs, events that "

@@ -207,6 +207,7 @@ namespace {
   note_descriptors_open_at_start(OpenDescriptors::kScan);
   CpuLimit cpu_limit(cpu_seconds);
   NativeRuntime::mapped_stack_slots();  // before the snapshot: it must outlive every restore
+  ThreadHeap::keep_mapped_between_executions();        // the same
   weft::runtime::native::libc_single_threaded_flag();  // looked up once, kept by the snapshot
   weft::runtime::native::libraries_with_unseen_synchronisation();  // scanned once, kept too
   weft::runtime::native::read_loaded_modules();                    // the same
@@ -237,7 +238,7 @@ namespace {
       for (;;) pause();  // the server has claimed this execution (a limit) and kills us
     answer(channel, 0, weft::native::ExitReason::kNone);
     // The rest is done while weft reads the trace and picks the next directive.
-    ThreadHeap::unmap_all();  // stacks stay, for the next execution to take over
+    ThreadHeap::reset_all();  // cleared, not unmapped; stacks stay, for the next execution too
     NativeRuntime::clear_used_stacks();
     // Before the descriptors the execution opened are closed (it keeps one of the working
     // directory) and before the snapshot restore, which clears its record.
@@ -246,8 +247,11 @@ namespace {
     descriptors.restore_offsets();
     snapshot.restore();
     // After the restore, which takes back what the execution grew the brk heap by.
-    if (runs % kDriftCheckEvery == 0 && snapshot.mappings_grew(NativeRuntime::stack_region_begin(),
-                                                               NativeRuntime::stack_region_end()))
+    // The stacks and the kept heap regions are mapped at places of their own.
+    if (runs % kDriftCheckEvery == 0 &&
+        snapshot.mappings_grew(
+            {{NativeRuntime::stack_region_begin(), NativeRuntime::stack_region_end()},
+             {ThreadHeap::range_begin(), ThreadHeap::range_end()}}))
       _exit(0);  // retire: the server starts another worker, which takes the next request
   }
 }

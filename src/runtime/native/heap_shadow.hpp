@@ -56,8 +56,17 @@ class HeapShadow {
 
   /// Maps the shadow of the whole heap range if it is not mapped yet (before the first block).
   static bool map();
+  /// Takes the shadow a worker kept mapped from an earlier execution (cleared since) as mapped.
+  static void adopt() { mapped_ = true; }
   /// Unmaps it (with the heap, after an execution); it then reads as unmapped again.
   static void unmap();
+  /// The shadow's bytes of heap addresses [begin, end): where it is and how many.
+  static std::uint8_t* shadow_begin(std::uintptr_t begin) { return shadow_of(begin); }
+  static constexpr std::uintptr_t shadow_bytes(std::uintptr_t bytes) {
+    return bytes / kShadowGranule;
+  }
+  /// The end of the shadow's address range.
+  static constexpr std::uintptr_t range_end() { return kHeapShadow + kHeapBytes / kShadowGranule; }
 
   /// A block handed out: its header [block, user) and slack [user+bytes, block_end) are not
   /// the program's; [user, user+bytes) is. `user` is 16-aligned.

@@ -280,14 +280,15 @@ void MemorySnapshot::restore() const {
   }
 }
 
-bool MemorySnapshot::mappings_grew(std::uintptr_t ignore_begin, std::uintptr_t ignore_end) const {
+bool MemorySnapshot::mappings_grew(std::initializer_list<Range> ignored) const {
   MapsText maps;
   if (!maps.ok()) return true;
   int count = 0;
   for (const char* p = maps.begin(); p < maps.end();) {
     Mapping m{};
     p = parse_line(p, maps.end(), m);
-    count += m.start < ignore_begin || m.start >= ignore_end;
+    count += std::none_of(ignored.begin(), ignored.end(),
+                          [&](const Range& r) { return m.start >= r.begin && m.start < r.end; });
   }
   return count > mappings_;
 }

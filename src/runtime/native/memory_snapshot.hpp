@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 
 namespace weft::runtime::native {
 
@@ -28,10 +29,14 @@ class MemorySnapshot {
   /// the capture stay: the caller removes the ones it knows of, and `mappings_grew` tells it of
   /// the others.
   void restore() const;
-  /// Whether /proc/self/maps now lists more mappings than at the capture, not counting those in
-  /// [`ignore_begin`, `ignore_end`) (something was mapped and not removed; a worker should then
+  /// Whether /proc/self/maps now lists more mappings than at the capture, not counting those that
+  /// start in the `ignored` ranges (something was mapped and not removed; a worker should then
   /// be replaced, or addresses would drift).
-  bool mappings_grew(std::uintptr_t ignore_begin, std::uintptr_t ignore_end) const;
+  /// Mappings starting in the ranges [begin, end) of `ignored` are not counted.
+  struct Range {
+    std::uintptr_t begin, end;
+  };
+  bool mappings_grew(std::initializer_list<Range> ignored) const;
   /// Bytes the snapshot holds (restore() writes back at most these).
   std::size_t bytes() const { return bytes_; }
 

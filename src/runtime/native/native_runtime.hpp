@@ -196,6 +196,8 @@ class NativeRuntime {
   std::unordered_map<ObjectKey, RwLockState>& rwlocks() { return rwlocks_; }
   std::unordered_map<ObjectKey, BarrierState>& barriers() { return barriers_; }
   std::unordered_map<ObjectKey, bool>& once_done() { return once_done_; }
+  /// The semaphores this execution knows, each with whether an operation used it yet (false:
+  /// only sem_init set it).
   std::unordered_map<ObjectKey, bool>& known_semaphores() { return known_semaphores_; }
   RaceDetector& races() { return races_; }
   /// Signals pending for the process, the OS thread's mask, who sent what (signals.cpp).

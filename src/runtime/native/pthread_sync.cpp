@@ -9,6 +9,7 @@
 #include "native_runtime.hpp"
 #include "real_functions.hpp"
 #include "rw_lock_model.hpp"
+#include "weft/trace/wire.hpp"
 
 using weft::Operation;
 using weft::OpKind;
@@ -72,7 +73,10 @@ int cond_wait(NativeRuntime& rt, pthread_cond_t* c, pthread_mutex_t* m, bool tim
 // from the count stored in the object the first time an execution uses it.
 void know_semaphore(NativeRuntime& rt, sem_t* s) {
   auto [it, fresh] = rt.known_semaphores().try_emplace(key_of(s), true);
-  if (!fresh) return;
+  if (!fresh) {
+    it->second = true;
+    return;
+  }
   int value = 0;
   WEFT_REAL(sem_getvalue, s, &value);
   rt.scheduler().init_semaphore(key_of(s), value > 0 ? value : 0);
@@ -322,11 +326,17 @@ int pthread_barrier_wait(pthread_barrier_t* b) __THROW {
 
 int sem_init(sem_t* s, int shared, unsigned int value) __THROW {
   const int r = WEFT_REAL(sem_init, s, shared, value);
-  if (NativeRuntime* rt = NativeRuntime::active(); rt && r == 0) {
-    RuntimeScope scope(*rt);
-    rt->known_semaphores()[key_of(s)] = true;
-    rt->scheduler().init_semaphore(key_of(s), value);
-  }
+  NativeRuntime* rt = NativeRuntime::active();
+  if (!rt || r != 0) return r;
+  RuntimeScope scope(*rt);
+  auto [it, fresh] = rt->known_semaphores().try_emplace(key_of(s), false);
+  // Setting a semaphore that threads used is no event: its orders against their operations on it
+  // are not explored, and a state holding its count relative to its start no longer holds it.
+  if (!fresh && it->second)
+    rt->note_caveat(weft::CaveatKind::kSemaphoreReset,
+                    "sem_init at " + weft::code_mark(WEFT_CALLER_SITE()));
+  it->second = false;
+  rt->scheduler().init_semaphore(key_of(s), value);
   return r;
 }
 

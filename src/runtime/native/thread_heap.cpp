@@ -107,7 +107,70 @@ std::uintptr_t region_of(std::uintptr_t address) {
   return kHeapRegion + (address - kHeapRegion) / kRegionBytes * kRegionBytes;
 }
 
+// What a worker keeps mapped between executions, in a shared mapping of its own (the snapshot
+// restores private writable memory only, memory_snapshot.cpp): whether the shadow is mapped, the
+// slots whose region is, and how far this execution carved each region.
+struct KeptHeap {
+  bool shadow = false;
+  std::uint32_t count = 0;
+  std::uint16_t slots[kSlots];
+  std::uintptr_t carved_end[kSlots];  // 0: nothing carved this execution
+};
+KeptHeap* g_kept = nullptr;  // set before the snapshot, so every restore brings it back
+
+bool is_kept(std::uint32_t slot) {
+  return std::find(g_kept->slots, g_kept->slots + g_kept->count, slot) !=
+         g_kept->slots + g_kept->count;
+}
+
+constexpr std::uintptr_t kPage = 4096;
+// Up to this much of what an execution used is cleared in place (the pages stay, and the next
+// execution faults none in); more is dropped, to be faulted in as zero pages if used again.
+constexpr std::uintptr_t kClearInPlace = 256 * 1024;
+
+// Zeroes [begin, begin + used) and drops [begin + used, begin + bytes): the bytes an execution
+// may have written past what it carved (an overflow) too.
+void clear(char* begin, std::uintptr_t used, std::uintptr_t bytes) {
+  used = std::min((used + kPage - 1) & ~(kPage - 1), bytes);
+  if (used <= kClearInPlace)
+    std::memset(begin, 0, used);
+  else
+    madvise(begin, used, MADV_DONTNEED);
+  if (used < bytes) madvise(begin + used, bytes - used, MADV_DONTNEED);
+}
+
 }  // namespace
+
+void ThreadHeap::keep_mapped_between_executions() {
+  if (g_kept) return;
+  void* m =
+      mmap(nullptr, sizeof(KeptHeap), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) return;  // then every execution maps and unmaps, as without a worker
+  g_kept = new (m) KeptHeap();
+}
+
+void ThreadHeap::reset_all() {
+  if (!g_kept) return unmap_all();
+  for (std::uint32_t i = 0; i < g_kept->count; ++i) {
+    const std::uint32_t slot = g_kept->slots[i];
+    const std::uintptr_t base = kHeapRegion + slot * kRegionBytes;
+    const std::uintptr_t carved =
+        g_kept->carved_end[slot] > base ? g_kept->carved_end[slot] - base : 0;
+    g_kept->carved_end[slot] = 0;
+    clear(reinterpret_cast<char*>(base), carved, kRegionBytes);
+    if (g_kept->shadow)
+      clear(reinterpret_cast<char*>(HeapShadow::shadow_begin(base)),
+            HeapShadow::shadow_bytes(carved + kShadowGranule - 1),
+            HeapShadow::shadow_bytes(kRegionBytes));
+  }
+}
+
+std::uintptr_t ThreadHeap::range_begin() {
+  return kHeapRegion;
+}
+std::uintptr_t ThreadHeap::range_end() {
+  return HeapShadow::range_end();
+}
 
 bool ThreadHeap::owns(const void* p) {
   const auto a = reinterpret_cast<std::uintptr_t>(p);
@@ -152,13 +215,21 @@ void* ThreadHeap::allocate(std::size_t bytes, std::size_t alignment, std::uint32
     if (!next_) {
       // Without a shadow (a machine that refuses even a reservation of its size) the heap
       // works unchecked: covers() is false everywhere.
-      HeapShadow::map();
-      const std::uintptr_t base = kHeapRegion + (slot % kSlots) * kRegionBytes;
-      void* m = mmap(reinterpret_cast<void*>(base), kRegionBytes, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
-      if (m == MAP_FAILED) {
-        errno = ENOMEM;
-        return nullptr;
+      if (g_kept && g_kept->shadow)
+        HeapShadow::adopt();
+      else if (HeapShadow::map() && g_kept)
+        g_kept->shadow = true;
+      const std::uint32_t s = static_cast<std::uint32_t>(slot % kSlots);
+      const std::uintptr_t base = kHeapRegion + s * kRegionBytes;
+      void* m = reinterpret_cast<void*>(base);
+      if (!g_kept || !is_kept(s)) {
+        m = mmap(m, kRegionBytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+        if (m == MAP_FAILED) {
+          errno = ENOMEM;
+          return nullptr;
+        }
+        if (g_kept) g_kept->slots[g_kept->count++] = static_cast<std::uint16_t>(s);
       }
       next_ = static_cast<char*>(m);
       end_ = next_ + kRegionBytes;
@@ -169,6 +240,10 @@ void* ThreadHeap::allocate(std::size_t bytes, std::size_t alignment, std::uint32
     }
     block = next_;
     next_ += class_size(c);
+    if (g_kept) {
+      std::uintptr_t& carved = g_kept->carved_end[static_cast<std::uint32_t>(slot % kSlots)];
+      carved = std::max(carved, reinterpret_cast<std::uintptr_t>(next_));
+    }
   }
   std::uintptr_t user = reinterpret_cast<std::uintptr_t>(block) + sizeof(Header);
   user = (user + alignment - 1) & ~(alignment - 1);

@@ -66,6 +66,17 @@ class ThreadHeap {
   static bool owns(const void* p);
   /// Unmaps every thread's region and the heap's shadow (a worker process, after an execution).
   static void unmap_all();
+  /// A worker process keeps the regions and the shadow mapped from one execution to the next,
+  /// and clears what an execution used instead of unmapping: mapping them afresh made the kernel
+  /// build their page tables and free them again every execution. Called before the memory
+  /// snapshot is taken, since the record of what is kept must outlive every restore.
+  static void keep_mapped_between_executions();
+  /// After an execution: clears the kept regions and their shadow (what the execution carved in
+  /// place, the rest dropped), or unmaps them if nothing is kept.
+  static void reset_all();
+  /// The address range of the regions and their shadow, whose mappings a worker keeps.
+  static std::uintptr_t range_begin();
+  static std::uintptr_t range_end();
 
  private:
   char* next_ = nullptr;
