@@ -156,16 +156,9 @@ bool AlternativeTree::find_alternative(
         if (!compatible_with_path(x.preset, node, path) ||
             !compatible_with_path(x.context, node, path))
           continue;
-        std::vector<EventIndex> causes;
-        for (const auto* conditions : {&x.preset, &x.context})
-          for (ConditionIndex b : *conditions)
-            if (const EventIndex p = unfolding_->condition(b).producer; p != kInitialCondition) {
-              const auto past = unfolding_->local_configuration(p);
-              causes.insert(causes.end(), past.begin(), past.end());
-            }
-        std::sort(causes.begin(), causes.end());
-        causes.erase(std::unique(causes.begin(), causes.end()), causes.end());
-        const auto j = outside(causes, node, path, disabled);
+        std::vector<ConditionIndex> needs = x.preset;
+        needs.insert(needs.end(), x.context.begin(), x.context.end());
+        const auto j = outside(unfolding_->configuration_of(needs), node, path, disabled);
         if (j && try_with(*j, &x)) return true;
       }
   }

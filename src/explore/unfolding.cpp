@@ -591,6 +591,19 @@ bool Unfolding::asymmetric_conflict(EventIndex a, EventIndex b) const {
          (a != b && shares(events_[a].preset, events_[b].preset));
 }
 
+std::vector<EventIndex> Unfolding::configuration_of(
+    const std::vector<ConditionIndex>& conditions) const {
+  std::vector<EventIndex> events;
+  for (ConditionIndex c : conditions)
+    if (const EventIndex p = conditions_[c].producer; p != kInitialCondition) {
+      const auto past = local_configuration(p);
+      events.insert(events.end(), past.begin(), past.end());
+    }
+  std::sort(events.begin(), events.end());
+  events.erase(std::unique(events.begin(), events.end()), events.end());
+  return events;
+}
+
 std::vector<EventIndex> Unfolding::schedule_of(const std::vector<EventIndex>& configuration) const {
   std::unordered_map<EventIndex, std::size_t> position;
   for (std::size_t i = 0; i < configuration.size(); ++i) position[configuration[i]] = i;

@@ -296,6 +296,9 @@ class Unfolding {
   /// The local configuration [e]: `e` and every event that causes it (Def. 16), ascending (an
   /// event's causes were added before it, so this is also an order they can be fired in).
   std::vector<EventIndex> local_configuration(EventIndex e) const;
+  /// The events that must fire before `conditions` hold: their producers' local
+  /// configurations, united, ascending.
+  std::vector<EventIndex> configuration_of(const std::vector<ConditionIndex>& conditions) const;
   /// a < b (Def. 16): a path of arcs leads from a to b (b consumes or observes what a, or an
   /// event a causes, produced).
   bool causes(EventIndex a, EventIndex b) const;

@@ -486,17 +486,8 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
     return it->second;
   }
 
-  // The events that must fire before conditions `needed` hold: their producers' causes.
   std::vector<EventIndex> configuration_of(const std::vector<ConditionIndex>& needed) const {
-    std::vector<EventIndex> events;
-    for (ConditionIndex c : needed)
-      if (const EventIndex p = unfolding_.condition(c).producer; p != kInitialCondition) {
-        const auto past = unfolding_.local_configuration(p);
-        events.insert(events.end(), past.begin(), past.end());
-      }
-    std::sort(events.begin(), events.end());
-    events.erase(std::unique(events.begin(), events.end()), events.end());
-    return events;
+    return unfolding_.configuration_of(needed);
   }
 
   // Moves to `chosen` targets of `pool` that can fire in the same test (see the file comment).

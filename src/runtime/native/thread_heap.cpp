@@ -107,6 +107,9 @@ std::uintptr_t region_of(std::uintptr_t address) {
   return kHeapRegion + (address - kHeapRegion) / kRegionBytes * kRegionBytes;
 }
 
+// (A stray write into a kept region no execution uses now lands in zeroed memory, cleared again
+// after the execution, where an unmapped region would have crashed the program; the shadow still
+// calls such an access invalid when memory checks are on.)
 // What a worker keeps mapped between executions, in a shared mapping of its own (the snapshot
 // restores private writable memory only, memory_snapshot.cpp): whether the shadow is mapped, the
 // slots whose region is, and how far this execution carved each region.
