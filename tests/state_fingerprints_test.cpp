@@ -162,5 +162,64 @@ TEST(StateFingerprints, WhatTheStatesCannotHoldIsRefusedWithTheReason) {
   EXPECT_NE(h.why().find("--points=all"), std::string::npos) << h.why();
 }
 
+// With local states recorded (native programs, local_state.hpp), a thread is what it holds as it
+// waits at its next operation, not what it did: a thread that polls a flag and finds it unset
+// is back where it was, and the state repeats (the cycle the history would unroll forever).
+struct LocalTrace {
+  Trace t;
+  LocalTrace& step(ThreadId thread, Operation op, std::uint64_t local, AccessValues v = {}) {
+    t.add_step({thread, op}, ThreadSet{}, 0, false, v);
+    t.add_local_state(local);
+    return *this;
+  }
+};
+
+TEST(StateFingerprints, WithLocalStatesAThreadThatLoopsBackIsInTheStateItWasIn) {
+  constexpr std::uint64_t kLoopHead = 0x11, kAfterRead = 0x22;
+  const Operation lock{OpKind::kMutexLock, 0, 0, kLock, 0};
+  const Operation read{OpKind::kRead, 0, 4, kX, 0};
+  const Operation unlock{OpKind::kMutexUnlock, 0, 0, kLock, 0};
+  const AccessValues unset{0, 0, 0, AccessValues::kRead};
+  LocalTrace polls;  // main polls twice: lock, read 0, unlock, and again
+  for (int round = 0; round < 2; ++round)
+    polls.step(kMainThread, lock, kLoopHead)
+        .step(kMainThread, read, kAfterRead, unset)
+        .step(kMainThread, unlock, kAfterRead + 1);
+  polls.t.pending.push_back({kMainThread, lock, true, kLoopHead});
+  StateFingerprints f;
+  const auto states = f.of(polls.t);
+  ASSERT_EQ(states.size(), 7u) << f.why();
+  EXPECT_EQ(states[0], states[3]);  // the second round begins where the first did
+  EXPECT_EQ(states[3], states[6]);
+  EXPECT_NE(states[0], states[1]);  // inside the round: elsewhere, holding the mutex
+  EXPECT_NE(states[1], states[2]);
+  // Without local states the history tells the rounds apart: no state repeats.
+  LocalTrace plain = polls;
+  plain.t.local_states.clear();
+  StateFingerprints g;
+  const auto unrolled = g.of(plain.t);
+  ASSERT_EQ(unrolled.size(), 7u) << g.why();
+  EXPECT_NE(unrolled[0], unrolled[3]);
+}
+
+TEST(StateFingerprints, WithLocalStatesWhatTheyCannotHoldStopsThemWithTheReason) {
+  const Operation yield{OpKind::kYield, 0, 0, 0, 0};
+  // A local state the runtime could not read.
+  LocalTrace unread;
+  unread.step(kMainThread, yield, 0x5);
+  unread.step(kMainThread, yield, 0);
+  StateFingerprints f;
+  EXPECT_TRUE(f.of(unread.t).empty());
+  EXPECT_NE(f.why().find("registers could not be read"), std::string::npos) << f.why();
+  // One local state and result, two states after: the thread depends on something unseen.
+  LocalTrace once, twice;
+  once.step(kMainThread, yield, 0x5).step(kMainThread, yield, 0x6);
+  twice.step(kMainThread, yield, 0x5).step(kMainThread, yield, 0x7);
+  StateFingerprints g;
+  EXPECT_FALSE(g.of(once.t).empty()) << g.why();
+  EXPECT_TRUE(g.of(twice.t).empty());
+  EXPECT_NE(g.why().find("went on differently"), std::string::npos) << g.why();
+}
+
 }  // namespace
 }  // namespace weft::testing

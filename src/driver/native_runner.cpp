@@ -565,6 +565,7 @@ Trace read_log(const void* log, std::size_t sent_threads, const TestDirective& d
   trace.finished_thread = std::move(events_only.finished_thread);
   trace.sites = std::move(events_only.sites);
   trace.values = std::move(events_only.values);
+  trace.local_states = std::move(events_only.local_states);
   trace.read_fixed_inputs = logged.read_inputs;
   trace.symbolic = std::move(logged.symbolic);
   trace.unrestored_state = std::move(logged.unrestored);

@@ -140,16 +140,6 @@ ExplorationResult run_exploration_in_place(
       case Outcome::kSpinBlocked:
         ++s.spin_blocked;
         break;
-      case Outcome::kBoundReached:
-        ++s.bound_reached;
-        if (!result.hit_bound) result.first_bound_message = trace.message;
-        result.hit_bound = true;
-        break;
-      case Outcome::kTimeout:
-        ++s.timeouts;
-        if (!result.hit_bound) result.first_bound_message = trace.message;
-        result.hit_bound = true;
-        break;
       case Outcome::kUnsupported:
         result.unsupported = trace.message;
         break;
@@ -174,7 +164,19 @@ ExplorationResult run_exploration_in_place(
       for (std::size_t i = known_bugs; i < result.bugs.size(); ++i)
         result.bugs[i].execution = s.executions;
     }
+    const auto bounds_covered = [&strategy] {
+      const StateMatching* m = strategy.state_matching();
+      return m ? m->bounds_covered : 0;
+    };
+    const std::uint64_t covered_before = bounds_covered();
     strategy.observe(trace);
+    // A bound that stopped the execution below a state explored before left nothing out.
+    if ((trace.outcome == Outcome::kBoundReached || trace.outcome == Outcome::kTimeout) &&
+        bounds_covered() == covered_before) {
+      ++(trace.outcome == Outcome::kTimeout ? s.timeouts : s.bound_reached);
+      if (!result.hit_bound) result.first_bound_message = trace.message;
+      result.hit_bound = true;
+    }
     if (const InputStatistics* inputs = strategy.input_statistics()) s.inputs = *inputs;
     if (const SizeEstimate* estimate = strategy.size_estimate()) s.estimate = *estimate;
     if (limits.on_execution) {

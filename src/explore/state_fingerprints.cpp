@@ -5,6 +5,7 @@
 #include "weft/explore/thread_model.hpp"
 #include "weft/trace/hash_mix.hpp"
 #include "weft/trace/sync_rules.hpp"
+#include "weft/trace/wire.hpp"
 
 namespace weft::explorer {
 namespace {
@@ -111,6 +112,15 @@ bool StateFingerprints::check_next(std::uint64_t history, const Operation& op) {
               "addresses, the time, inputs), so its history is not its state");
 }
 
+bool StateFingerprints::check_went_on(std::uint64_t state_and_result, std::uint64_t after) {
+  const auto [it, added] = went_on_.emplace(state_and_result, after);
+  if (added || it->second == after) return true;
+  return fail(
+      "a thread went on differently from the same registers, stack and operation result: what "
+      "it does depends on state weft does not see (the C library's, the kernel's), so its local "
+      "state is not its state");
+}
+
 std::vector<std::uint64_t> StateFingerprints::of(const Trace& trace) {
   std::vector<std::uint64_t> states;
   if (!walk(trace, false, states, nullptr, nullptr)) states.clear();
@@ -152,6 +162,77 @@ class ExpressionHashes {
 };
 
 constexpr std::uint64_t kBranchStep = 0xb4a;
+
+// Each thread's state from the local states a trace recorded: a thread waiting at an operation
+// is its local state there and the operation (whose arguments the local state does not hold:
+// they were in registers a call does not keep).
+class LocalStates {
+ public:
+  /// False, with `unread` the first step whose local state is unknown, where one is.
+  bool read(const Trace& trace, std::size_t& unread) {
+    trace_ = &trace;
+    const std::size_t n = trace.events.size();
+    next_.assign(n, kNone);
+    std::vector<std::size_t> last;  // by thread: its latest event so far
+    for (std::size_t k = 0; k < n; ++k) {
+      if (!trace.local_states[k]) {
+        unread = k;
+        return false;
+      }
+      const ThreadId t = trace.events[k].thread;
+      if (t >= last.size()) last.resize(t + 1, kNone);
+      if (last[t] != kNone) next_[last[t]] = k;
+      last[t] = k;
+    }
+    pending_.clear();
+    for (const PendingThread& p : trace.pending) {
+      if (p.thread >= pending_.size()) pending_.resize(p.thread + 1, nullptr);
+      pending_[p.thread] = &p;
+    }
+    return true;
+  }
+  /// Thread t as it waits at its first operation at or after step `from`.
+  std::uint64_t first(ThreadId t, std::size_t from) const {
+    for (std::size_t k = from; k < trace_->events.size(); ++k)
+      if (trace_->events[k].thread == t) return waiting_at(k);
+    return pending(t, hash_mix(kNotStarted, t));
+  }
+  /// The thread of step k after it, having got `returned`: as it waits at its next operation;
+  /// or ended; or stopped by a bug, the bound or the end of the execution.
+  std::uint64_t after(std::size_t k, std::uint64_t returned) const {
+    if (next_[k] != kNone) return waiting_at(next_[k]);
+    const std::uint64_t from = hash_mix(trace_->local_states[k], returned);
+    // (A thread that ended the process stays pending at its exit: it is no longer there.)
+    if ((k < trace_->finished_thread.size() && trace_->finished_thread[k]) ||
+        trace_->events[k].op.kind == OpKind::kProcessExit)
+      return hash_mix(kEnded, from);
+    return pending(trace_->events[k].thread, hash_mix(kStopped, from));
+  }
+
+  /// Whether the trace shows where the thread of step k went after it (not stopped by a bug).
+  bool seen_going_on(std::size_t k) const {
+    const ThreadId t = trace_->events[k].thread;
+    return next_[k] != kNone ||
+           (k < trace_->finished_thread.size() && trace_->finished_thread[k]) ||
+           trace_->events[k].op.kind == OpKind::kProcessExit ||
+           (t < pending_.size() && pending_[t] && pending_[t]->local_state);
+  }
+
+ private:
+  static constexpr std::size_t kNone = ~std::size_t{0};
+  static constexpr std::uint64_t kNotStarted = 0x5a2, kEnded = 0xe2d, kStopped = 0x5709;
+  std::uint64_t waiting_at(std::size_t k) const {
+    return hash_mix(trace_->local_states[k], signature(trace_->events[k].op));
+  }
+  std::uint64_t pending(ThreadId t, std::uint64_t otherwise) const {
+    const PendingThread* p = t < pending_.size() ? pending_[t] : nullptr;
+    if (!p || !p->local_state) return otherwise;
+    return hash_mix(p->local_state, signature(p->op));
+  }
+  const Trace* trace_ = nullptr;
+  std::vector<std::size_t> next_;              // by step: its thread's next step
+  std::vector<const PendingThread*> pending_;  // by thread
+};
 constexpr std::uint64_t kSymbolicByte = 0x5b7e;
 
 }  // namespace
@@ -182,8 +263,19 @@ bool StateFingerprints::walk(const Trace& trace, bool symbolic, std::vector<std:
         "a value computed from inputs was made concrete without a constraint (floating point), "
         "so the states would hold only this execution's value");
   ExpressionHashes expressions(in);
-  std::vector<std::uint64_t> thread(1, hash_mix(kMainThread, 1));     // by thread: its history
-  std::uint64_t threads = part(kThreadPart, kMainThread, thread[0]);  // over threads
+  // A thread's state: its local state where the trace recorded it (as it waits at its next
+  // operation: registers, stack, thread-local storage, and the operation), else its history.
+  const bool concrete = in.inputs.empty() && !trace.events.empty() &&
+                        trace.local_states.size() == trace.events.size();
+  LocalStates locals;
+  if (std::size_t unread = 0; concrete && !locals.read(trace, unread))
+    return fail(std::string("a thread's registers could not be read at its ") +
+                op_name(trace.events[unread].op.kind) + " at " +
+                code_mark(unread < trace.sites.size() ? trace.sites[unread] : 0) +
+                " (reached through code without unwind tables?), so its local state is unknown");
+  std::vector<std::uint64_t> thread(1, concrete ? locals.first(kMainThread, kMainThread)
+                                                : hash_mix(kMainThread, 1));  // by thread
+  std::uint64_t threads = part(kThreadPart, kMainThread, thread[0]);          // over threads
   std::uint64_t memory = 0, owners = 0;
   std::unordered_map<ObjectKey, std::uint8_t> bytes;  // written by events
   // Bytes whose value was computed from inputs: by address, the hash standing for it.
@@ -310,18 +402,31 @@ bool StateFingerprints::walk(const Trace& trace, bool symbolic, std::vector<std:
       owner[m] = after;
     }
     const std::uint64_t history = e.thread < thread.size() ? thread[e.thread] : 0;
-    if (!check_next(history, op)) return false;
-    if (op.kind == OpKind::kThreadCreate)
-      set_history(static_cast<ThreadId>(op.object), hash_mix(hash_mix(history, kChild), op.object));
-    // (Whether the thread ends after the step is no part of it: its history decides that, or
-    // with inputs the branches after it, which are steps of their own.)
-    set_history(e.thread, hash_mix(hash_mix(history, signature(op)), returned));
+    if (concrete) {
+      if (op.kind == OpKind::kThreadCreate) {
+        const auto child = static_cast<ThreadId>(op.object);
+        set_history(child, locals.first(child, k + 1));
+      }
+      const std::uint64_t after = locals.after(k, returned);
+      if (locals.seen_going_on(k) && !check_went_on(hash_mix(history, returned), after))
+        return false;
+      set_history(e.thread, after);
+    } else {
+      if (!check_next(history, op)) return false;
+      if (op.kind == OpKind::kThreadCreate)
+        set_history(static_cast<ThreadId>(op.object),
+                    hash_mix(hash_mix(history, kChild), op.object));
+      // (Whether the thread ends after the step is no part of it: its history decides that, or
+      // with inputs the branches after it, which are steps of their own.)
+      set_history(e.thread, hash_mix(hash_mix(history, signature(op)), returned));
+    }
     if (event_changes) event_changes->push_back(now() - states.back());
   }
   states.push_back(now());
   branches_before(~std::size_t{0} >> 1);
-  for (const PendingThread& p : trace.pending)
-    if (p.thread < thread.size() && !check_next(thread[p.thread], p.op)) return false;
+  if (!concrete)
+    for (const PendingThread& p : trace.pending)
+      if (p.thread < thread.size() && !check_next(thread[p.thread], p.op)) return false;
   return true;
 }
 

@@ -2,9 +2,13 @@
 // stateful strategy (thesis ch. 7). The thesis captures a state as a marking of a Petri net built
 // from the executions seen (§7.2): a place per thread's local state, per shared variable's value
 // and per lock. The same information, hashed:
-// - a thread's local state is its history: the operations it made and what each returned (a
-//   program without inputs is deterministic per thread, thread_model.hpp). Loops are unrolled, as
-//   in the thesis (§7.5): a thread's state never repeats within an execution;
+// - a thread's local state, where the runtime recorded it (Trace::local_states: native programs
+//   without inputs), is what the thread holds as it waits at its next operation: the registers a
+//   call keeps, its stack, its thread-local storage, and the operation. A thread that loops back
+//   to where it was is in the state it was in (POET §4 fingerprints threads so), and a program
+//   that cycles through finitely many states is explored completely. Otherwise it is the
+//   thread's history: the operations it made and what each returned (a program without inputs is
+//   deterministic per thread, thread_model.hpp), and loops are unrolled as in the thesis (§7.5);
 // - shared memory is its bytes as the events wrote them (the values §7.5 suggests keeping, so
 //   that two writes of one value to a variable lead to one state);
 // - each mutex is its owner (whether a thread ended, its history says).
@@ -62,7 +66,10 @@ class StateFingerprints {
   /// A thread did something else after a history it had before: what it does depends on more
   /// than the values it read (heap addresses, the time, inputs), and its history is no state.
   bool check_next(std::uint64_t history, const Operation& op);
+  /// With local states: a thread in one state that got one result went on to one state.
+  bool check_went_on(std::uint64_t state_and_result, std::uint64_t after);
   std::unordered_map<ObjectKey, std::uint8_t> initial_;
+  std::unordered_map<std::uint64_t, std::uint64_t> went_on_;
   std::unordered_map<std::uint64_t, std::uint64_t> next_;  // history: its next operation
   std::string why_;
 };

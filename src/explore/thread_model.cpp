@@ -147,6 +147,8 @@ bool ThreadModel::see_step(NodeId n, const Operation& op, ThreadId thread) {
 
 void ThreadModel::learn(const Trace& t) {
   if (!usable() || t.values.size() != t.events.size() || !clean(t)) return;
+  const bool locals = !t.events.empty() && t.local_states.size() == t.events.size();
+  local_states_ |= locals;
   std::vector<NodeId> at;  // by thread: its node now; kNoNode once it is no longer followed
   const auto node_of = [&at](ThreadId id) -> NodeId& {
     if (id >= at.size()) at.resize(id + 1, kNoNode);
@@ -222,6 +224,7 @@ void ThreadModel::learn(const Trace& t) {
     if (!see_step(n, e.op, e.thread)) return;
     {
       Node& node = nodes_[n];
+      if (locals && !node.local_state) node.local_state = t.local_states[i];
       if (!node.site_known) {
         node.site = i < t.sites.size() ? t.sites[i] : 0;
         node.site_known = true;
@@ -308,6 +311,7 @@ void ThreadModel::learn(const Trace& t) {
     const NodeId n = p.thread < at.size() ? at[p.thread] : kNoNode;
     if (n == kNoNode) continue;
     if (!see_step(n, p.op, p.thread)) return;
+    if (!nodes_[n].local_state) nodes_[n].local_state = p.local_state;
   }
 }
 
@@ -407,7 +411,7 @@ const Trace* ThreadModel::simulate(const TestDirective& d) {
     const NodeId n = threads_[chosen].node;
     const Node& node = nodes_[n];
     const Operation& op = node.op;
-    if (!node.site_known) return nullptr;
+    if (!node.site_known || (local_states_ && !node.local_state)) return nullptr;
     if (op.kind == OpKind::kProcessExit && !node.exit_known) return nullptr;
     if (sync_rules::gives_a_mutex_it_does_not_hold(op, chosen, owner_of(mutex_of(op))))
       return nullptr;  // misuse: a bug
@@ -457,6 +461,7 @@ const Trace* ThreadModel::simulate(const TestDirective& d) {
     u.memory_undo = memory_undo_.size();
     last_ = chosen;
     current_.add_step({chosen, op}, std::move(enabled), node.site, false, values);
+    if (local_states_) current_.add_local_state(node.local_state);
     if (acquires_mutex(op) || releases_mutex(op)) {
       u.mutex = mutex_of(op);
       u.owner = owner_of(u.mutex);
@@ -494,7 +499,8 @@ const Trace* ThreadModel::simulate(const TestDirective& d) {
     }
   }
   for (ThreadId id = waiting_.first(); id != kNoThread; id = waiting_.next_from(id + 1))
-    current_.pending.push_back({id, nodes_[threads_[id].node].op, is_enabled(id)});
+    current_.pending.push_back(
+        {id, nodes_[threads_[id].node].op, is_enabled(id), nodes_[threads_[id].node].local_state});
   current_.walk_log2_weight = follower.walk_log2_weight();
   return &current_;
 }

@@ -35,6 +35,7 @@ constexpr const char* kFreshProcessEnv = "WEFT_FRESH_PROCESS";
 constexpr const char* kKeepSpinningEnv = "WEFT_KEEP_SPINNING";
 constexpr const char* kMemoryChecksEnv = "WEFT_MEMORY_CHECKS";
 constexpr const char* kLeaksEnv = "WEFT_LEAKS";
+constexpr const char* kLocalStatesEnv = "WEFT_LOCAL_STATES";
 
 std::string setting(const char* name, const std::string& value) {
   return std::string(name) + "=" + value;
@@ -71,6 +72,7 @@ std::vector<std::string> ProgramOptions::environment() const {
       setting(kKeepSpinningEnv, keep_spinning ? "1" : "0"),
       setting(kMemoryChecksEnv, memory_checks ? "1" : "0"),
       setting(kLeaksEnv, leaks ? "1" : "0"),
+      setting(kLocalStatesEnv, local_states ? "1" : "0"),
   };
   std::string sites;
   char hex[24];
@@ -101,6 +103,7 @@ ProgramOptions ProgramOptions::from_environment() {
   o.keep_spinning = env_flag(kKeepSpinningEnv, o.keep_spinning);
   o.memory_checks = env_flag(kMemoryChecksEnv, o.memory_checks);
   o.leaks = env_flag(kLeaksEnv, o.leaks);
+  o.local_states = env_flag(kLocalStatesEnv, o.local_states);
   for (const char* p = std::getenv(kPromotedSitesEnv); p && *p;) {
     char* end = nullptr;
     const std::uint64_t site = std::strtoull(p, &end, 16);
@@ -271,6 +274,8 @@ class ThreadMap {
 };
 
 constexpr std::uint8_t kTimed = 1, kFinished = 2, kFootprint = 4, kEnabled = 8;
+// An event or pending thread record carries its thread's local state (Trace::local_states).
+constexpr std::uint8_t kLocalState = 16;
 
 void put_op(ByteWriter& w, const Operation& op) {
   w.put(static_cast<std::uint8_t>(op.kind));
@@ -493,7 +498,9 @@ void LogWriter::event(const Trace& t, std::size_t i, const ThreadRegistry& threa
   w.put(static_cast<std::uint32_t>(e.thread));
   put_op(w, e.op);
   const bool finished = i < t.finished_thread.size() && t.finished_thread[i];
-  w.put(static_cast<std::uint8_t>(finished ? kFinished : 0));
+  const bool local = i < t.local_states.size();
+  w.put(static_cast<std::uint8_t>((finished ? kFinished : 0) | (local ? kLocalState : 0)));
+  if (local) w.put(t.local_states[i]);
   w.put(i < t.sites.size() ? t.sites[i] : std::uint64_t{0});
   put_set(w, t.enabled[i]);
   w.put(values.known);
@@ -610,7 +617,9 @@ void LogWriter::end(const Trace& t, const ThreadRegistry& threads) {
   for (const PendingThread& p : t.pending) {
     w.put(static_cast<std::uint32_t>(p.thread));
     put_op(w, p.op);
-    w.put(static_cast<std::uint8_t>(p.enabled ? kEnabled : 0));
+    const bool local = p.local_state != 0;
+    w.put(static_cast<std::uint8_t>((p.enabled ? kEnabled : 0) | (local ? kLocalState : 0)));
+    if (local) w.put(p.local_state);
   }
   w.put(static_cast<std::uint8_t>(t.runtime_state_read));
   w.put(t.walk_log2_weight);
@@ -677,6 +686,8 @@ LoggedExecution read_log_records(const void* log, std::size_t sent_threads, Thre
         const ThreadId thread = map(r.get<std::uint32_t>("thread"));
         const Operation op = get_op(r, map);
         const auto flags = r.get<std::uint8_t>("event flags");
+        const std::uint64_t local =
+            flags & kLocalState ? r.get<std::uint64_t>("local state") : std::uint64_t{0};
         const auto site = r.get<std::uint64_t>("site");
         ThreadSet enabled = get_set(r, map, sent_threads);
         AccessValues values;
@@ -690,7 +701,12 @@ LoggedExecution read_log_records(const void* log, std::size_t sent_threads, Thre
           if (values.written_expression > out.symbolic.expressions.size())
             throw ProtocolError("a value written as an expression the log does not hold");
         }
+        // Local states come with every event or with none.
+        const bool all_so_far = events.local_states.size() == events.events.size();
+        if ((flags & kLocalState) ? !all_so_far : !events.local_states.empty())
+          throw ProtocolError("an event's local state is missing");
         events.add_step({thread, op}, std::move(enabled), site, (flags & kFinished) != 0, values);
+        if (flags & kLocalState) events.add_local_state(local);
         break;
       }
       case Record::kThread: {
@@ -729,7 +745,9 @@ LoggedExecution read_log_records(const void* log, std::size_t sent_threads, Thre
           PendingThread p;
           p.thread = map(r.get<std::uint32_t>("pending thread"));
           p.op = get_op(r, map);
-          p.enabled = r.get<std::uint8_t>("pending state") & kEnabled;
+          const auto state = r.get<std::uint8_t>("pending state");
+          p.enabled = state & kEnabled;
+          if (state & kLocalState) p.local_state = r.get<std::uint64_t>("local state");
           t.pending.push_back(p);
         }
         t.runtime_state_read = r.get<std::uint8_t>("runtime state");

@@ -57,6 +57,7 @@ struct ThreadRec {
   bool finished = false;
   Operation pending;
   std::uint64_t pending_site = 0;
+  std::uint64_t pending_local = 0;  // RunLimits::local_state's hash, when asked
   Outcome exit_outcome = Outcome::kComplete;
   std::uint8_t result = 0;
   std::uint32_t children = 0;
@@ -634,6 +635,7 @@ Trace Scheduler::Impl::run(const TestDirective& d, const std::function<void()>& 
     last = chosen;
     Operation op = t.pending;
     trace.add_step({chosen, op}, std::move(enabled), t.pending_site);
+    if (limits.local_state) trace.add_local_state(t.pending_local);
     // Observers see a creation before the child runs its first local code (inside apply);
     // every other event after it ran, with its result.
     const bool creates = op.kind == OpKind::kThreadCreate;
@@ -648,7 +650,7 @@ Trace Scheduler::Impl::run(const TestDirective& d, const std::function<void()>& 
 
   for (ThreadId id = waiting.first(); id != kNoThread; id = waiting.next_from(id + 1)) {
     ThreadRec& t = *by_id[id];
-    trace.pending.push_back({id, t.pending, is_enabled(t)});
+    trace.pending.push_back({id, t.pending, is_enabled(t), t.pending_local});
   }
   trace.walk_log2_weight = follower.walk_log2_weight();
   if (limits.unwind_at_end) kill_all();
@@ -803,6 +805,7 @@ std::uint8_t Scheduler::perform(const Operation& op, std::uint64_t site) {
                                "' is not supported by this version of weft");
   t.pending = op;
   t.pending_site = site;
+  if (s.limits && s.limits->local_state) t.pending_local = s.limits->local_state(op, site);
   s.switch_to_scheduler(t);
   if (s.aborting) return abort_here();
   if (s.step_hook) [[unlikely]] {

@@ -91,6 +91,7 @@ void Trace::keep_steps(std::size_t steps) {
   keep(finished_thread);
   keep(sites);
   keep(values);
+  keep(local_states);
   std::erase_if(library_callers, [steps](const auto& caller) { return caller.first >= steps; });
 }
 

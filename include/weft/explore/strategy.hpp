@@ -39,6 +39,9 @@ class UnfoldingView {
 struct StateMatching {
   std::uint64_t states = 0;
   std::uint64_t cut_offs = 0;
+  /// Executions that a bound (or their time limit) stopped after a state explored before: what
+  /// the bound left out lies below that state, explored, so they leave no gap.
+  std::uint64_t bounds_covered = 0;
   friend bool operator==(const StateMatching&, const StateMatching&) = default;
 };
 

@@ -70,6 +70,9 @@ class ThreadModel {
   struct Node {
     Operation op;
     std::uint64_t site = 0;
+    /// The thread's local state as it waits to perform `op` (Trace::local_states), 0 if not
+    /// seen: a function of its history, as the rest of the thread is.
+    std::uint64_t local_state = 0;
     std::uint64_t written = 0;  ///< what the step that led here wrote (write-like steps)
     State state = State::kUnknown;
     bool site_known = false;  ///< seen executed, not only pending at an execution's end
@@ -122,6 +125,8 @@ class ThreadModel {
   std::unordered_map<EdgeKey, NodeId, EdgeHash> edges_;
   std::unordered_map<NodeId, NodeId> child_root_;  ///< create step -> the child's first node
   NodeId main_root_ = kNoNode;
+  /// The executions learnt from recorded local states: computed ones carry them too.
+  bool local_states_ = false;
   Memory initial_;  ///< bytes reads saw before any event wrote them
   std::string disabled_;
 

@@ -54,6 +54,9 @@ struct ProgramOptions {
   /// Let threads go around busy-wait loops (up to the step bound) instead of stopping them after
   /// one iteration that did not leave the loop.
   bool keep_spinning = false;
+  /// Record each thread's local state at each of its operations (Trace::local_states), for the
+  /// strategies that match states: a thread's state is then what it holds, not what it did.
+  bool local_states = false;
   /// Check heap accesses and deallocations for memory errors, and make frees visible operations
   /// (off: --no-memory-checks).
   bool memory_checks = true;
@@ -89,12 +92,13 @@ inline constexpr const char* kRuntimeMarker = "weft-runtime-v1";
 /// shared-memory channel and binary records of this header; 6: events carry the values they read
 /// and wrote; 7: directives carry inputs, logs the inputs, expressions and branches; 8: the
 /// expression mirror, kKnownExpressions; 9: directives carry PCT's priority changes; 10: traces
-/// carry a sleep-set walk's weight; 11: kCaveat records; 12: kLibraryCall records).
-inline constexpr int kProtocolVersion = 13;
+/// carry a sleep-set walk's weight; 11: kCaveat records; 12: kLibraryCall records;
+/// 14: events and pending threads carry local states).
+inline constexpr int kProtocolVersion = 14;
 /// The protocol version as a string every instrumented binary contains (fork_server.cpp), so that
 /// weft can refuse a binary built by another version before it starts it: an older runtime does
 /// not understand WEFT_CONTROL and would die before it could say HELLO.
-#define WEFT_PROTOCOL_MARKER "weft-protocol-v13"
+#define WEFT_PROTOCOL_MARKER "weft-protocol-v14"
 inline constexpr const char* kProtocolMarker = WEFT_PROTOCOL_MARKER;
 static_assert(WEFT_PROTOCOL_MARKER[sizeof WEFT_PROTOCOL_MARKER - 3] ==
                       '0' + kProtocolVersion / 10 &&

@@ -50,6 +50,10 @@ struct RunLimits {
   /// (nullptr: all threads share the OS thread's, with errno and the C++ exception state
   /// swapped on each switch). Not owned.
   class ThreadStorage* thread_storage = nullptr;
+  /// If set: called on the running thread as it is about to wait for `op` (called from `site`);
+  /// what it returns, a hash of the thread's local state there, goes into the trace with the
+  /// step (Trace::local_states) or the pending thread. For the strategies that match states.
+  std::uint64_t (*local_state)(const Operation& op, std::uint64_t site) = nullptr;
   /// Bytes of the stack region for stacks of `stack_bytes`.
   static constexpr std::uintptr_t stack_region_bytes(std::size_t stack_bytes) {
     return kStackSlots * (stack_bytes + (std::uintptr_t{1} << 20));

@@ -98,6 +98,9 @@ struct PendingThread {
   ThreadId thread = kNoThread;
   Operation op;
   bool enabled = false;
+  /// A hash of the thread's local state as it waits to perform `op` (Trace::local_states), or
+  /// 0 when not recorded.
+  std::uint64_t local_state = 0;
 };
 
 /// A bug of one thread (assertion, uncaught exception, misuse) and when it happened.
@@ -155,6 +158,11 @@ struct Trace {
   std::vector<std::pair<std::uint32_t, std::uint64_t>> library_callers;
   /// values[i]: what events[i] read and wrote, when recorded (native programs; else empty).
   std::vector<AccessValues> values;
+  /// local_states[i]: a hash of the local state of events[i]'s thread as it was about to perform
+  /// it: its registers that a call preserves, its stack below its start function and its
+  /// thread-local storage (native programs whose strategy matches states; else empty, and 0
+  /// where it could not be read). With the operation, what the thread does from there on.
+  std::vector<std::uint64_t> local_states;
   /// The inputs the execution read, their expressions and the branches that depended on them.
   InputObservations symbolic;
   /// The execution read program inputs (__VERIFIER_nondet_*) that were given one fixed value
@@ -180,8 +188,9 @@ struct Trace {
   /// the final state), or nullopt if t had finished or did not exist yet.
   std::optional<Operation> pending_at(std::size_t k, ThreadId t) const;
 
-  /// The per-step vectors (events, enabled, finished_thread, sites, values) are written only
-  /// through these, so that they stay of one length (values: when they are recorded at all).
+  /// The per-step vectors (events, enabled, finished_thread, sites, values, local_states) are
+  /// written only through these, so that they stay of one length (values and local states: when
+  /// they are recorded at all).
   /// Appends step `event`, run in a state where `enabled_before` were enabled, from code at
   /// `site`; `finishes`: it was its thread's last.
   void add_step(const Event& event, ThreadSet enabled_before, std::uint64_t site,
@@ -197,6 +206,8 @@ struct Trace {
     add_step(event, std::move(enabled_before), site, finishes);
     values.push_back(step_values);
   }
+  /// Records the local state of the last step's thread as it began that step (local_states).
+  void add_local_state(std::uint64_t hash) { local_states.push_back(hash); }
   /// Keeps the first `steps` steps, and the library callers among them.
   void keep_steps(std::size_t steps);
   /// Drops every step (the native runtime's log has them by then).

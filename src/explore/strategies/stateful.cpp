@@ -61,6 +61,8 @@ class StatefulSearch final : public ExecutionTreeSearch, private StateMatching {
       if (still.contains(n.chosen.thread)) continue;  // the run went on into a new subtree
       ++cut_offs;
       nodes_.resize(k + 1);  // what the run did below is explored already
+      if (trace.outcome == Outcome::kBoundReached || trace.outcome == Outcome::kTimeout)
+        ++bounds_covered;
       return;
     }
     if (!nodes_.empty()) note_last_state(state.back());

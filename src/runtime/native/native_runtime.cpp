@@ -10,6 +10,7 @@
 #include <new>
 
 #include "../fiber.hpp"
+#include "local_state.hpp"
 #include "memory_description.hpp"
 #include "memory_errors.hpp"
 #include "thread_storage.hpp"
@@ -132,7 +133,10 @@ NativeThread& NativeRuntime::new_thread_chunk(ThreadId id) {
     void* m = __libc_malloc(sizeof(NativeThread) * kThreadChunk);
     if (!m) std::abort();
     auto* chunk = static_cast<NativeThread*>(m);
-    for (std::size_t i = 0; i < kThreadChunk; ++i) new (&chunk[i]) NativeThread();
+    for (std::size_t i = 0; i < kThreadChunk; ++i) {
+      new (&chunk[i]) NativeThread();
+      chunk[i].clears_dead_stack = options_.local_states;
+    }
     thread_chunks_[c] = chunk;
   }
   return thread_chunks_[c][id % kThreadChunk];
@@ -232,15 +236,18 @@ Trace NativeRuntime::run(const TestDirective& directive, int argc, char** argv, 
   if (options_.in_worker) limits.mapped_stack_slots = mapped_stack_slots();
   if (GlibcThreadStorage::instance().available())
     limits.thread_storage = &GlibcThreadStorage::instance();
+  if (options_.local_states) limits.local_state = local_state_hash;
   start_signals(*this);
   Trace trace = scheduler_.run(
       directive,
       [&] {
         int status = 0;
         try {
-          status = __weft_main(argc, argv, envp);
+          if (options_.local_states) clear_dead_stack();
+          status = call_program_main(__weft_main, argc, argv, envp, &self().stack_base);
         } catch (const ThreadExit&) {
-          return;  // pthread_exit in main: the other threads run on
+          self().stack_base = 0;  // unwound past the program's frames
+          return;                 // pthread_exit in main: the other threads run on
         }
         scheduler_.end_process(status, Outcome::kComplete);
       },

@@ -87,6 +87,14 @@ struct NativeThread {
   /// While it is in sigwait and friends: the signals it waits for.
   bool in_sigwait = false;
   sigset_t awaited_signals{};
+  /// Where its start routine's frames begin while they run (call_start_routine, local_state.hpp);
+  /// 0 before and after.
+  std::uintptr_t stack_base = 0;
+  /// While it creates a thread: the start routine's argument (local_state_hash holds it).
+  std::uintptr_t creating_argument = 0;
+  /// Local states are recorded: weft's code clears what it left below the program's frames as
+  /// it returns to them (RuntimeScope).
+  bool clears_dead_stack = false;
 };
 
 /// Reader-writer locks and barriers are built from the scheduler's mutexes and condition
@@ -123,6 +131,19 @@ class NativeRuntime {
   /// The execution in progress, or nullptr (before main, in the fork server, in an uncontrolled
   /// run): then every interposed function behaves as the real one.
   static NativeRuntime* active() noexcept { return active_; }
+  /// While one lives, active() is nullptr, so that what weft's own code calls (the unwinder's
+  /// locks and once-calls, local_state.cpp) goes to the C library instead of the program's
+  /// model of it.
+  class StepAside {
+   public:
+    StepAside() : saved_(active_) { active_ = nullptr; }
+    ~StepAside() { active_ = saved_; }
+    StepAside(const StepAside&) = delete;
+    StepAside& operator=(const StepAside&) = delete;
+
+   private:
+    NativeRuntime* saved_;
+  };
   /// The execution in progress if the caller is the program's own code on one of its threads,
   /// else nullptr: for the hooks the pass inserts. weft's own code reaches instrumented code
   /// too, since the linker keeps one copy of each inline library function and may keep the
@@ -280,10 +301,34 @@ ThreadId create_thread(NativeRuntime& rt, const pthread_attr_t* attr, void* (*st
 
 /// Marks weft's own code running on a program thread, so that what it allocates does not shift
 /// the program's deterministic heap addresses.
+extern "C" void weft_clear_dead_stack(std::uintptr_t floor);  // program_entry_x86_64.S
+
+/// Zeroes the running thread's stack below the caller's frame (16 KiB of it, within the stack):
+/// what weft's code left there. A frame the program builds there later then holds no value of
+/// weft's in the slots the program has not written yet (or never does: padding), which would
+/// make two visits of one state look different when states hold stacks (local_state.hpp).
+[[gnu::always_inline]] inline void clear_dead_stack() {
+  // A program thread's stack is a fiber's, at the start of its slot above a guard page; main's
+  // is the process's, which grows on demand.
+  const auto frame = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
+  std::uintptr_t floor = 0;
+  if (const std::uintptr_t begin = NativeRuntime::stack_region_begin();
+      frame >= begin && frame < NativeRuntime::stack_region_end()) {
+    const std::uintptr_t slot = NativeRuntime::stack_slot_bytes();
+    floor = begin + (frame - begin) / slot * slot + 2 * 4096;
+  }
+  weft_clear_dead_stack(floor);
+}
+
 class RuntimeScope {
  public:
   explicit RuntimeScope(NativeRuntime& rt) : thread_(rt.self()) { enter(thread_); }
-  ~RuntimeScope() { leave(thread_); }
+  ~RuntimeScope() {
+    leave(thread_);
+    // Back to the program, whose states hold its stack: clear what weft's code left below.
+    if (thread_.clears_dead_stack && thread_.in_runtime == 0) [[unlikely]]
+      clear_dead_stack();
+  }
   /// What the scope does, for scopes that exist only under weft's control (openmp::EntryScope).
   static void enter(NativeThread& thread) {
     // Entered from the program: the write a hook let through last has happened, and no other

@@ -9,6 +9,7 @@
 
 #include "code_modules.hpp"
 #include "glibc_thread_state.hpp"
+#include "local_state.hpp"
 #include "native_runtime.hpp"
 #include "real_functions.hpp"
 #include "sanitizer_key.hpp"
@@ -63,15 +64,18 @@ ThreadId create_thread(NativeRuntime& rt, const pthread_attr_t* attr, void* (*st
   const ThreadIdentity identity = identity_for_child(rt, rt.scheduler().self(), attr);
   NativeRuntime* runtime = &rt;
   const sigset_t signal_mask = rt.self().signal_mask;  // as pthread_create gives it
+  rt.self().creating_argument = reinterpret_cast<std::uintptr_t>(arg);
   const ThreadId id = rt.scheduler().spawn(
       [runtime, start, arg, identity, signal_mask] {
         runtime->self().identity = identity;
         runtime->self().signal_mask = signal_mask;
         void* result = nullptr;
         try {
-          result = start(arg);
+          if (runtime->options().local_states) clear_dead_stack();
+          result = call_start_routine(start, arg, &runtime->self().stack_base);
         } catch (const ThreadExit& e) {
           result = e.result;
+          runtime->self().stack_base = 0;  // unwound past the program's frames
         }
         runtime->self().result = result;
         // As glibc's thread exit does: thread_local objects first, then pthread keys.
