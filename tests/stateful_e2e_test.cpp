@@ -200,6 +200,18 @@ TEST(Stateful, ThePortfolioAnswersWithItWhenOptimalDporWouldNotFinish) {
       << text.out;
 }
 
+// The polling consumer with the portfolio: optimal DPOR finishes first, within the step bound
+// only; the other stateless parts cannot add anything within it, so stateful testing has the
+// time left, closes the cycle, and answers (the bound its executions hit leaves no gap).
+TEST(Stateful, ThePortfolioAnswersWithItWhereTheOthersStopAtTheBound) {
+  const CliRun r =
+      check("cycle_polling_consumer.c", "--points=all --time-limit 60 --max-steps 200");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.result["complete"], true) << r.out;
+  EXPECT_EQ(r.result["answered_by"], "stateful testing") << r.out;
+  EXPECT_GT(stat(r, "bound_reached"), 0u) << r.out;  // optimal DPOR's, which did not answer
+}
+
 // Stateful unfolding (thesis §7.4, Fig. 7.6) on Fig. 7.3: one test (the other order's events are
 // computed by the thread model, as the thesis' model needs no second test, Example 25). The
 // prefix has one cut-off: the two orders' last unlocks reach the same marking (both threads done,

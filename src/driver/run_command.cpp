@@ -247,9 +247,10 @@ class RunCommand {
     config_.record_written_values = global_.has_value();
     config_.every_access_an_event = program_.options.points == "all";
     // States matched hold each thread's registers, stack and thread-local storage.
+    const explorer::StrategyInfo& strategy = explorer::strategy_info(settings_.strategy);
     round_program_.options.local_states =
         config_.every_access_an_event &&
-        explorer::strategy_info(settings_.strategy).has(explorer::kMatchesStates);
+        (strategy.has(explorer::kMatchesStates) || strategy.has(explorer::kMatchesStatesWhenItCan));
     limits_ = explorer::exploration_limits(options);
     // --stop-on matches the bug's kind and its message as the user reads it, memory named (a
     // race names its variable, which the raw message holds as an address mark) but without the

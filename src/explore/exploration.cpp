@@ -197,6 +197,7 @@ ExplorationResult run_exploration_in_place(
   result.strategy_gaps = strategy.gaps();
   result.coverage = strategy.coverage();
   result.answered_by = strategy.answered_by();
+  if (result.exhausted && strategy.answer_covers_bounds()) result.hit_bound = false;
   s.traces = fingerprints.size();
   s.traces_counted = limits.count_traces;
   s.seconds = std::chrono::duration<double>(Clock::now() - started).count();

@@ -78,6 +78,10 @@ class Strategy {
   virtual const char* uncovered() const { return nullptr; }
   /// Why it did not cover all it set out to (one line), or "".
   virtual std::string gaps() const { return {}; }
+  /// For a strategy made of others: whether the part that answered left nothing out at a bound,
+  /// whatever the other parts' executions stopped at (a stateful search that closed the cycles
+  /// the others unrolled up to the step bound).
+  virtual bool answer_covers_bounds() const { return false; }
 };
 
 /// A strategy, by the name `--strategy` takes: a row of the table of strategies (StrategyInfo).
@@ -184,6 +188,9 @@ enum StrategyTakes : unsigned {
   kTakesReductions = 1u << 7,    ///< --pv-reduction, --symmetry
   kMatchesStates = 1u << 8,      ///< needs --points=all: its states hold the shared memory
   kTakesAlternatives = 1u << 9,  ///< --alternatives
+  /// With --points=all, a part of it matches states (the portfolio's stateful testing): the
+  /// program records its threads' local states for it.
+  kMatchesStatesWhenItCan = 1u << 10,
 };
 
 /// One row of the table of strategies: all that the front ends (the command line, the in-process

@@ -66,13 +66,23 @@ class Portfolio final : public Strategy {
     if (!shared_ && parts_[0].executions >= next_decision_) decide(now);
     for (;;) {
       Part* part = shared_ ? least_used() : &parts_[0];
-      if (!part) return std::nullopt;
+      if (!part) {
+        finished_ = within_bounds_;  // what was covered within the bounds stands
+        return std::nullopt;
+      }
       auto d = part->strategy->next();
       if (!d) {
         part->exhausted = true;
         // Exhausting an exhaustive part covered every behaviour: the portfolio is done. (Not
         // one that gave up on what it could not cover: the others go on.)
         if (part->strategy->exhaustive() && !(part->gives_up && !part->strategy->gaps().empty())) {
+          // Covered within the bounds only: a part that matches states may still close the
+          // cycles the bound cut (no other part can add anything within the bounds).
+          if (part->bounds_left_out && !within_bounds_ && only_state_matching_left()) {
+            within_bounds_ = part;
+            shared_ = true;
+            continue;
+          }
           finished_ = part;
           return std::nullopt;
         }
@@ -88,7 +98,19 @@ class Portfolio final : public Strategy {
   void observe(const Trace& trace) override {
     current_->seconds += std::chrono::duration<double>(Clock::now() - step_started_).count();
     ++current_->executions;
+    const auto bounds_covered = [this] {
+      const StateMatching* m = current_->strategy->state_matching();
+      return m ? m->bounds_covered : 0;
+    };
+    const std::uint64_t covered_before = bounds_covered();
     current_->strategy->observe(trace);
+    if ((trace.outcome == Outcome::kBoundReached || trace.outcome == Outcome::kTimeout) &&
+        bounds_covered() == covered_before)
+      current_->bounds_left_out = true;
+  }
+
+  bool answer_covers_bounds() const override {
+    return finished_ && finished_ != within_bounds_ && !finished_->bounds_left_out;
   }
 
   // It covers every behaviour when a part finishes (finished_); cut short, coverage() says what.
@@ -148,7 +170,19 @@ class Portfolio final : public Strategy {
     std::uint64_t executions = 0;
     bool exhausted = false;
     bool gives_up = false;  // it may end with gaps (what it cannot cover): not the portfolio's end
+    bool bounds_left_out = false;  // an execution of it stopped at a bound below no cut-off
   };
+
+  // Whether a part that matches states is still going: the others are then done, since every
+  // behaviour within the bounds has been covered. Marks them exhausted.
+  bool only_state_matching_left() {
+    bool any = false;
+    for (const Part& p : parts_) any |= !p.exhausted && p.strategy->state_matching() != nullptr;
+    if (!any) return false;
+    for (Part& p : parts_)
+      if (!p.strategy->state_matching()) p.exhausted = true;
+    return true;
+  }
 
   void add(const char* name, double share, std::unique_ptr<Strategy> strategy) {
     parts_.push_back({name, share, std::move(strategy)});
@@ -186,6 +220,9 @@ class Portfolio final : public Strategy {
   std::uint64_t next_decision_ = kProbe;
   bool shared_ = false;
   const Part* finished_ = nullptr;  ///< the exhaustive part that finished, if one did
+  /// The exhaustive part that finished with executions cut at a bound, while a part that
+  /// matches states went on to close what the bound cut.
+  const Part* within_bounds_ = nullptr;
 };
 
 }  // namespace
@@ -196,6 +233,7 @@ WEFT_STRATEGY_ROWS(
      "optimal DPOR if its estimated size fits in --time-limit, else the time shared with pct "
      "(depths 2 and 3), delay-bound and, with --points=all, stateful; the default when "
      "--time-limit is given",
-     120, ReadPolicy::kReadsCommute, kTakesExecutions | kTakesTimeBudget, made<Portfolio>})
+     120, ReadPolicy::kReadsCommute, kTakesExecutions | kTakesTimeBudget | kMatchesStatesWhenItCan,
+     made<Portfolio>})
 
 }  // namespace weft::explorer
