@@ -1,9 +1,10 @@
 // Naive stateful testing with sleep sets (thesis §7.3, Fig. 7.5; §8.3.3 adds the sleep sets):
 // depth-first search over the interleavings, which stops below a state it has explored before.
-// A state is the abstract one of §7.2 (state_fingerprints.hpp: each thread's history, the shared
-// memory's bytes, the mutexes' owners). The executions whose steps the thread model knows are
-// computed instead of run (thread_model.hpp, as the thesis explores its Petri net model instead
-// of running tests, §7.3): the runner does that for every strategy, this one included.
+// A state is the abstract one of §7.2 (state_fingerprints.hpp: each thread's local state, or
+// its history, the shared memory's bytes, the mutexes' owners). The executions whose steps the
+// thread model knows are computed instead of run (thread_model.hpp, as the thesis explores its
+// Petri net model instead of running tests, §7.3): the runner does that for every strategy, this
+// one included.
 //
 // Sleep sets and state matching together (Godefroid's state caching with sleep sets): a state is
 // stored with the sleep set it was first explored with; reached again with sleep set Z, only
