@@ -164,15 +164,8 @@ ExplorationResult run_exploration_in_place(
       for (std::size_t i = known_bugs; i < result.bugs.size(); ++i)
         result.bugs[i].execution = s.executions;
     }
-    const auto bounds_covered = [&strategy] {
-      const StateMatching* m = strategy.state_matching();
-      return m ? m->bounds_covered : 0;
-    };
-    const std::uint64_t covered_before = bounds_covered();
-    strategy.observe(trace);
     // A bound that stopped the execution below a state explored before left nothing out.
-    if ((trace.outcome == Outcome::kBoundReached || trace.outcome == Outcome::kTimeout) &&
-        bounds_covered() == covered_before) {
+    if (observe_and_tell_bound_gap(strategy, trace)) {
       ++(trace.outcome == Outcome::kTimeout ? s.timeouts : s.bound_reached);
       if (!result.hit_bound) result.first_bound_message = trace.message;
       result.hit_bound = true;

@@ -202,25 +202,26 @@ class LocalStates {
   std::uint64_t after(std::size_t k, std::uint64_t returned) const {
     if (next_[k] != kNone) return waiting_at(next_[k]);
     const std::uint64_t from = hash_mix(trace_->local_states[k], returned);
-    // (A thread that ended the process stays pending at its exit: it is no longer there.)
-    if ((k < trace_->finished_thread.size() && trace_->finished_thread[k]) ||
-        trace_->events[k].op.kind == OpKind::kProcessExit)
-      return hash_mix(kEnded, from);
+    if (ended(k)) return hash_mix(kEnded, from);
     return pending(trace_->events[k].thread, hash_mix(kStopped, from));
   }
 
   /// Whether the trace shows where the thread of step k went after it (not stopped by a bug).
   bool seen_going_on(std::size_t k) const {
     const ThreadId t = trace_->events[k].thread;
-    return next_[k] != kNone ||
-           (k < trace_->finished_thread.size() && trace_->finished_thread[k]) ||
-           trace_->events[k].op.kind == OpKind::kProcessExit ||
+    return next_[k] != kNone || ended(k) ||
            (t < pending_.size() && pending_[t] && pending_[t]->local_state);
   }
 
  private:
   static constexpr std::size_t kNone = ~std::size_t{0};
   static constexpr std::uint64_t kNotStarted = 0x5a2, kEnded = 0xe2d, kStopped = 0x5709;
+  // Whether step k was its thread's last: it returned, or it ended the process (a thread that
+  // did stays pending at its exit, but is no longer there).
+  bool ended(std::size_t k) const {
+    return (k < trace_->finished_thread.size() && trace_->finished_thread[k]) ||
+           trace_->events[k].op.kind == OpKind::kProcessExit;
+  }
   std::uint64_t waiting_at(std::size_t k) const {
     return hash_mix(trace_->local_states[k], signature(trace_->events[k].op));
   }
@@ -273,9 +274,9 @@ bool StateFingerprints::walk(const Trace& trace, bool symbolic, std::vector<std:
                 op_name(trace.events[unread].op.kind) + " at " +
                 code_mark(unread < trace.sites.size() ? trace.sites[unread] : 0) +
                 " (reached through code without unwind tables?), so its local state is unknown");
-  std::vector<std::uint64_t> thread(1, concrete ? locals.first(kMainThread, kMainThread)
-                                                : hash_mix(kMainThread, 1));  // by thread
-  std::uint64_t threads = part(kThreadPart, kMainThread, thread[0]);          // over threads
+  std::vector<std::uint64_t> thread(
+      1, concrete ? locals.first(kMainThread, 0) : hash_mix(kMainThread, 1));  // by thread
+  std::uint64_t threads = part(kThreadPart, kMainThread, thread[0]);           // over threads
   std::uint64_t memory = 0, owners = 0;
   std::unordered_map<ObjectKey, std::uint8_t> bytes;  // written by events
   // Bytes whose value was computed from inputs: by address, the hash standing for it.

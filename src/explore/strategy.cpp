@@ -71,4 +71,15 @@ std::string strategies_taking(StrategyTakes option) {
   return out;
 }
 
+bool observe_and_tell_bound_gap(Strategy& strategy, const Trace& trace) {
+  const auto covered = [&strategy] {
+    const StateMatching* m = strategy.state_matching();
+    return m ? m->bounds_covered : 0;
+  };
+  const std::uint64_t before = covered();
+  strategy.observe(trace);
+  return (trace.outcome == Outcome::kBoundReached || trace.outcome == Outcome::kTimeout) &&
+         covered() == before;
+}
+
 }  // namespace weft::explorer

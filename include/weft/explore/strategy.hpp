@@ -84,6 +84,11 @@ class Strategy {
   virtual bool answer_covers_bounds() const { return false; }
 };
 
+/// Hands `trace` to `strategy` (observe) and says whether a bound or the execution's time limit
+/// stopped it with behaviours left out: not when the strategy had, before the stop, reached a
+/// state it explored before (StateMatching::bounds_covered).
+bool observe_and_tell_bound_gap(Strategy& strategy, const Trace& trace);
+
 /// A strategy, by the name `--strategy` takes: a row of the table of strategies (StrategyInfo).
 /// The built-in ones have constants (StrategyKind::kPct); any row is StrategyKind{"its name"}.
 class StrategyKind {

@@ -98,20 +98,10 @@ class Portfolio final : public Strategy {
   void observe(const Trace& trace) override {
     current_->seconds += std::chrono::duration<double>(Clock::now() - step_started_).count();
     ++current_->executions;
-    const auto bounds_covered = [this] {
-      const StateMatching* m = current_->strategy->state_matching();
-      return m ? m->bounds_covered : 0;
-    };
-    const std::uint64_t covered_before = bounds_covered();
-    current_->strategy->observe(trace);
-    if ((trace.outcome == Outcome::kBoundReached || trace.outcome == Outcome::kTimeout) &&
-        bounds_covered() == covered_before)
-      current_->bounds_left_out = true;
+    if (observe_and_tell_bound_gap(*current_->strategy, trace)) current_->bounds_left_out = true;
   }
 
-  bool answer_covers_bounds() const override {
-    return finished_ && finished_ != within_bounds_ && !finished_->bounds_left_out;
-  }
+  bool answer_covers_bounds() const override { return finished_ && !finished_->bounds_left_out; }
 
   // It covers every behaviour when a part finishes (finished_); cut short, coverage() says what.
   bool exhaustive() const override { return true; }
