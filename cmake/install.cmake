@@ -64,8 +64,9 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION share/doc/weft)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/ DESTINATION share/weft/examples)
 
 # cpack -G DEB (from the build tree): a package that installs under /usr. Its dependencies are
-# what the installed files use: clang-14 runs the pass (same LLVM), libllvm14 and libz3-4 are what
-# weft itself links (reports' source lines come from libLLVM's symbolizer, in weft's process).
+# what the installed files use: clang-14 runs the pass (same LLVM), libllvm14 is what the pass
+# links, libz3-4 what weft itself links (LLVM's symbolizer, which gives reports their source
+# lines, is linked into weft from LLVM's static libraries, with zlib and tinfo, both required).
 # libz3-dev and libstdc++-12-dev serve the in-process API's users, who link -lz3 (weft.pc,
 # weft::weft); gdb is for `weft replay --gdb`, libomp-14-dev for OpenMP programs' omp.h, llvm-14
 # for llvm-symbolizer, which AddressSanitizer's own reports use (docs/sanitizers.md).

@@ -84,5 +84,12 @@ inline std::string first_bug_message(const CliRun& r) {
 inline std::uint64_t stat(const CliRun& r, const char* name) {
   return r.result["statistics"][name].get<std::uint64_t>();
 }
+/// The strategies that match states: their cut-offs and the states they reached.
+inline std::uint64_t cut_offs(const CliRun& r) {
+  return r.result["statistics"]["state_matching"]["cut_offs"].get<std::uint64_t>();
+}
+inline std::uint64_t states(const CliRun& r) {
+  return r.result["statistics"]["state_matching"]["states"].get<std::uint64_t>();
+}
 
 }  // namespace weft::test

@@ -7,8 +7,10 @@
 //   (with sleep sets: every Mazurkiewicz trace), with a complete verdict, and never runs more
 //   executions;
 // - stateful unfolding (complete_prefix.hpp, thesis §7.4), which covers local states, finds the
-//   same assertion failures, and runs no more tests than DFS runs executions.
-// Teeth: in a good share of the programs states are reached again and cut off, by both.
+//   same assertion failures, and runs no more tests than DFS runs executions;
+// - QPOR with cut-offs (cut_off_events.hpp, POET §3.8) finds the same bugs as DFS, deadlocks and
+//   races included, with a complete verdict, and runs no more executions.
+// Teeth: in a good share of the programs states are reached again and cut off, by all three.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -71,8 +73,8 @@ TEST_P(StatefulDifferential, FindsWhatEveryInterleavingFinds) {
   ASSERT_TRUE(fs::exists(binary));
 
   std::uint64_t cut_offs = 0, stateful_executions = 0, oracle_executions = 0;
-  std::uint64_t unfolding_cut_offs = 0, unfolding_tests = 0;
-  int programs_cut = 0, programs_cut_by_unfolding = 0, too_large = 0;
+  std::uint64_t unfolding_cut_offs = 0, unfolding_tests = 0, qpor_cut_offs = 0, qpor_tests = 0;
+  int programs_cut = 0, programs_cut_by_unfolding = 0, programs_cut_by_qpor = 0, too_large = 0;
   for (int i = 0; i < kProgramsPerChunk; ++i) {
     const std::uint64_t seed = first + static_cast<std::uint64_t>(i);
     const auto where = [&](const Exploration& e) {
@@ -113,19 +115,33 @@ TEST_P(StatefulDifferential, FindsWhatEveryInterleavingFinds) {
     unfolding_cut_offs += unfolding_cut;
     programs_cut_by_unfolding += unfolding_cut > 0;
     unfolding_tests += tests;
+
+    const Exploration q = explore_chunk_program(dir, binary, i, "--strategy qpor");
+    ASSERT_EQ(q.exit_code, oracle.exit_code) << where(q);
+    EXPECT_EQ(q.bugs, oracle.bugs) << where(q);
+    EXPECT_EQ(q.result["complete"], true) << where(q);
+    EXPECT_LE(q.statistic("executions"), oracle.statistic("executions")) << where(q);
+    ASSERT_TRUE(q.result["statistics"].contains("state_matching")) << where(q);
+    const std::uint64_t qpor_cut = q.result["statistics"]["state_matching"]["cut_offs"];
+    qpor_cut_offs += qpor_cut;
+    programs_cut_by_qpor += qpor_cut > 0;
+    qpor_tests += q.statistic("executions") - q.statistic("modelled");
   }
   std::printf(
       "programs %llu..%llu: %llu executions against %llu for DFS; %llu cut-offs in %d "
       "programs; %d too large for DFS; stateful unfolding: %llu tests, %llu cut-offs in %d "
-      "programs\n",
+      "programs; qpor: %llu tests, %llu cut-offs in %d programs\n",
       static_cast<unsigned long long>(first),
       static_cast<unsigned long long>(first + kProgramsPerChunk - 1),
       static_cast<unsigned long long>(stateful_executions),
       static_cast<unsigned long long>(oracle_executions), static_cast<unsigned long long>(cut_offs),
       programs_cut, too_large, static_cast<unsigned long long>(unfolding_tests),
-      static_cast<unsigned long long>(unfolding_cut_offs), programs_cut_by_unfolding);
+      static_cast<unsigned long long>(unfolding_cut_offs), programs_cut_by_unfolding,
+      static_cast<unsigned long long>(qpor_tests), static_cast<unsigned long long>(qpor_cut_offs),
+      programs_cut_by_qpor);
   EXPECT_GT(programs_cut, kProgramsPerChunk / 4);
   EXPECT_GT(programs_cut_by_unfolding, kProgramsPerChunk / 10);
+  EXPECT_GT(programs_cut_by_qpor, kProgramsPerChunk / 10);
   if (!HasFailure()) fs::remove_all(dir);
 }
 

@@ -11,13 +11,6 @@
 namespace weft::test {
 namespace {
 
-std::uint64_t cut_offs(const CliRun& r) {
-  return r.result["statistics"]["state_matching"]["cut_offs"].get<std::uint64_t>();
-}
-std::uint64_t states(const CliRun& r) {
-  return r.result["statistics"]["state_matching"]["states"].get<std::uint64_t>();
-}
-
 // Fig. 7.3: the two orders of the critical sections meet in the same states. Counted by hand:
 // main creates both threads, reads each pthread_t before joining it, joins them and exits (main
 // at 0..7 steps done), each thread is at 0..3 of lock, write, unlock, and the mutex keeps them
@@ -245,6 +238,21 @@ TEST(StatefulUnfolding, Figure7_4WritesNeedOneTest) {
                            "--points=all --strategy stateful-unfolding -- -DLAST_WRITE_ASSUMED");
   ASSERT_EQ(bug.exit_code, 1) << bug.out << bug.err;
   EXPECT_EQ(first_bug_kind(bug), "assertion failure");
+}
+
+// The polling consumer's cycle: the unfolding does not follow a thread past its cut-off (the
+// consumer's first poll that finds nothing), and the runtime takes the threads in turns, so the
+// producer still runs while the consumer polls: 2 tests, none stopped by the step bound, where
+// each test used to poll up to the bound (10,000 steps, 10 s of unfolding each).
+TEST(StatefulUnfolding, ACycleInTheStateSpaceEndsAtItsCutOff) {
+  const CliRun r = check("cycle_polling_consumer.c", "--points=all --strategy stateful-unfolding");
+  ASSERT_EQ(r.exit_code, 3) << r.out << r.err;  // not deadlocks or races: not "complete"
+  EXPECT_EQ(stat(r, "executions"), 2u) << r.out;
+  EXPECT_EQ(stat(r, "bound_reached"), 0u) << r.out;
+  EXPECT_EQ(cut_offs(r), 1u) << r.out;
+  EXPECT_NE(r.out.find("every reachable local state of every thread was covered"),
+            std::string::npos)
+      << r.out;
 }
 
 // The thesis' Locking 1 (bench/thesis/locking.c: 2,520 Mazurkiewicz traces): stateful unfolding

@@ -305,23 +305,19 @@ void check_instrumented(const std::string& path) {
   if (S_ISDIR(st.st_mode)) throw DriverError(shown + " is a directory, not a program");
   if (!S_ISREG(st.st_mode)) throw DriverError(shown + " is not a regular file, not a program");
   if (access(path.c_str(), X_OK) != 0) throw DriverError(shown + " is not executable");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw DriverError("cannot open " + shown + ": " + errno_text());
-  // Look for the runtime's marker and the protocol's in chunks (overlapping by the longer
-  // marker's length), so that a large file is never held in memory whole.
-  const std::string_view runtime = native::kRuntimeMarker;
-  const std::string_view protocol = native::kProtocolMarker;
-  const std::size_t overlap = std::max(runtime.size(), protocol.size());
-  bool has_runtime = false, has_protocol = false;
-  std::string window;
-  std::vector<char> chunk(std::size_t{1} << 20);
-  while (in && !(has_runtime && has_protocol)) {
-    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-    window.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
-    has_runtime = has_runtime || window.find(runtime) != std::string::npos;
-    has_protocol = has_protocol || window.find(protocol) != std::string::npos;
-    if (window.size() > overlap) window.erase(0, window.size() - overlap);
-  }
+  // Look for the runtime's marker and the protocol's in the mapped file: no copy of it is read.
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw DriverError("cannot open " + shown + ": " + errno_text());
+  const auto size = static_cast<std::size_t>(st.st_size);
+  void* mapped = size ? mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+  close(fd);
+  if (size && mapped == MAP_FAILED) throw DriverError("cannot read " + shown + ": " + errno_text());
+  const auto contains = [&](std::string_view marker) {
+    return size && memmem(mapped, size, marker.data(), marker.size()) != nullptr;
+  };
+  const bool has_runtime = contains(native::kRuntimeMarker);
+  const bool has_protocol = contains(native::kProtocolMarker);
+  if (size) munmap(mapped, size);
   if (!has_runtime)
     throw DriverError(shown +
                       " was not built by weft-cc: compile it with weft-cc or weft-c++ (or use "

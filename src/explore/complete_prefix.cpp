@@ -7,21 +7,6 @@
 namespace weft::explorer {
 namespace {
 
-// A label's weight: positive, and below 2^40, so that no configuration's sum overflows.
-std::uint64_t weight_of(std::uint64_t label) {
-  return (label >> 24) + 1;
-}
-
-// ERV's order on Parikh vectors, for two sorted lists of labels: the first label (in label
-// order) whose counts differ decides, the fewer the smaller.
-int compare_parikh(const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b) {
-  const std::size_t n = std::min(a.size(), b.size());
-  for (std::size_t i = 0; i < n; ++i)
-    if (a[i] != b[i]) return a[i] < b[i] ? 1 : -1;  // a has more of the smaller label
-  if (a.size() == b.size()) return 0;
-  return a.size() < b.size() ? -1 : 1;
-}
-
 std::uint64_t extension_key(const Unfolding::Extension& x) {
   std::uint64_t h = hash_mix(x.thread, static_cast<std::uint64_t>(x.op.kind));
   h = hash_mix(hash_mix(h, x.op.object), x.op.result);
@@ -32,10 +17,6 @@ std::uint64_t extension_key(const Unfolding::Extension& x) {
 }
 
 }  // namespace
-
-std::uint64_t CompletePrefix::label(ThreadId t, const Operation& op) const {
-  return hash_mix(hash_mix(t, static_cast<std::uint64_t>(op.kind)), hash_mix(op.object, op.size));
-}
 
 bool CompletePrefix::produced(ConditionIndex c) const {
   const EventIndex p = unfolding_->condition(c).producer;
@@ -70,7 +51,7 @@ std::vector<EventIndex> CompletePrefix::past(const Candidate& c) const {
   return out;
 }
 
-void CompletePrefix::add_event(EventIndex e, std::uint64_t change) {
+void CompletePrefix::add_event(EventIndex e, std::uint64_t change, bool cut_off) {
   if (e >= change_.size()) {
     change_.resize(e + 1, 0);
     depth_.resize(e + 1, 0);
@@ -79,6 +60,7 @@ void CompletePrefix::add_event(EventIndex e, std::uint64_t change) {
   change_[e] = change;
   Candidate c;
   c.event = e;
+  c.known_cut_off = cut_off;
   add_candidate(std::move(c));
 }
 
@@ -114,11 +96,11 @@ void CompletePrefix::make_ready(std::uint32_t index) {
   Candidate& c = candidates_[index];
   const std::vector<EventIndex> events = past(c);
   c.size = static_cast<std::uint32_t>(events.size()) + (c.is_event ? 0 : 1);
-  c.weight = c.is_event ? 0 : weight_of(label(c.target.thread, c.target.op));
+  c.weight = c.is_event ? 0 : label_weight(transition_label(c.target.thread, c.target.op));
   c.state = 0;
   for (EventIndex e : events) {
     const UnfoldingEvent& ev = unfolding_->event(e);
-    c.weight += weight_of(label(ev.thread, ev.op));
+    c.weight += label_weight(transition_label(ev.thread, ev.op));
     c.state += change_[e];
   }
   ready_.push_back(index);
@@ -126,20 +108,20 @@ void CompletePrefix::make_ready(std::uint32_t index) {
                  [this](std::uint32_t a, std::uint32_t b) { return later(a, b); });
 }
 
-const std::vector<std::vector<std::uint64_t>>& CompletePrefix::foata(std::uint32_t index) const {
+const FoataForm& CompletePrefix::foata(std::uint32_t index) const {
   const auto [it, added] = foata_.try_emplace(index);
   if (!added) return it->second;
   const Candidate& c = candidates_[index];
-  std::vector<std::vector<std::uint64_t>>& levels = it->second;
+  FoataForm& levels = it->second;
   const auto put = [&](std::uint32_t depth, std::uint64_t l) {
     if (levels.size() < depth) levels.resize(depth);
     levels[depth - 1].push_back(l);
   };
   for (EventIndex e : past(c)) {
     const UnfoldingEvent& ev = unfolding_->event(e);
-    put(depth_[e], label(ev.thread, ev.op));
+    put(depth_[e], transition_label(ev.thread, ev.op));
   }
-  if (!c.is_event) put(c.depth, label(c.target.thread, c.target.op));
+  if (!c.is_event) put(c.depth, transition_label(c.target.thread, c.target.op));
   for (auto& level : levels) std::sort(level.begin(), level.end());
   return levels;
 }
@@ -149,18 +131,18 @@ int CompletePrefix::compare(std::uint32_t a, std::uint32_t b) const {
   const Candidate& y = candidates_[b];
   if (x.size != y.size) return x.size < y.size ? -1 : 1;
   if (x.weight != y.weight) return x.weight < y.weight ? -1 : 1;
-  const auto& fx = foata(a);
-  const auto& fy = foata(b);
-  for (std::size_t i = 0; i < std::min(fx.size(), fy.size()); ++i)
-    if (const int order = compare_parikh(fx[i], fy[i]); order != 0) return order;
-  if (fx.size() == fy.size()) return 0;
-  return fx.size() < fy.size() ? -1 : 1;
+  return compare_foata(foata(a), foata(b));
 }
 
 void CompletePrefix::admit(std::uint32_t index) {
   const Candidate& c = candidates_[index];
   const EventIndex e = c.event;
   ++admitted_;
+  if (c.known_cut_off) {
+    status_[e] = Status::kCutOff;
+    ++cut_offs_;
+    return;
+  }
   const auto [it, added] = reached_.emplace(c.state, index);
   if (!added) {
     // A witness smaller in the adequate order makes it a cut-off (thesis §7.1); one not ordered

@@ -32,6 +32,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "cut_off_events.hpp"
 #include "weft/explore/unfolding.hpp"
 
 namespace weft::explorer {
@@ -40,13 +41,10 @@ class CompletePrefix {
  public:
   explicit CompletePrefix(const Unfolding& unfolding) : unfolding_(&unfolding) {}
 
-  /// An event the unfolding just added, with its change of the state fingerprint.
-  void add_event(EventIndex e, std::uint64_t change);
-  /// Whether an event seen again changed the state as it did the first time (if not, the state
-  /// is more than the fingerprint holds).
-  bool same_change(EventIndex e, std::uint64_t change) const {
-    return e < change_.size() && change_[e] == change;
-  }
+  /// An event the unfolding just added, with its change of the state fingerprint. `cut_off`: it
+  /// is known to be one already (cut_off_events.hpp found a smaller witness; fewer events is
+  /// an order the adequate one refines, so the prefix would find it one too).
+  void add_event(EventIndex e, std::uint64_t change, bool cut_off = false);
   /// A possible extension of the unfolding.
   void add_target(Unfolding::Extension x);
   /// Adds the ready events to the prefix in the adequate order, up to the first ready possible
@@ -76,6 +74,7 @@ class CompletePrefix {
     std::uint32_t depth = 0;        // its Foata level
     std::uint64_t state = 0;        // an event's: the state its local configuration reaches
     bool handed_out = false;        // a possible extension next() returned
+    bool known_cut_off = false;     // an event add_event was told is a cut-off
   };
   enum class Status : std::uint8_t { kOutside, kInPrefix, kCutOff };
 
@@ -95,8 +94,7 @@ class CompletePrefix {
     return order > 0 || (order == 0 && a > b);
   }
   // Its Foata normal form: the labels of each level, each level sorted.
-  const std::vector<std::vector<std::uint64_t>>& foata(std::uint32_t index) const;
-  std::uint64_t label(ThreadId t, const Operation& op) const;
+  const FoataForm& foata(std::uint32_t index) const;
 
   const Unfolding* unfolding_;
   std::vector<Candidate> candidates_;
@@ -111,7 +109,7 @@ class CompletePrefix {
   std::unordered_set<std::uint64_t> targets_seen_;  // possible extensions made candidates
   std::vector<std::uint32_t> open_;                 // those, unless reached or handed out
   // Foata normal forms, computed where size and weight tie.
-  mutable std::unordered_map<std::uint32_t, std::vector<std::vector<std::uint64_t>>> foata_;
+  mutable std::unordered_map<std::uint32_t, FoataForm> foata_;
   std::uint64_t states_ = 1, cut_offs_ = 0, admitted_ = 0;
 };
 

@@ -84,7 +84,21 @@ ThreadId DirectiveFollower::choose(std::size_t step, const ThreadSet& enabled, T
     while (k--) chosen = candidates.next_from(chosen + 1);
     return chosen;
   }
+  if (d_.policy == SchedulePolicy::kStickyInTurns) return take_turns(candidates, last);
   return candidates.contains(last) ? last : candidates.first();
+}
+
+ThreadId DirectiveFollower::take_turns(const ThreadSet& candidates, ThreadId last) {
+  ThreadId chosen = candidates.contains(last) ? last : candidates.first();
+  // Counted from the first step after the prefix, so that the thread model, which may start
+  // following at a later step of the prefix, agrees with the runtime.
+  if (chosen == turn_thread_ && turn_steps_ >= kTurnSteps && candidates.size() > 1) {
+    chosen = candidates.next_from(chosen + 1);
+    if (chosen == kNoThread) chosen = candidates.first();
+  }
+  if (chosen != turn_thread_) turn_thread_ = chosen, turn_steps_ = 0;
+  ++turn_steps_;
+  return chosen;
 }
 
 void DirectiveFollower::count_locks_held(const Event& e) {

@@ -93,12 +93,12 @@ inline constexpr const char* kRuntimeMarker = "weft-runtime-v1";
 /// and wrote; 7: directives carry inputs, logs the inputs, expressions and branches; 8: the
 /// expression mirror, kKnownExpressions; 9: directives carry PCT's priority changes; 10: traces
 /// carry a sleep-set walk's weight; 11: kCaveat records; 12: kLibraryCall records;
-/// 14: events and pending threads carry local states).
-inline constexpr int kProtocolVersion = 14;
+/// 14: events and pending threads carry local states; 15: SchedulePolicy::kStickyInTurns).
+inline constexpr int kProtocolVersion = 15;
 /// The protocol version as a string every instrumented binary contains (fork_server.cpp), so that
 /// weft can refuse a binary built by another version before it starts it: an older runtime does
 /// not understand WEFT_CONTROL and would die before it could say HELLO.
-#define WEFT_PROTOCOL_MARKER "weft-protocol-v14"
+#define WEFT_PROTOCOL_MARKER "weft-protocol-v15"
 inline constexpr const char* kProtocolMarker = WEFT_PROTOCOL_MARKER;
 static_assert(WEFT_PROTOCOL_MARKER[sizeof WEFT_PROTOCOL_MARKER - 3] ==
                       '0' + kProtocolVersion / 10 &&

@@ -35,10 +35,17 @@ enum class SchedulePolicy : std::uint8_t {
   /// that ran, get fresh priorities. Unlike uniform random scheduling, every partial order is
   /// sampled with a probability that does not shrink with the events independent of it.
   kPartialOrderSampling,
+  /// kSticky, but a thread runs at most kTurnSteps steps in a row while another thread could go:
+  /// then the next enabled thread after it by id. A thread that loops forever does not keep the
+  /// others from ending; the stateful unfoldings stop following it at a cut-off
+  /// (explore/cut_off_events.hpp), and the others still have to reach theirs.
+  kStickyInTurns,
 };
 /// The largest SchedulePolicy, for checking a decoded one.
 inline constexpr unsigned kLastSchedulePolicy =
-    static_cast<unsigned>(SchedulePolicy::kPartialOrderSampling);
+    static_cast<unsigned>(SchedulePolicy::kStickyInTurns);
+/// kStickyInTurns: the steps a thread runs in a row at most while another could go.
+inline constexpr std::uint32_t kTurnSteps = 64;
 
 /// For SchedulePolicy::kSleepSetWalk's guesses: a memory access or mutex operation as its
 /// object and whether it only reads (object << 1 | writes); nullopt for other operations.

@@ -58,6 +58,8 @@ class DirectiveFollower {
 
   /// kSleepSetWalk: the step's thread, its weight and the siblings it puts to sleep.
   ThreadId walk_step(const ThreadSet& candidates, PendingOperations pending);
+  /// kStickyInTurns: the last thread unless its turn is over and another candidate can go.
+  ThreadId take_turns(const ThreadSet& candidates, ThreadId last);
   void count_locks_held(const Event& e);
 
   const TestDirective& d_;
@@ -70,6 +72,8 @@ class DirectiveFollower {
   std::vector<ThreadId> walk_candidates_;  ///< kSleepSetWalk, reused by each step
   std::vector<double> walk_guesses_;       ///< kSleepSetWalk, reused by each step
   std::vector<int> locks_held_;            ///< kSleepSetWalk: mutexes each thread holds
+  ThreadId turn_thread_ = kNoThread;       ///< kStickyInTurns: the thread whose turn it is
+  std::uint32_t turn_steps_ = 0;           ///< kStickyInTurns: the steps it took in it
 };
 
 }  // namespace weft

@@ -35,6 +35,7 @@
 
 #include "../alternative_tree.hpp"
 #include "../complete_prefix.hpp"
+#include "../cut_off_events.hpp"
 #include "../state_fingerprints.hpp"
 #include "strategies.hpp"
 #include "weft/explore/blocked_markings.hpp"
@@ -66,12 +67,16 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
         record_written_values_(config.record_written_values) {
     if (cut_offs) prefix_.emplace(unfolding_);
     if (tree) tree_.emplace(unfolding_, config.alternatives);
+    // QPOR's cut-offs (POET §3.8) need states, which need every shared access as an event.
+    if (cut_offs || (tree && config.every_access_an_event)) cut_off_events_.emplace(unfolding_);
   }
 
   std::optional<TestDirective> next() override {
     TestDirective d;
     d.read_policy = ReadPolicy::kReadsCommute;
     d.track_inputs = true;
+    // With cut-offs, a thread that loops must not keep the others from their cut-offs or ends.
+    if (cut_off_events_) d.policy = SchedulePolicy::kStickyInTurns;
     aimed_.clear();
     if (!started_) {
       started_ = true;
@@ -113,10 +118,14 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
 
   void observe(const Trace& trace) override {
     std::optional<StateFingerprints::Changes> changes;
-    if (prefix_) {
+    if (cut_off_events_) {
       if (!why_.empty()) return;
       changes = fingerprints_.changes_of(trace);
-      if (!changes) {
+      // QPOR explores without cut-offs a program whose states the fingerprint cannot hold, if
+      // it finds so at once; later, the cut-offs made so far may have been wrong: it stops.
+      if (!changes && !prefix_ && tests_modelled_ == 0 && stats_.restarts == 0)
+        cut_off_events_.reset();
+      else if (!changes) {
         why_ = fingerprints_.why();
         return;
       }
@@ -134,6 +143,14 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
     stats_.extensions += found.size() + flips_.size();
     ++tests_modelled_;
     sample_growth();
+    // Nothing past a cut-off is explored: no extension that takes or reads what one produced.
+    if (cut_off_events_) {
+      const auto beyond = [this](const Unfolding::Extension& x) {
+        return cut_off_events_->beyond(x);
+      };
+      std::erase_if(found, beyond);
+      std::erase_if(flips_, beyond);
+    }
     if (prefix_) {
       for (auto& x : found) prefix_->add_target(std::move(x));
       for (auto& x : flips_) prefix_->add_target(std::move(x));
@@ -154,9 +171,15 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
 
   const UnfoldingView* unfolding() const override { return this; }
   const StateMatching* state_matching() const override {
-    if (!prefix_) return nullptr;
-    matching_.states = prefix_->states();
-    matching_.cut_offs = prefix_->cut_offs();
+    if (prefix_) {
+      matching_.states = prefix_->states();
+      matching_.cut_offs = prefix_->cut_offs();
+    } else if (cut_off_events_) {
+      matching_.states = cut_off_events_->states();
+      matching_.cut_offs = cut_off_events_->cut_offs();
+    } else {
+      return nullptr;
+    }
     return &matching_;
   }
 
@@ -332,15 +355,19 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
     return d;
   }
 
-  // Stateful unfolding: the prefix learns a new event's change of the state; one seen again must
-  // change it as before.
-  void note_change(EventIndex fired, bool added, std::uint64_t change) {
-    if (added)
-      prefix_->add_event(fired, change);
-    else if (!prefix_->same_change(fired, change) && why_.empty())
+  // With cut-offs: a new event's change of the state decides whether it is a cut-off (the
+  // prefix learns both); one seen again must change it as before. Whether it is a cut-off.
+  bool note_change(EventIndex fired, bool added, std::uint64_t change) {
+    if (added) {
+      const bool cut_off = cut_off_events_->add(fired, change);
+      if (prefix_) prefix_->add_event(fired, change, cut_off);
+      return cut_off;
+    }
+    if (!cut_off_events_->same_change(fired, change) && why_.empty())
       why_ =
           "an event changed the state differently from before: the state is more than the "
           "fingerprint holds (heap addresses, the time)";
+    return cut_off_events_->is_cut_off(fired);
   }
 
   // Searches the unfolding for deadlocks and queues a test into each new one (thesis §6.3).
@@ -565,6 +592,7 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
       unfolding_.set_copy_holders(std::move(threads));
       extensions_ = PossibleExtensions(unfolding_);
       if (prefix_) prefix_.emplace(unfolding_);
+      if (cut_off_events_) cut_off_events_.emplace(unfolding_);
       if (tree_) tree_->reset();
       targets_.clear();
       aimed_.clear();
@@ -599,6 +627,7 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
     Unfolding::Marking marking;
     std::vector<ConditionIndex> at;  // each thread's condition, by ThreadId
     std::vector<bool> done;
+    Beyond beyond;
     const auto learn = [&](ConditionIndex c, std::optional<Operation> op,
                            const std::vector<ConditionIndex>& held) {
       // A result the conditions decide (a semaphore's count, a trylock's) is not the thread's.
@@ -611,6 +640,7 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
       for (; next_branch < in.branches.size() && in.branches[next_branch].step <= step;
            ++next_branch) {
         const SymbolicBranch& b = in.branches[next_branch];
+        if (beyond.thread(b.thread)) continue;
         if (b.thread >= at.size() || at[b.thread] == kInitialCondition) {
           at.resize(std::max<std::size_t>(at.size(), b.thread + 1), kInitialCondition);
           done.resize(at.size(), false);
@@ -624,7 +654,8 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
         fired_.push_back(fired);
         const UnfoldingEvent& ev = unfolding_.event(fired);
         if (search_deadlocks_) note_held(ev);
-        if (changes) note_change(fired, added, changes->branches[next_branch]);
+        if (changes && note_change(fired, added, changes->branches[next_branch]))
+          beyond.cut_off(ev);
         if (added) {
           sites_.push_back(b.site);
           const symbolic::ExprId condition = pool_.import(in.expressions, b.condition, numbers);
@@ -647,15 +678,26 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
       // The end of the process comes last, when no other thread can run: nothing follows it,
       // so it adds no local state, and as an event it would take (and put back) every condition.
       if (e.op.kind == OpKind::kProcessExit) {
-        if (e.thread < at.size() && at[e.thread] != kInitialCondition)
+        if (e.thread < at.size() && at[e.thread] != kInitialCondition && !beyond.thread(e.thread))
           learn(at[e.thread], e.op, {});
         continue;
+      }
+      if (changes) {
+        std::vector<ConditionIndex> touched;
+        const Beyond::Past past = beyond.skips(e, unfolding_, marking, touched);
+        // A thread that was not past one is stopped by what it takes: what it does next from its
+        // condition is still an operation another configuration may reach.
+        if (past == Beyond::Past::kNewly && e.thread < at.size() &&
+            at[e.thread] != kInitialCondition)
+          learn(at[e.thread], e.op, touched);
+        if (past != Beyond::Past::kNo) continue;
       }
       const auto [fired, added] = unfolding_.fire(marking, e);
       fired_.push_back(fired);
       const UnfoldingEvent& ev = unfolding_.event(fired);
       if (search_deadlocks_) note_held(ev);
-      if (changes) note_change(fired, added, changes->events[i]);
+      const bool cut_off = changes && note_change(fired, added, changes->events[i]);
+      if (cut_off) beyond.cut_off(ev);
       if (added) {
         sites_.push_back(i < trace.sites.size() ? trace.sites[i] : 0);
         if (record_written_values_ && writes_value(e.op.kind) && i < trace.values.size()) {
@@ -684,13 +726,16 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
       }
       // Where the other threads were when the event's conditions appeared: the search for the
       // threads that can use them starts there.
-      if (added)
+      // (Not those of a cut-off: nothing takes them.)
+      if (added && !cut_off)
         for (ConditionIndex c : ev.postset)
           if (unfolding_.condition(c).kind != ConditionKind::kThread) extensions_.produced(c, at);
     }
     fire_branches_before(trace.events.size());
+    // Where a thread went past a cut-off, what it did next is left unknown: nothing follows.
     for (ThreadId t = 0; t < at.size(); ++t)
-      if (at[t] != kInitialCondition && done[t]) learn(at[t], std::nullopt, {});
+      if (at[t] != kInitialCondition && done[t] && !beyond.thread(t))
+        learn(at[t], std::nullopt, {});
     if (search_deadlocks_ && trace.outcome == Outcome::kDeadlock) {
       std::vector<ConditionIndex> last;
       for (ConditionIndex c : at)
@@ -698,11 +743,65 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
       std::sort(last.begin(), last.end());
       deadlocks_seen_.push_back(std::move(last));
     }
+    bool pending_beyond = true;  // every thread a bound kept from going on is past a cut-off
     for (const PendingThread& p : trace.pending) {
       if (p.thread >= at.size() || at[p.thread] == kInitialCondition || done[p.thread]) continue;
+      if (beyond.thread(p.thread)) continue;
+      pending_beyond = false;
       learn(at[p.thread], p.op, unfolding_.marked_for(marking, p.thread, p.op));
     }
+    // A bound that stopped only threads past cut-offs left out nothing the search explores.
+    if (changes && pending_beyond &&
+        (trace.outcome == Outcome::kBoundReached || trace.outcome == Outcome::kTimeout))
+      ++matching_.bounds_covered;
   }
+
+  // The threads and conditions of one execution past its cut-offs (POET §3.8): a thread after
+  // its cut-off event, and every event that takes or reads what a cut-off produced or what an
+  // event past one would have taken, is caused by the cut-off and stays out of the unfolding.
+  class Beyond {
+   public:
+    bool thread(ThreadId t) const { return t < threads_.size() && threads_[t]; }
+    // A cut-off fired: its thread, and what it produced, are past it.
+    void cut_off(const UnfoldingEvent& ev) {
+      mark_thread(ev.thread);
+      for (ConditionIndex c : ev.postset) conditions_.insert(c);
+      if (ev.op.kind == OpKind::kThreadCreate) mark_thread(static_cast<ThreadId>(ev.op.object));
+    }
+    // Whether `e` is past a cut-off: not, its thread was, or it takes or reads (`touched`, the
+    // conditions it would) what a cut-off or an event past one produced or would have taken.
+    // Past, it is marked so, with what it touches.
+    enum class Past { kNo, kThread, kNewly };
+    Past skips(const Event& e, Unfolding& unfolding, const Unfolding::Marking& marking,
+               std::vector<ConditionIndex>& touched) {
+      if (!thread(e.thread) && conditions_.empty() &&
+          !(e.op.kind == OpKind::kThreadJoin && thread(static_cast<ThreadId>(e.op.object))))
+        return Past::kNo;
+      touched = unfolding.marked_for(marking, e.thread, e.op);
+      Past past = Past::kThread;
+      if (!thread(e.thread)) {
+        const bool joins_past =
+            e.op.kind == OpKind::kThreadJoin && thread(static_cast<ThreadId>(e.op.object));
+        if (!joins_past && std::none_of(touched.begin(), touched.end(), [this](ConditionIndex c) {
+              return conditions_.count(c) > 0;
+            }))
+          return Past::kNo;
+        past = Past::kNewly;
+      }
+      mark_thread(e.thread);
+      conditions_.insert(touched.begin(), touched.end());
+      if (e.op.kind == OpKind::kThreadCreate) mark_thread(static_cast<ThreadId>(e.op.object));
+      return past;
+    }
+
+   private:
+    void mark_thread(ThreadId t) {
+      if (t >= threads_.size()) threads_.resize(t + 1, false);
+      threads_[t] = true;
+    }
+    std::vector<bool> threads_;
+    std::unordered_set<ConditionIndex> conditions_;
+  };
 
   // Whether the last test reached what it aimed at; a target it could not fire because its
   // thread was blocked there is no event of the program (the model offers, say, a condition
@@ -776,6 +875,9 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
   // QPOR: the exploration tree, and the events the last test fired, in order.
   std::optional<AlternativeTree> tree_;
   std::vector<EventIndex> fired_;
+  // Cut-offs (both): which events are cut-offs; QPOR has none where the fingerprint cannot hold
+  // the program's states.
+  std::optional<CutOffEvents> cut_off_events_;
   StateFingerprints fingerprints_;
   mutable StateMatching matching_;
   std::string why_;
@@ -804,7 +906,7 @@ WEFT_STRATEGY_ROWS(
     {"qpor",
      "quasi-optimal partial-order reduction (POET §3.7): one test per maximal configuration of "
      "the unfolding, found by k-partial alternatives; every interleaving's bugs",
-     45, ReadPolicy::kReadsCommute, kTakesAlternatives,
+     45, ReadPolicy::kReadsCommute, kTakesAlternatives | kMatchesStatesWhenItCan,
      [](const StrategyConfig& config) {
        return std::unique_ptr<Strategy>(std::make_unique<UnfoldingSearch>(
            config, UnfoldingModel::kPlaceReplication, /*cut_offs=*/false, /*tree=*/true));

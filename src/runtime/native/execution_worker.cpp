@@ -100,11 +100,11 @@ class CpuLimit {
 // after it (weft's pipes may sit at high numbers, so the free ranges are kept, not a maximum).
 class OpenDescriptors {
  public:
-  static constexpr int kScan = 4096;  // descriptors above are not followed
-  OpenDescriptors() {
+  static constexpr int kScan = kDescriptorsFollowed;  // descriptors above are not followed
+  explicit OpenDescriptors(const OpenDescriptorSet& at_start) {
     int start = -1;  // of the free range being scanned
     for (int fd = 0; fd <= kScan; ++fd) {
-      const bool open = fd < kScan && fcntl(fd, F_GETFD) != -1;
+      const bool open = fd < kScan && at_start[static_cast<std::size_t>(fd)];
       if (!open && start < 0) start = fd;
       if ((open || fd == kScan) && start >= 0) {
         if (count_ == kMaxRanges) {  // too fragmented to track: close nothing below
@@ -203,8 +203,9 @@ namespace {
   // Everything the loop keeps lives on this OS stack or in mappings of its own, which restore()
   // leaves alone.
   MemorySnapshot snapshot;
-  const OpenDescriptors descriptors;
-  note_descriptors_open_at_start(OpenDescriptors::kScan);
+  const OpenDescriptorSet open_at_start = open_descriptors();
+  const OpenDescriptors descriptors(open_at_start);
+  note_descriptors_open_at_start(open_at_start);
   CpuLimit cpu_limit(cpu_seconds);
   NativeRuntime::mapped_stack_slots();  // before the snapshot: it must outlive every restore
   ThreadHeap::keep_mapped_between_executions();        // the same

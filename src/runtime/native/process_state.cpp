@@ -7,6 +7,7 @@
 
 #include <fcntl.h>
 #include <grp.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -99,8 +100,7 @@ struct ChangedSettings {
 ChangedSettings g_changed;
 
 // The descriptors open when the worker started (set once, before any execution).
-constexpr int kDescriptorsFollowed = 4096;
-std::bitset<kDescriptorsFollowed> g_open_at_start;
+OpenDescriptorSet g_open_at_start;
 
 void (*g_hidden_handler)(int, siginfo_t*, void*) = nullptr;  // set once, before any execution
 
@@ -161,9 +161,33 @@ int copy_floor() {
 
 }  // namespace
 
-void note_descriptors_open_at_start(int limit) {
-  for (int fd = 0; fd < limit && fd < kDescriptorsFollowed; ++fd)
-    g_open_at_start[static_cast<std::size_t>(fd)] = fcntl(fd, F_GETFD) != -1;
+OpenDescriptorSet open_descriptors() {
+  // poll refuses more descriptors than RLIMIT_NOFILE allows: the soft limit is raised for the
+  // call (to the hard one at most) and put back; what poll cannot cover is asked one by one.
+  rlimit files{};
+  const bool limited = getrlimit(RLIMIT_NOFILE, &files) == 0;
+  rlimit raised = files;
+  if (limited && files.rlim_cur < kDescriptorsFollowed) {
+    raised.rlim_cur = files.rlim_max < kDescriptorsFollowed ? files.rlim_max : kDescriptorsFollowed;
+    if (setrlimit(RLIMIT_NOFILE, &raised) != 0) raised = files;
+  }
+  int polled_count = kDescriptorsFollowed;
+  if (limited && raised.rlim_cur < kDescriptorsFollowed)
+    polled_count = static_cast<int>(raised.rlim_cur);
+  static pollfd polled[kDescriptorsFollowed];  // static: 32 KiB is much for a thread's stack
+  for (int fd = 0; fd < polled_count; ++fd) polled[fd] = {fd, 0, 0};
+  const bool polled_all = WEFT_REAL(poll, polled, static_cast<nfds_t>(polled_count), 0) >= 0;
+  if (raised.rlim_cur != files.rlim_cur) setrlimit(RLIMIT_NOFILE, &files);
+  OpenDescriptorSet open;
+  for (int fd = 0; fd < kDescriptorsFollowed; ++fd)
+    open[static_cast<std::size_t>(fd)] = polled_all && fd < polled_count
+                                             ? !(polled[fd].revents & POLLNVAL)
+                                             : fcntl(fd, F_GETFD) != -1;
+  return open;
+}
+
+void note_descriptors_open_at_start(const OpenDescriptorSet& open) {
+  g_open_at_start = open;
 }
 
 void note_close(int fd) {

@@ -7,6 +7,8 @@
 
 #include <signal.h>
 
+#include <bitset>
+
 namespace weft::runtime::native {
 
 /// The program's argv and environment as the process received them. Captured once before the
@@ -31,9 +33,17 @@ class ProgramArguments {
 /// fresh process would be; the handler itself stays until the program installs its own.
 void hide_signal_handler(void (*handler)(int, siginfo_t*, void*));
 
-/// The descriptors open when the worker starts (below `limit`): those the program's executions
-/// may close, which are then put back after each (note_close). Called once, before any execution.
-void note_descriptors_open_at_start(int limit);
+/// How many descriptors, from 0, weft follows: those above are neither restored nor closed.
+inline constexpr int kDescriptorsFollowed = 4096;
+using OpenDescriptorSet = std::bitset<kDescriptorsFollowed>;
+
+/// The descriptors open now, below kDescriptorsFollowed, in one system call (poll marks a
+/// closed one POLLNVAL) rather than one fcntl each: the worker's start is on every weft run.
+OpenDescriptorSet open_descriptors();
+
+/// The descriptors open when the worker starts: those the program's executions may close, which
+/// are then put back after each (note_close). Called once, before any execution.
+void note_descriptors_open_at_start(const OpenDescriptorSet& open);
 /// The program is about to close `fd` (close, fclose, mq_close): if it was open when the worker
 /// started, a copy is kept, and restore_process_settings puts it back at its number.
 void note_close(int fd);
