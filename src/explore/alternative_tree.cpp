@@ -74,12 +74,22 @@ bool AlternativeTree::enabled_at(EventIndex d, std::uint32_t node, const PathInd
 }
 
 std::optional<std::vector<EventIndex>> AlternativeTree::outside(
-    const std::vector<EventIndex>& configuration, std::uint32_t node, const PathIndex& path,
+    const std::vector<EventIndex>& roots, std::uint32_t node, const PathIndex& path,
     const std::vector<EventIndex>& disabled) const {
-  std::vector<EventIndex> out;
-  for (EventIndex z : configuration) {
+  // The causes of the roots outside C, walked back from the roots: C is closed under causes, so
+  // the walk stops at its events (collecting whole local configurations cost most of QPOR's
+  // time on programs with long histories).
+  std::vector<EventIndex> out, todo;
+  std::unordered_set<EventIndex> seen;
+  const auto visit = [&](EventIndex z) {
+    if (!seen.insert(z).second) return;
     const auto it = path.position.find(z);
-    if (it != path.position.end() && it->second < node) continue;
+    if (it == path.position.end() || it->second >= node) todo.push_back(z);
+  };
+  for (EventIndex r : roots) visit(r);
+  while (!todo.empty()) {
+    const EventIndex z = todo.back();
+    todo.pop_back();
     if (std::find(disabled.begin(), disabled.end(), z) != disabled.end()) return std::nullopt;
     const UnfoldingEvent& ev = unfolding_->event(z);
     // After C: what z takes or observes must still be there (C runs first, as it ran).
@@ -87,7 +97,12 @@ std::optional<std::vector<EventIndex>> AlternativeTree::outside(
         !compatible_with_path(ev.context, node, path))
       return std::nullopt;
     out.push_back(z);
+    for (const auto* conditions : {&ev.preset, &ev.context})
+      for (ConditionIndex c : *conditions)
+        if (const EventIndex p = unfolding_->condition(c).producer; p != kInitialCondition)
+          visit(p);
   }
+  std::sort(out.begin(), out.end());  // causes first: an event's were added before it
   return out;
 }
 
@@ -145,7 +160,7 @@ bool AlternativeTree::find_alternative(
     // Events that took c: in immediate conflict with d, or (c observed by d) disabling it.
     for (EventIndex y : unfolding_->consumers(c)) {
       if (y == targets[next_target]) continue;
-      const auto j = outside(unfolding_->local_configuration(y), node, path, disabled);
+      const auto j = outside({y}, node, path, disabled);
       if (j && try_with(*j, nullptr)) return true;
     }
     // Possible extensions that take c; one an event covers now is among the consumers.
@@ -158,7 +173,11 @@ bool AlternativeTree::find_alternative(
           continue;
         std::vector<ConditionIndex> needs = x.preset;
         needs.insert(needs.end(), x.context.begin(), x.context.end());
-        const auto j = outside(unfolding_->configuration_of(needs), node, path, disabled);
+        std::vector<EventIndex> producers;
+        for (ConditionIndex n : needs)
+          if (const EventIndex p = unfolding_->condition(n).producer; p != kInitialCondition)
+            producers.push_back(p);
+        const auto j = outside(producers, node, path, disabled);
         if (j && try_with(*j, &x)) return true;
       }
   }

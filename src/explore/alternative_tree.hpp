@@ -78,9 +78,10 @@ class AlternativeTree {
   };
   PathIndex index_path() const;
   bool enabled_at(EventIndex d, std::uint32_t node, const PathIndex& path) const;
-  // J for one candidate in conflict with a disabled event: its events outside C_node, or nullopt
-  // if C_node ∪ [candidate] is no configuration or holds a disabled event.
-  std::optional<std::vector<EventIndex>> outside(const std::vector<EventIndex>& configuration,
+  // J for one candidate in conflict with a disabled event: the events of the roots' local
+  // configurations outside C_node, ascending, or nullopt if C_node ∪ those is no configuration
+  // or holds a disabled event.
+  std::optional<std::vector<EventIndex>> outside(const std::vector<EventIndex>& roots,
                                                  std::uint32_t node, const PathIndex& path,
                                                  const std::vector<EventIndex>& disabled) const;
   bool compatible_with_path(const std::vector<ConditionIndex>& needs, std::uint32_t node,
