@@ -13,8 +13,11 @@ set -euo pipefail
 # (tests/native/glib_counter.c, docs/process-state.md).
 # libabsl-dev: Abseil, whose synchronisation weft models (tests/native/absl_*.cpp).
 # make: weft-lib builds a library's source tree with it (tests/native/spin_library).
+# zlib1g-dev, libtinfo-dev: what LLVM's static Support library links (weft links LLVM's
+# symbolizer from the static libraries of llvm-14-dev).
 packages=(cmake ninja-build g++ python3 libgtest-dev libgmock-dev libbenchmark-dev
-          clang-14 libclang-rt-14-dev llvm-14-dev llvm-14-tools libcli11-dev nlohmann-json3-dev
+          clang-14 libclang-rt-14-dev llvm-14-dev llvm-14-tools zlib1g-dev libtinfo-dev
+          libcli11-dev nlohmann-json3-dev
           gdb libomp-14-dev libz3-dev pkg-config chromium python3-jsonschema libglib2.0-dev
           libabsl-dev make)
 
