@@ -67,8 +67,7 @@ bool CutOffEvents::add(EventIndex e, std::uint64_t change) {
 int CutOffEvents::compare(const Rank& a, const Rank& b) const {
   if (a.size != b.size) return a.size < b.size ? -1 : 1;
   if (a.weight != b.weight) return a.weight < b.weight ? -1 : 1;
-  if (a.event == kNoEvent || b.event == kNoEvent)
-    return a.event == b.event ? 0 : a.event == kNoEvent ? -1 : 1;
+  // Equal sizes: both are events (the empty configuration is the only one of size 0).
   return compare_foata(foata(a.event), foata(b.event));
 }
 

@@ -774,14 +774,12 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
     enum class Past { kNo, kThread, kNewly };
     Past skips(const Event& e, Unfolding& unfolding, const Unfolding::Marking& marking,
                std::vector<ConditionIndex>& touched) {
-      if (!thread(e.thread) && conditions_.empty() &&
-          !(e.op.kind == OpKind::kThreadJoin && thread(static_cast<ThreadId>(e.op.object))))
-        return Past::kNo;
+      const bool joins_past =
+          e.op.kind == OpKind::kThreadJoin && thread(static_cast<ThreadId>(e.op.object));
+      if (!thread(e.thread) && !joins_past && conditions_.empty()) return Past::kNo;
       touched = unfolding.marked_for(marking, e.thread, e.op);
       Past past = Past::kThread;
       if (!thread(e.thread)) {
-        const bool joins_past =
-            e.op.kind == OpKind::kThreadJoin && thread(static_cast<ThreadId>(e.op.object));
         if (!joins_past && std::none_of(touched.begin(), touched.end(), [this](ConditionIndex c) {
               return conditions_.count(c) > 0;
             }))
