@@ -11,6 +11,7 @@
 // - QPOR with cut-offs (cut_off_events.hpp, POET §3.8) finds the same bugs as DFS, deadlocks and
 //   races included, with a complete verdict, and runs no more executions.
 // Teeth: in a good share of the programs states are reached again and cut off, by all three.
+// The same for the two stateful strategies on programs that read inputs (StatefulInputs...).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -45,6 +46,19 @@ std::set<std::string> assertion_failures(const Exploration& e) {
   for (const std::string& bug : e.bugs)
     if (bug.rfind("assertion failure: ", 0) == 0) out.insert(bug);
   return out;
+}
+
+// What a strategy that answers for every bug must give where DFS finished: the same exit code and
+// bugs, a complete verdict, no more executions, and its states' figures. Gives its cut-offs.
+std::uint64_t expect_as_dfs(const Exploration& e, const Exploration& oracle,
+                            const std::string& where) {
+  EXPECT_EQ(e.exit_code, oracle.exit_code) << where;
+  EXPECT_EQ(e.bugs, oracle.bugs) << where;
+  EXPECT_EQ(e.result["complete"], true) << where;
+  EXPECT_LE(e.statistic("executions"), oracle.statistic("executions")) << where;
+  const bool matched = e.result["statistics"].contains("state_matching");
+  EXPECT_TRUE(matched) << where;
+  return matched ? e.result["statistics"]["state_matching"]["cut_offs"].get<std::uint64_t>() : 0;
 }
 
 // A chunk's programs (with loops; threads start from inputs if `inputs`), built in a directory
@@ -92,12 +106,7 @@ TEST_P(StatefulDifferential, FindsWhatEveryInterleavingFinds) {
       continue;
     }
     const Exploration s = explore_chunk_program(dir, binary, i, "--strategy stateful");
-    ASSERT_EQ(s.exit_code, oracle.exit_code) << where(s);
-    EXPECT_EQ(s.bugs, oracle.bugs) << where(s);
-    EXPECT_EQ(s.result["complete"], true) << where(s);
-    EXPECT_LE(s.statistic("executions"), oracle.statistic("executions")) << where(s);
-    ASSERT_TRUE(s.result["statistics"].contains("state_matching")) << where(s);
-    const std::uint64_t cut = s.result["statistics"]["state_matching"]["cut_offs"];
+    const std::uint64_t cut = expect_as_dfs(s, oracle, where(s));
     cut_offs += cut;
     programs_cut += cut > 0;
     stateful_executions += s.statistic("executions");
@@ -117,12 +126,7 @@ TEST_P(StatefulDifferential, FindsWhatEveryInterleavingFinds) {
     unfolding_tests += tests;
 
     const Exploration q = explore_chunk_program(dir, binary, i, "--strategy qpor");
-    ASSERT_EQ(q.exit_code, oracle.exit_code) << where(q);
-    EXPECT_EQ(q.bugs, oracle.bugs) << where(q);
-    EXPECT_EQ(q.result["complete"], true) << where(q);
-    EXPECT_LE(q.statistic("executions"), oracle.statistic("executions")) << where(q);
-    ASSERT_TRUE(q.result["statistics"].contains("state_matching")) << where(q);
-    const std::uint64_t qpor_cut = q.result["statistics"]["state_matching"]["cut_offs"];
+    const std::uint64_t qpor_cut = expect_as_dfs(q, oracle, where(q));
     qpor_cut_offs += qpor_cut;
     programs_cut_by_qpor += qpor_cut > 0;
     qpor_tests += q.statistic("executions") - q.statistic("modelled");
@@ -147,15 +151,17 @@ TEST_P(StatefulDifferential, FindsWhatEveryInterleavingFinds) {
 
 INSTANTIATE_TEST_SUITE_P(Chunks, StatefulDifferential, ::testing::Range(0, kChunks));
 
-// Stateful unfolding on programs whose threads start from inputs (thesis §7.4 with §3.5's branch
-// events): its states hold a value computed from inputs by its expression and a branch by the
-// side taken, so a cut-off must hide no input either. The oracle is DFS, which explores the
-// inputs concolically (one execution per path and trace).
+// Both stateful strategies on programs whose threads start from inputs (thesis §7.3 and §7.4 with
+// §3.5's branches): their states hold a value computed from inputs by its expression and a branch
+// by the side taken, so a cut-off must hide no input either. The oracle is DFS, which explores
+// the inputs concolically (one execution per path and trace). The naive search is DFS with
+// states: the same bugs, deadlocks and races included, a complete verdict, never more
+// executions; stateful unfolding covers local states: the same assertion failures.
 constexpr int kInputChunks = 2;  // 200 programs
 
-class StatefulUnfoldingInputsDifferential : public ::testing::TestWithParam<int> {};
+class StatefulInputsDifferential : public ::testing::TestWithParam<int> {};
 
-TEST_P(StatefulUnfoldingInputsDifferential, FindsWhatDfsFindsForEveryInput) {
+TEST_P(StatefulInputsDifferential, FindsWhatDfsFindsForEveryInput) {
   const Chunk chunk = build_programs(
       "stateful-inputs-" + std::to_string(GetParam()),
       kFirstSeed + 500000 + static_cast<std::uint64_t>(GetParam()) * kProgramsPerChunk, true);
@@ -163,8 +169,8 @@ TEST_P(StatefulUnfoldingInputsDifferential, FindsWhatDfsFindsForEveryInput) {
   const fs::path& dir = chunk.dir;
   const std::string& binary = chunk.binary;
   ASSERT_TRUE(fs::exists(binary));
-  int with_inputs = 0, cut = 0, too_large = 0;
-  std::uint64_t tests = 0, oracle_executions = 0;
+  int with_inputs = 0, cut = 0, naive_cut = 0, too_large = 0;
+  std::uint64_t tests = 0, naive_executions = 0, oracle_executions = 0;
   for (int i = 0; i < kProgramsPerChunk; ++i) {
     const std::uint64_t seed = first + static_cast<std::uint64_t>(i);
     const auto where = [&](const Exploration& e) {
@@ -180,6 +186,10 @@ TEST_P(StatefulUnfoldingInputsDifferential, FindsWhatDfsFindsForEveryInput) {
       ++too_large;
       continue;
     }
+    const Exploration s = explore_chunk_program(dir, binary, i, "--strategy stateful");
+    naive_cut += expect_as_dfs(s, oracle, where(s)) > 0;
+    naive_executions += s.statistic("executions");
+
     const Exploration u = explore_chunk_program(dir, binary, i, "--strategy stateful-unfolding");
     EXPECT_EQ(assertion_failures(u), assertion_failures(oracle)) << where(u);
     EXPECT_EQ(u.result.dump().find("it stopped"), std::string::npos) << where(u);
@@ -191,19 +201,21 @@ TEST_P(StatefulUnfoldingInputsDifferential, FindsWhatDfsFindsForEveryInput) {
     oracle_executions += oracle.statistic("executions");
   }
   std::printf(
-      "programs %llu..%llu: %d read inputs, %d too large for DFS; stateful unfolding: %llu tests "
-      "against %llu DFS executions, cut-offs in %d programs\n",
+      "programs %llu..%llu: %d read inputs, %d too large for DFS; %llu DFS executions; naive "
+      "stateful: %llu executions, cut-offs in %d programs; stateful unfolding: %llu tests, "
+      "cut-offs in %d programs\n",
       static_cast<unsigned long long>(first),
       static_cast<unsigned long long>(first + kProgramsPerChunk - 1), with_inputs, too_large,
-      static_cast<unsigned long long>(tests), static_cast<unsigned long long>(oracle_executions),
-      cut);
+      static_cast<unsigned long long>(oracle_executions),
+      static_cast<unsigned long long>(naive_executions), naive_cut,
+      static_cast<unsigned long long>(tests), cut);
   EXPECT_GT(with_inputs, kProgramsPerChunk / 2);
+  EXPECT_GT(naive_cut, kProgramsPerChunk / 10);
   EXPECT_GT(cut, kProgramsPerChunk / 10);
   if (!HasFailure()) fs::remove_all(dir);
 }
 
-INSTANTIATE_TEST_SUITE_P(Chunks, StatefulUnfoldingInputsDifferential,
-                         ::testing::Range(0, kInputChunks));
+INSTANTIATE_TEST_SUITE_P(Chunks, StatefulInputsDifferential, ::testing::Range(0, kInputChunks));
 
 }  // namespace
 }  // namespace weft::testing

@@ -37,6 +37,9 @@ class ExecutionTreeSearch : public Strategy {
   /// enabled or is asleep (the safe combination of DPOR and sleep sets, end of thesis §2.4).
   void add_backtrack(std::size_t j, ThreadId t);
   bool asleep(const Node& n, ThreadId t) const;
+  /// The subtree below node k's choice was explored before (a stateful search's cut-off): the
+  /// input branches the execution took there need no other side.
+  void covered_below(std::size_t k) { inputs_.covered_after(k); }
 
   std::vector<Node> nodes_;
   ReadPolicy policy_;

@@ -87,6 +87,11 @@ std::optional<std::vector<InputValue>> InputPaths::flip_in_step(std::size_t step
   return std::nullopt;
 }
 
+void InputPaths::covered_after(std::size_t step) {
+  for (std::size_t i = current_.branches.size(); i-- > 0 && current_.branches[i].step > step;)
+    done_[i] = true;
+}
+
 void InputPaths::observe(const Trace& trace, std::size_t kept_steps) {
   const InputObservations& seen = trace.symbolic;
   if (!seen.inputs.empty()) ++stats_.executions_with_inputs;

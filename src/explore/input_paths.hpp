@@ -28,6 +28,10 @@ class InputPaths {
   /// marked done on the way). Expects the next observe() to be of the test these values make.
   std::optional<std::vector<InputValue>> flip_in_step(std::size_t step);
 
+  /// Marks every branch of the current execution in steps after `step` done: their other sides
+  /// were explored below a state seen before (a stateful search's cut-off).
+  void covered_after(std::size_t step);
+
   /// Input values that take the other side of branch `index` of the current execution, or nullopt
   /// when no input does (or the solver cannot tell). For random search: no flag is kept.
   std::optional<std::vector<InputValue>> flip(std::size_t index);

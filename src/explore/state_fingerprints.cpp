@@ -123,14 +123,14 @@ bool StateFingerprints::check_went_on(std::uint64_t state_and_result, std::uint6
 
 std::vector<std::uint64_t> StateFingerprints::of(const Trace& trace) {
   std::vector<std::uint64_t> states;
-  if (!walk(trace, false, states, nullptr, nullptr)) states.clear();
+  if (!walk(trace, states, nullptr, nullptr)) states.clear();
   return states;
 }
 
 std::optional<StateFingerprints::Changes> StateFingerprints::changes_of(const Trace& trace) {
   std::vector<std::uint64_t> states;
   Changes out;
-  if (!walk(trace, true, states, &out.events, &out.branches)) return std::nullopt;
+  if (!walk(trace, states, &out.events, &out.branches)) return std::nullopt;
   return out;
 }
 
@@ -238,12 +238,12 @@ constexpr std::uint64_t kSymbolicByte = 0x5b7e;
 
 }  // namespace
 
-// The fingerprints before each event and after the last (`states`), and each event's change;
-// with `symbolic`, a program that reads inputs too, each branch on them a step of its thread (its
-// change in `branch_changes`, by branch), and a value computed from inputs held by its expression
-// (thesis §7.2: a branch leads to a new local state; the values are as symbolic as the
-// constraints).
-bool StateFingerprints::walk(const Trace& trace, bool symbolic, std::vector<std::uint64_t>& states,
+// The fingerprints before each event and after the last (`states`), and each event's change; for
+// a program that reads inputs, each branch on them a step of its thread (its change in
+// `branch_changes`, by branch; the state before an event includes the branches before it), and a
+// value computed from inputs held by its expression (thesis §7.2: a branch leads to a new local
+// state; the values are as symbolic as the constraints).
+bool StateFingerprints::walk(const Trace& trace, std::vector<std::uint64_t>& states,
                              std::vector<std::uint64_t>* event_changes,
                              std::vector<std::uint64_t>* branch_changes) {
   why_.clear();
@@ -257,8 +257,6 @@ bool StateFingerprints::walk(const Trace& trace, bool symbolic, std::vector<std:
         "sem_init set a semaphore again after threads had used it, so its count is not what its "
         "operations made it");
   const InputObservations& in = trace.symbolic;
-  if (!symbolic && !in.inputs.empty())
-    return fail("the program reads inputs, whose values a thread's history does not hold");
   if (in.unconstrained_concretisations)
     return fail(
         "a value computed from inputs was made concrete without a constraint (floating point), "
@@ -347,7 +345,7 @@ bool StateFingerprints::walk(const Trace& trace, bool symbolic, std::vector<std:
         if (!(v.known & AccessValues::kWritten)) return fail("an access's value was not recorded");
         std::uint64_t from_inputs = 0;
         if (v.known & AccessValues::kWrittenFromInputs) {
-          if (!symbolic || v.written_expression == 0)
+          if (v.written_expression == 0)
             return fail(
                 "a value computed from inputs was written without its expression, so the "
                 "states would hold only this execution's value");
@@ -423,8 +421,9 @@ bool StateFingerprints::walk(const Trace& trace, bool symbolic, std::vector<std:
     }
     if (event_changes) event_changes->push_back(now() - states.back());
   }
-  states.push_back(now());
+  // The branches after the last event are steps of their own, before the state it ends in.
   branches_before(~std::size_t{0} >> 1);
+  states.push_back(now());
   if (!concrete)
     for (const PendingThread& p : trace.pending)
       if (p.thread < thread.size() && !check_next(thread[p.thread], p.op)) return false;

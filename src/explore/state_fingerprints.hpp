@@ -8,7 +8,9 @@
 //   to where it was is in the state it was in (POET §4 fingerprints threads so), and a program
 //   that cycles through finitely many states is explored completely. Otherwise it is the
 //   thread's history: the operations it made and what each returned (a program without inputs is
-//   deterministic per thread, thread_model.hpp), and loops are unrolled as in the thesis (§7.5);
+//   deterministic per thread, thread_model.hpp; with inputs, a value computed from them is its
+//   expression and each branch on them is in the history with the side taken, which together
+//   fix the thread's path constraint), and loops are unrolled as in the thesis (§7.5);
 // - shared memory is its bytes as the events wrote them (the values §7.5 suggests keeping, so
 //   that two writes of one value to a variable lead to one state);
 // - each mutex is its owner (whether a thread ended, its history says).
@@ -36,8 +38,10 @@ namespace weft::explorer {
 
 class StateFingerprints {
  public:
-  /// The fingerprint of the state before each step of `trace` and after its last one (events + 1
-  /// of them), or an empty vector and why() says what the fingerprint cannot hold.
+  /// The fingerprint of the state before each event of `trace` and after its last one (events + 1
+  /// of them), or an empty vector and why() says what the fingerprint cannot hold. With inputs,
+  /// the state before an event includes the branches on inputs taken before it (as changes_of()
+  /// holds them), so states with one fingerprint have the same path constraint.
   std::vector<std::uint64_t> of(const Trace& trace);
   /// What each step changes in the fingerprint (the difference of the fingerprints after and
   /// before it), for a program that may read inputs: by event, and by branch on inputs
@@ -53,7 +57,7 @@ class StateFingerprints {
   const std::string& why() const { return why_; }
 
  private:
-  bool walk(const Trace& trace, bool symbolic, std::vector<std::uint64_t>& states,
+  bool walk(const Trace& trace, std::vector<std::uint64_t>& states,
             std::vector<std::uint64_t>* event_changes, std::vector<std::uint64_t>* branch_changes);
   bool fail(std::string why) {
     why_ = std::move(why);

@@ -12,6 +12,11 @@
 // and the stored set shrinks to the intersection. Sleep sets alone visit every reachable state,
 // and so does this search: each state's deadlocks, and each state's pair of enabled accesses
 // that race, are found in the executions that run through it.
+//
+// Inputs are explored as DFS explores them (execution_tree_search.hpp): each branch on them is a
+// step of its thread, in the state with the side taken, and values computed from inputs are
+// held by their expressions, so states that match have one path constraint; a cut-off covers
+// the branches below it, whose other sides the first visit explored.
 #include <unordered_map>
 
 #include "../state_fingerprints.hpp"
@@ -61,7 +66,8 @@ class StatefulSearch final : public ExecutionTreeSearch, private StateMatching {
       n.backtrack = still;
       if (still.contains(n.chosen.thread)) continue;  // the run went on into a new subtree
       ++cut_offs;
-      nodes_.resize(k + 1);  // what the run did below is explored already
+      nodes_.resize(k + 1);  // what the run did below is explored already, inputs included
+      covered_below(k);
       if (trace.outcome == Outcome::kBoundReached || trace.outcome == Outcome::kTimeout)
         ++bounds_covered;
       return;
