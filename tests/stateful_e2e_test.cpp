@@ -250,6 +250,56 @@ TEST(StatefulUnfolding, Figure7_3OneTestAndOneCutOff) {
   EXPECT_EQ(first_bug_kind(bug), "assertion failure");
 }
 
+// Fig. 7.1 (Example 23): two threads each take and give back a lock of their own for ever. The
+// computation tree of every interleaving is infinite (DFS runs each execution to the step
+// bound), but five markings are reachable: the naive search reaches each once and cuts the rest
+// off; the unfolding's prefix has five events, two of them the cut-offs e4 and e5 (they come back
+// to St(e1)), from one test; its four states are those of e1..e3's local configurations and the
+// initial one (the fifth marking, both locks held, is no local configuration's). The bug in one
+// of the markings is found by all three strategies that hold states.
+TEST(StatefulUnfolding, Figure7_1PrefixOfAnInfiniteUnfolding) {
+  const CliRun u = check("thesis_fig7_1_cycles.c", "--points=all --strategy stateful-unfolding");
+  ASSERT_EQ(u.exit_code, 3) << u.out << u.err;  // not deadlocks or races: not "complete"
+  EXPECT_EQ(stat(u, "executions") - stat(u, "modelled"), 1u) << u.out;
+  EXPECT_EQ(stat(u, "bound_reached"), 0u) << u.out;
+  EXPECT_EQ(u.result["statistics"]["unfolding"]["events"], 5) << u.out;
+  EXPECT_EQ(cut_offs(u), 2u) << u.out;
+  EXPECT_EQ(states(u), 4u) << u.out;
+  const CliRun naive = check("thesis_fig7_1_cycles.c", "--points=all --strategy stateful");
+  ASSERT_EQ(naive.exit_code, 0) << naive.out << naive.err;
+  EXPECT_EQ(naive.result["complete"], true) << naive.out;
+  EXPECT_EQ(states(naive), 5u) << naive.out;
+  const CliRun qpor = check("thesis_fig7_1_cycles.c", "--points=all --strategy qpor");
+  ASSERT_EQ(qpor.exit_code, 0) << qpor.out << qpor.err;
+  EXPECT_EQ(cut_offs(qpor), 2u) << qpor.out;
+  const CliRun dfs =
+      check("thesis_fig7_1_cycles.c", "--points=all --strategy dfs --max-executions 2");
+  EXPECT_EQ(stat(dfs, "bound_reached"), 2u) << dfs.out;
+  for (const char* strategy : {"stateful", "stateful-unfolding", "qpor"}) {
+    const CliRun bug = check("thesis_fig7_1_cycles.c",
+                             std::string("--points=all --strategy ") + strategy + " -- -DBUG");
+    ASSERT_EQ(bug.exit_code, 1) << strategy << bug.out << bug.err;
+    EXPECT_EQ(first_bug_kind(bug), "assertion failure") << strategy;
+  }
+}
+
+// Fig. 7.7 (Example 27): two threads read x under a lock, the first then branches on an input.
+// The two orders meet in one marking: one cut-off (event 12 against 11). The thesis needs two
+// tests, the second for the branch's other side (s9); weft runs four, since with inputs its
+// thread model computes no execution: the other order is run once per side of the branch. Its bug
+// needs the other order and an input above 5.
+TEST(StatefulUnfolding, Figure7_7ModelWithABranchOnAnInput) {
+  const CliRun r = check("thesis_fig7_7_model.c", "--points=all --strategy stateful-unfolding");
+  ASSERT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_EQ(stat(r, "executions"), 4u) << r.out;
+  EXPECT_EQ(cut_offs(r), 1u) << r.out;
+  EXPECT_EQ(r.result["statistics"]["inputs"]["branch_sides_flipped"], 2) << r.out;
+  const CliRun bug =
+      check("thesis_fig7_7_model.c", "--points=all --strategy stateful-unfolding -- -DBUG");
+  ASSERT_EQ(bug.exit_code, 1) << bug.out << bug.err;
+  EXPECT_EQ(first_bug_kind(bug), "assertion failure");
+}
+
 // Fig. 7.4 (Example 26): the model of the three writes comes from one test (§7.3); the orders
 // meet in three end states, and the prefix cuts three events off.
 TEST(StatefulUnfolding, Figure7_4WritesNeedOneTest) {
