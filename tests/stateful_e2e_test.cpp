@@ -124,6 +124,17 @@ TEST(Stateful, AnOperationItsStatesDoNotHoldStopsItHonestly) {
   EXPECT_NE(r.out.find("whose state the fingerprint does not hold"), std::string::npos) << r.out;
 }
 
+// Memory an uninstrumented library wrote between events: std::thread's constructor hands its
+// state to libstdc++, which empties the caller's unique_ptr; the caller's read of it then sees
+// bytes no event wrote. The strategy stops and says where, as file and line.
+TEST(Stateful, MemoryALibraryWroteStopsItAndSaysWhere) {
+  const CliRun r = check("cpp_bank.cpp", "--points=all --strategy stateful");
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.out.find("memory changed between events (a read of 8 bytes at unique_ptr.h:"),
+            std::string::npos)
+      << r.out;
+}
+
 // A semaphore set again by sem_init after a thread used it has a count its operations did not
 // make: both stateful strategies stop with the reason, and DFS's verdict is incomplete with it
 // (the setting is not ordered with the poster's posts). Set once, the program is explored.

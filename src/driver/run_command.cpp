@@ -377,6 +377,9 @@ class RunCommand {
       throw DriverError(e.what());
     }
     if (modelled_) result_.stats.modelled = modelled_->modelled() - modelled_before;
+    // A strategy names the code it stopped at by {pc:} marks: said as file, line and function.
+    if (!result_.strategy_gaps.empty())
+      result_.strategy_gaps = symbols().render(result_.strategy_gaps);
   }
 
   // The round's bugs, each distinct one kept once over every round; `fresh`: the race sites

@@ -323,9 +323,10 @@ bool StateFingerprints::walk(const Trace& trace, std::vector<std::uint64_t>& sta
       if (reads_value(op.kind)) {
         if (!(v.known & AccessValues::kRead)) return fail("an access's value was not recorded");
         if (!check_initial(op.object, op.size, v.read, bytes))
-          return fail(
-              "memory changed between events (written by code weft did not compile, or by "
-              "the kernel), so the shared memory is more than the events show");
+          return fail("memory changed between events (a read of " + std::to_string(op.size) +
+                      " bytes at " + code_mark(k < trace.sites.size() ? trace.sites[k] : 0) +
+                      " saw bytes no event wrote: written by code weft did not compile, or by "
+                      "the kernel), so the shared memory is more than the events show");
         returned = v.read;
         // A value computed from inputs is what the thread read, not this execution's bytes.
         bool from_inputs = false;
