@@ -63,6 +63,26 @@ TEST(Expression, ImportRenumbersInputsAndComputesTheSame) {
   EXPECT_EQ(into.inputs_of(imported), (std::vector<std::uint32_t>{0, 2}));
 }
 
+// A pool cut back to its first nodes builds what it builds afresh: the nodes cut are gone from
+// the index that shares equal nodes, and those kept are still shared.
+TEST(Expression, KeptFirstNodesAreAPoolAsIfTheRestWasNeverBuilt) {
+  ExpressionPool pool;
+  const ExprId x = pool.input(32, 0);
+  const ExprId kept = pool.binary(ExprKind::kAdd, x, pool.constant(32, 1));
+  const std::size_t size = pool.size();
+  const ExprId cut = pool.binary(ExprKind::kMul, kept, pool.input(32, 1));
+  ASSERT_GT(cut, size);
+  pool.keep_first(size);
+  EXPECT_EQ(pool.size(), size);
+  EXPECT_EQ(pool.binary(ExprKind::kAdd, x, pool.constant(32, 1)), kept);
+  const ExprId again = pool.binary(ExprKind::kMul, kept, pool.input(32, 1));
+  EXPECT_EQ(pool.size(), size + 2);  // the input and the product, built again
+  const std::uint64_t values[] = {4, 5};
+  EXPECT_EQ(pool.evaluate(again, values), 25u);
+  pool.keep_first(pool.size() + 3);  // more than it has: nothing changes
+  EXPECT_EQ(pool.size(), size + 2);
+}
+
 TEST(Expression, ComputesWhatCComputes) {
   std::mt19937_64 random(7);
   ExpressionPool pool;

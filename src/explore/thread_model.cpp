@@ -18,10 +18,13 @@ bool same_step(const Operation& a, const Operation& b) {
 }
 
 /// An execution the model may learn from: it ended without a bug of any thread, so every
-/// thread that had not finished is among the pending ones, at its next operation; and it read
-/// no input, whose values the model does not know (a thread's behaviour would depend on them).
+/// thread that had not finished is among the pending ones, at its next operation; and every
+/// input it read was followed (tracked, given the directive's value, never made concrete
+/// without a constraint).
 bool clean(const Trace& t) {
-  if (!t.failures.empty() || t.runtime_state_read || !t.symbolic.inputs.empty()) return false;
+  if (!t.failures.empty() || t.runtime_state_read || t.read_fixed_inputs || t.symbolic.untracked ||
+      t.symbolic.unconstrained_concretisations > 0)
+    return false;
   switch (t.outcome) {
     case Outcome::kComplete:
     case Outcome::kDeadlock:
@@ -81,7 +84,7 @@ void ThreadModel::disable(std::string why) {
 }
 
 std::optional<std::uint64_t> ThreadModel::load(const Memory& memory, ObjectKey address,
-                                               std::uint32_t size) const {
+                                               std::uint32_t size, bool& from_inputs) const {
   std::uint64_t value = 0;
   std::uint32_t done = 0;
   // Granule by granule (an access of up to 8 bytes touches one or two): the bytes events of
@@ -96,6 +99,7 @@ std::optional<std::uint64_t> ThreadModel::load(const Memory& memory, ObjectKey a
     const Granule* initial = nullptr;
     for (unsigned b = first; b < first + count; ++b, ++done) {
       const Granule* from = written && (written->known >> b & 1) ? written : nullptr;
+      if (from) from_inputs |= from->from_inputs >> b & 1;
       if (!from) {
         if (!initial) {
           const auto init = initial_.find(g);
@@ -111,15 +115,55 @@ std::optional<std::uint64_t> ThreadModel::load(const Memory& memory, ObjectKey a
   return value;
 }
 
-void ThreadModel::store(Memory& memory, ObjectKey address, std::uint32_t size,
-                        std::uint64_t value) {
+void ThreadModel::store(Memory& memory, ObjectKey address, std::uint32_t size, std::uint64_t value,
+                        std::uint32_t expression) {
   for (std::uint32_t i = 0; i < size; ++i) {
     const ObjectKey a = address + i;
     Granule& g = memory[a / kMemoryGranule];
-    const unsigned bit = static_cast<unsigned>(a % kMemoryGranule);
-    g.bytes[bit] = static_cast<std::uint8_t>(value >> (8 * i));
-    g.known |= static_cast<std::uint8_t>(1u << bit);
+    const auto b = static_cast<unsigned>(a % kMemoryGranule);
+    const auto bit = static_cast<std::uint8_t>(1u << b);
+    g.bytes[b] = static_cast<std::uint8_t>(value >> (8 * i));
+    g.known |= bit;
+    g.from_inputs =
+        static_cast<std::uint8_t>(expression ? g.from_inputs | bit : g.from_inputs & ~bit);
+    g.source[b] = expression;
+    g.offset[b] = static_cast<std::uint8_t>(i);
   }
+}
+
+std::optional<std::uint64_t> ThreadModel::read_key(const Memory& memory, ObjectKey address,
+                                                   std::uint32_t size, std::uint64_t value) {
+  std::uint64_t sources = 0;
+  bool symbolic = false;
+  for (std::uint32_t i = 0; i < size; ++i) {
+    const ObjectKey a = address + i;
+    const auto it = memory.find(a / kMemoryGranule);
+    if (it == memory.end()) continue;
+    const Granule& g = it->second;
+    const auto b = static_cast<unsigned>(a % kMemoryGranule);
+    if (!((g.known & g.from_inputs) >> b & 1)) continue;
+    if (g.source[b] == kUnknownSource) return std::nullopt;
+    symbolic = true;
+    // splitmix64's finaliser over (byte, expression, its byte): 64 bits, so that a key made of
+    // sources and one made of a plain value do not meet in practice.
+    std::uint64_t x =
+        sources ^ ((std::uint64_t{g.source[b]} << 16) | (std::uint64_t{i} << 8) | g.offset[b]);
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+    sources = x ^ (x >> 31);
+  }
+  // The bytes computed from inputs are known by their sources alone: their values follow from
+  // the inputs, which the branches after the read decide about.
+  if (!symbolic) return value;
+  std::uint64_t plain = value;
+  for (std::uint32_t i = 0; i < size; ++i) {
+    const ObjectKey a = address + i;
+    const auto it = memory.find(a / kMemoryGranule);
+    if (it != memory.end() &&
+        ((it->second.known & it->second.from_inputs) >> (a % kMemoryGranule) & 1))
+      plain &= ~(std::uint64_t{0xff} << (8 * i));
+  }
+  return plain ^ sources;
 }
 
 void ThreadModel::forget(Memory& written, Memory& unknown, ObjectKey address, std::uint64_t size) {
@@ -145,6 +189,60 @@ bool ThreadModel::see_step(NodeId n, const Operation& op, ThreadId thread) {
   return false;
 }
 
+std::uint32_t ThreadModel::number_of(InputKey key, std::uint8_t width) {
+  const auto [it, added] =
+      input_numbers_.try_emplace(key.packed(), static_cast<std::uint32_t>(input_keys_.size()));
+  if (added) {
+    input_keys_.push_back(key);
+    input_widths_.push_back(width);
+  }
+  return it->second;
+}
+
+ThreadModel::NodeId ThreadModel::see_local_code(NodeId n, const std::vector<VariantInput>& inputs,
+                                                const std::vector<Branch>& branches,
+                                                ThreadId thread) {
+  const auto different = [&] {
+    disable("thread " + std::to_string(thread) + " did different things after the same history");
+    return kNoNode;
+  };
+  Node& node = nodes_[n];
+  if (inputs.empty() && branches.empty()) return node.state == State::kLocalCode ? different() : n;
+  if (node.state == State::kUnknown) node.state = State::kLocalCode;
+  if (node.state != State::kLocalCode) return different();
+  std::uint32_t* link = &node.first_variant;
+  for (std::uint32_t v = node.first_variant; v != kNoVariant; v = variants_[v].next) {
+    const Variant& known = variants_[v];
+    link = &variants_[v].next;
+    const auto* b = &branches_[known.branches_from];
+    const std::uint32_t common =
+        std::min<std::uint32_t>(known.branch_count, static_cast<std::uint32_t>(branches.size()));
+    std::uint32_t k = 0;
+    while (k < common && b[k] == branches[k]) ++k;
+    const auto* in = &variant_inputs_[known.inputs_from];
+    if (k == known.branch_count && k == branches.size()) {
+      if (!std::equal(inputs.begin(), inputs.end(), in, in + known.input_count)) return different();
+      return known.end;
+    }
+    // The code is a function of the history and the sides taken: two runs of it part at a
+    // branch on one condition.
+    if (k == common || b[k].condition != branches[k].condition || b[k].kind != branches[k].kind ||
+        b[k].site != branches[k].site)
+      return different();
+  }
+  Variant v;
+  v.inputs_from = static_cast<std::uint32_t>(variant_inputs_.size());
+  v.input_count = static_cast<std::uint32_t>(inputs.size());
+  v.branches_from = static_cast<std::uint32_t>(branches_.size());
+  v.branch_count = static_cast<std::uint32_t>(branches.size());
+  variant_inputs_.insert(variant_inputs_.end(), inputs.begin(), inputs.end());
+  branches_.insert(branches_.end(), branches.begin(), branches.end());
+  v.end = new_node();
+  *link = static_cast<std::uint32_t>(variants_.size());
+  variants_.push_back(v);
+  return v.end;
+}
+
 void ThreadModel::learn(const Trace& t) {
   if (!usable() || t.values.size() != t.events.size() || !clean(t)) return;
   const bool locals = !t.events.empty() && t.local_states.size() == t.events.size();
@@ -156,6 +254,74 @@ void ThreadModel::learn(const Trace& t) {
   };
   if (main_root_ == kNoNode) main_root_ = new_node();
   node_of(kMainThread) = main_root_;
+
+  // Inputs and branches on them, by thread in order, taken local code by local code: the code
+  // a thread runs after its event at step i reads and branches at step i + 1 (a new thread's
+  // first code runs inside its creation's step, main's before the first).
+  const InputObservations& sym = t.symbolic;
+  std::vector<std::uint32_t> numbers(sym.inputs.size());
+  std::vector<std::vector<std::uint32_t>> inputs_of, branches_of;  // by thread: indices
+  for (std::uint32_t k = 0; k < sym.inputs.size(); ++k) {
+    numbers[k] = number_of(sym.inputs[k].key, sym.inputs[k].width);
+    const ThreadId th = sym.inputs[k].key.thread;
+    if (th >= inputs_of.size()) inputs_of.resize(th + 1);
+    inputs_of[th].push_back(k);
+  }
+  for (std::uint32_t k = 0; k < sym.branches.size(); ++k) {
+    const ThreadId th = sym.branches[k].thread;
+    if (th >= branches_of.size()) branches_of.resize(th + 1);
+    branches_of[th].push_back(k);
+  }
+  std::vector<std::size_t> next_input(inputs_of.size()), next_branch(branches_of.size());
+  std::vector<Branch> branches;
+  std::vector<VariantInput> read;
+  // Follows `th`'s local code before step `step`; false if that disabled the model.
+  // The entries of thread th's list `of` (indices of `all`) at step `step`, past the cursor:
+  // [from, end); `skipped` if entries of earlier steps were passed over.
+  const auto at_step = [](const auto& all, const auto& of, std::vector<std::size_t>& cursor,
+                          ThreadId th, std::size_t step, std::size_t& from, std::size_t& end,
+                          bool& skipped) {
+    from = end = 0;
+    if (th >= of.size()) return;
+    std::size_t& k = cursor[th];
+    while (k < of[th].size() && all[of[th][k]].step < step) ++k, skipped = true;
+    from = k;
+    while (k < of[th].size() && all[of[th][k]].step == step) ++k;
+    end = k;
+  };
+  const auto local_code_of = [&](ThreadId th, std::size_t step) {
+    bool skipped = false;  // inputs or branches of code that was not followed
+    std::size_t from_input, end_input, from_branch, end_branch;
+    at_step(sym.inputs, inputs_of, next_input, th, step, from_input, end_input, skipped);
+    at_step(sym.branches, branches_of, next_branch, th, step, from_branch, end_branch, skipped);
+    const NodeId n = node_of(th);
+    if (n == kNoNode) return true;
+    if (skipped) {
+      node_of(th) = kNoNode;
+      return true;
+    }
+    read.clear();
+    for (std::size_t k = from_input; k < end_input; ++k) {
+      const InputRead& in = sym.inputs[inputs_of[th][k]];
+      const auto [name, added] =
+          name_numbers_.try_emplace(in.name, static_cast<std::uint32_t>(names_.size()));
+      if (added) names_.push_back(in.name);
+      read.push_back({numbers[inputs_of[th][k]], name->second, in.width, in.is_signed});
+    }
+    branches.clear();
+    bool ends = false;  // a failed assumption: the thread goes no further
+    for (std::size_t k = from_branch; k < end_branch; ++k) {
+      const SymbolicBranch& b = sym.branches[branches_of[th][k]];
+      branches.push_back(
+          {pool_.import(sym.expressions, b.condition, numbers), b.taken, b.kind, b.site});
+      ends |= b.kind == BranchKind::kAssume && !b.taken;
+    }
+    const NodeId end = see_local_code(n, read, branches, th);
+    if (end == kNoNode) return false;
+    node_of(th) = ends ? kNoNode : end;
+    return true;
+  };
+  if (!local_code_of(kMainThread, 0)) return;
   Memory written;       // what events of this execution wrote, as far as known
   Memory unknown;       // bytes events wrote with values not recorded (in `known`)
   bool trusted = true;  // whether `written` and `unknown` say what events did to memory
@@ -179,10 +345,15 @@ void ThreadModel::learn(const Trace& t) {
       if (!(values.known & AccessValues::kRead) || e.op.size == 0 || e.op.size > 8) {
         known = false;
       } else {
-        returned = values.read;
+        // A value computed from inputs is known by the expressions it came from as well.
+        const auto key = read_key(written, e.op.object, e.op.size, values.read);
+        if (key)
+          returned = *key;
+        else
+          known = false;
         for (std::uint32_t b = 0; trusted && b < e.op.size; ++b) {
           const ObjectKey a = e.op.object + b;
-          const auto byte = static_cast<std::uint8_t>(returned >> (8 * b));
+          const auto byte = static_cast<std::uint8_t>(values.read >> (8 * b));
           const ObjectKey g = a / kMemoryGranule;
           const unsigned bit = static_cast<unsigned>(a % kMemoryGranule);
           if (written_by_event(a)) {
@@ -201,9 +372,16 @@ void ThreadModel::learn(const Trace& t) {
         }
       }
     }
+    // What a value computed from inputs is: its expression, or kUnknownSource if the trace did
+    // not give it.
+    std::uint32_t expression = symbolic::kConcrete;
+    if (values.known & AccessValues::kWrittenFromInputs)
+      expression = values.written_expression
+                       ? pool_.import(sym.expressions, values.written_expression, numbers)
+                       : kUnknownSource;
     if (writes_value(e.op.kind) && (values.known & AccessValues::kWritten) && e.op.size >= 1 &&
         e.op.size <= 8) {
-      store(written, e.op.object, e.op.size, values.written);
+      store(written, e.op.object, e.op.size, values.written, expression);
     } else if (writes_value(e.op.kind)) {
       forget(written, unknown, e.op.object, e.op.size);
     } else if (e.op.kind == OpKind::kFree) {
@@ -258,7 +436,10 @@ void ThreadModel::learn(const Trace& t) {
                        " did different things after the same history");
       join.join_asked = asked;
       join.join_asked_known = true;
-      if (asked) {
+      // The result may be computed from inputs (then the value alone does not say what the
+      // joining thread does with it).
+      if (asked && !sym.inputs.empty()) known = false;
+      if (asked && known) {
         returned = values.read;
         if (end == kNoNode || nodes_[end].state != State::kFinished) {
           known = false;
@@ -278,15 +459,18 @@ void ThreadModel::learn(const Trace& t) {
     }
     const NodeId next = child(n, returned);
     if (writes_value(e.op.kind)) {
-      Node& after = nodes_[next];
-      if (!(values.known & AccessValues::kWritten)) {
+      if (!(values.known & AccessValues::kWritten) || expression == kUnknownSource) {
         node_of(e.thread) = kNoNode;
         continue;
       }
-      if (after.written_known && after.written != values.written)
+      Node& after = nodes_[next];
+      // A value computed from inputs is the expression's (its value, this run's inputs').
+      if (after.written_known && (after.written_expression != expression ||
+                                  (!expression && after.written != values.written)))
         return disable("thread " + std::to_string(e.thread) +
                        " wrote different values after the same history");
       after.written = values.written;
+      after.written_expression = expression;
       after.written_known = true;
     }
     if (e.op.kind == OpKind::kThreadCreate) {
@@ -297,25 +481,170 @@ void ThreadModel::learn(const Trace& t) {
         child_root_.emplace(n, root);
       }
       node_of(static_cast<ThreadId>(e.op.object)) = root;
+      if (!local_code_of(static_cast<ThreadId>(e.op.object), i + 1)) return;
     }
     node_of(e.thread) = next;
+    if (!local_code_of(e.thread, i + 1)) return;
+    if (node_of(e.thread) == kNoNode) continue;
     if (i < t.finished_thread.size() && t.finished_thread[i]) {
-      Node& after = nodes_[next];
-      if (after.state == State::kPending)
+      Node& after = nodes_[node_of(e.thread)];
+      if (after.state == State::kPending || after.state == State::kLocalCode)
         return disable("thread " + std::to_string(e.thread) +
                        " ended and went on after the same history");
       after.state = State::kFinished;
     }
   }
+  bool all_followed = true;
   for (const PendingThread& p : t.pending) {
     const NodeId n = p.thread < at.size() ? at[p.thread] : kNoNode;
+    all_followed &= n != kNoNode;
     if (n == kNoNode) continue;
     if (!see_step(n, p.op, p.thread)) return;
     if (!nodes_[n].local_state) nodes_[n].local_state = p.local_state;
   }
+  if (t.outcome != Outcome::kDeadlock || !all_followed) return;
+  // The deadlock as the runtime said it, for the executions that end in it again.
+  std::vector<std::pair<ObjectKey, ThreadId>> owners;
+  std::vector<bool> finished;
+  for (std::size_t i = 0; i < t.events.size(); ++i) {
+    const Event& e = t.events[i];
+    if (acquires_mutex(e.op) || releases_mutex(e.op)) {
+      const ObjectKey m = mutex_of(e.op);
+      const auto it =
+          std::find_if(owners.begin(), owners.end(), [&](const auto& o) { return o.first == m; });
+      const ThreadId holder =
+          sync_rules::holder_after(e.op, e.thread, it == owners.end() ? kNoThread : it->second);
+      if (it != owners.end()) owners.erase(it);
+      if (holder != kNoThread) owners.emplace_back(m, holder);
+    }
+    if (i < t.finished_thread.size() && t.finished_thread[i]) {
+      if (e.thread >= finished.size()) finished.resize(e.thread + 1);
+      finished[e.thread] = true;
+    }
+  }
+  std::vector<NodeId> blocked;
+  for (const PendingThread& p : t.pending) blocked.push_back(at[p.thread]);
+  const std::uint64_t key = deadlock_key(
+      t.pending,
+      [&](ObjectKey m) {
+        for (const auto& [mutex, owner] : owners)
+          if (mutex == m) return owner;
+        return kNoThread;
+      },
+      [&](ThreadId id) { return id < finished.size() && finished[id]; }, blocked);
+  const auto [it, added] = deadlocks_.try_emplace(key, Deadlock{t.message, t.failing_thread});
+  // Said otherwise in two executions: something the key does not hold is in the message.
+  if (!added && (it->second.message != t.message || it->second.failing_thread != t.failing_thread))
+    it->second.said_alike = false;
 }
 
-void ThreadModel::start_over() {
+std::uint64_t ThreadModel::deadlock_key(const std::vector<PendingThread>& pending,
+                                        const std::function<ThreadId(ObjectKey)>& owner_of,
+                                        const std::function<bool(ThreadId)>& finished,
+                                        const std::vector<NodeId>& nodes) {
+  std::uint64_t key = 0x9e3779b97f4a7c15ULL;
+  const auto mix = [&key](std::uint64_t v) {
+    std::uint64_t x = key ^ v;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+    key = x ^ (x >> 31);
+  };
+  for (std::size_t i = 0; i < pending.size(); ++i) {
+    mix(pending[i].thread);
+    mix(nodes[i]);
+    // What the message says of a mutex it waits for: who holds it, and whether that one ended.
+    if (acquires_mutex(pending[i].op)) {
+      const ThreadId owner = owner_of(mutex_of(pending[i].op));
+      mix(owner);
+      mix(owner != kNoThread && finished(owner));
+    }
+  }
+  return key;
+}
+
+const ThreadModel::Variant* ThreadModel::local_code(NodeId from, ThreadId thread,
+                                                    std::uint32_t inputs_read, NodeId& end) {
+  const Node& node = nodes_[from];
+  if (node.state != State::kLocalCode) {
+    end = from;
+    return node.state == State::kUnknown ? nullptr : &variants_none_;
+  }
+  if (!inputs_given_) return nullptr;
+  // The variant whose path condition the directive's inputs satisfy: at most one does.
+  for (std::uint32_t v = node.first_variant; v != kNoVariant; v = variants_[v].next) {
+    const Variant& variant = variants_[v];
+    bool holds = true;
+    for (std::uint32_t k = 0; holds && k < variant.branch_count; ++k) {
+      const Branch& b = branches_[variant.branches_from + k];
+      holds = (pool_.evaluate(b.condition, model_values_) != 0) == b.taken;
+    }
+    if (!holds) continue;
+    for (std::uint32_t k = 0; k < variant.input_count; ++k)
+      if (input_keys_[variant_inputs_[variant.inputs_from + k].number] !=
+          InputKey{thread, inputs_read + k})
+        return nullptr;
+    const Node& last = nodes_[variant.end];
+    if (last.state == State::kUnknown || last.state == State::kLocalCode) return nullptr;
+    for (std::uint32_t k = 0; k < variant.branch_count; ++k)
+      if (!expressible(branches_[variant.branches_from + k].condition, &variant)) return nullptr;
+    end = variant.end;
+    return &variant;
+  }
+  return nullptr;
+}
+
+bool ThreadModel::expressible(symbolic::ExprId id, const Variant* also) {
+  if (id == symbolic::kConcrete) return true;
+  auto it = inputs_used_.find(id);
+  if (it == inputs_used_.end()) it = inputs_used_.emplace(id, pool_.inputs_of(id)).first;
+  for (const std::uint32_t input : it->second) {
+    if (input < trace_number_.size() && trace_number_[input] != kNoInput) continue;
+    const VariantInput* in = also ? &variant_inputs_[also->inputs_from] : nullptr;
+    if (!also || std::none_of(in, in + also->input_count,
+                              [&](const VariantInput& r) { return r.number == input; }))
+      return false;
+  }
+  return true;
+}
+
+void ThreadModel::run_local_code(ThreadId thread, const Variant* variant, NodeId end) {
+  InputObservations& sym = current_.symbolic;
+  Thread& th = threads_[thread];
+  th.node = end;
+  th.inputs += variant->input_count;
+  for (std::uint32_t k = 0; k < variant->input_count; ++k) {
+    const VariantInput& in = variant_inputs_[variant->inputs_from + k];
+    const auto number = static_cast<std::uint32_t>(sym.inputs.size());
+    trace_number_[in.number] = number;
+    model_number_.push_back(in.number);
+    sym.expressions.input(in.width, number);
+    sym.inputs.push_back({input_keys_[in.number], in.width, in.is_signed, names_[in.name],
+                          model_values_[in.number], current_.events.size()});
+  }
+  for (std::uint32_t k = 0; k < variant->branch_count; ++k) {
+    const Branch& b = branches_[variant->branches_from + k];
+    sym.branches.push_back({to_trace(b.condition), b.taken, b.kind, thread,
+                            static_cast<std::uint32_t>(current_.events.size()), b.site});
+  }
+}
+
+symbolic::ExprId ThreadModel::to_trace(symbolic::ExprId id) {
+  return current_.symbolic.expressions.import(pool_, id, trace_number_);
+}
+
+void ThreadModel::forget_symbolic(std::size_t inputs, std::size_t branches,
+                                  std::size_t expressions) {
+  InputObservations& sym = current_.symbolic;
+  while (sym.inputs.size() > inputs) {
+    trace_number_[model_number_.back()] = kNoInput;
+    model_number_.pop_back();
+    sym.inputs.pop_back();
+  }
+  if (sym.branches.size() > branches) sym.branches.resize(branches);
+  sym.expressions.keep_first(expressions);
+}
+
+bool ThreadModel::start_over() {
   threads_.assign(1, Thread{});
   waiting_.clear();
   owners_.clear();
@@ -323,9 +652,18 @@ void ThreadModel::start_over() {
   memory_undo_.clear();
   undo_.clear();
   current_ = Trace{};
+  model_number_.clear();
+  trace_number_.assign(input_keys_.size(), kNoInput);
   last_ = kMainThread;
-  threads_[kMainThread].node = main_root_;
+  NodeId end = kNoNode;
+  const Variant* code = local_code(main_root_, kMainThread, 0, end);
+  if (!code || nodes_[end].state != State::kPending) {
+    threads_.clear();  // the next directive starts over again
+    return false;
+  }
+  run_local_code(kMainThread, code, end);
   waiting_.insert(kMainThread);
+  return true;
 }
 
 void ThreadModel::rewind(std::size_t steps) {
@@ -343,25 +681,48 @@ void ThreadModel::rewind(std::size_t steps) {
       memory_[memory_undo_.back().granule] = memory_undo_.back().before;
       memory_undo_.pop_back();
     }
+    forget_symbolic(u.inputs, u.branches, u.expressions);
     undo_.pop_back();
   }
   current_.keep_steps(steps);
 }
 
 const Trace* ThreadModel::simulate(const TestDirective& d) {
-  if (!usable() || main_root_ == kNoNode || nodes_[main_root_].state != State::kPending ||
-      !d.inputs.empty())
+  if (!usable() || main_root_ == kNoNode || nodes_[main_root_].state == State::kUnknown)
     return nullptr;
   // Resume after the steps the directive's prefix repeats, up to where its sleep set starts
   // (before it, no thread sleeps: the state is the same whichever directive chose the steps;
-  // and a random policy has drawn nothing yet).
-  if (threads_.empty()) start_over();
+  // and a random policy has drawn nothing yet), and before the first input it gives another
+  // value.
+  trace_number_.resize(input_keys_.size(), kNoInput);
+  // The values inputs get (an input the directive does not give is 0, unless a random policy
+  // draws it: then the model knows none).
+  inputs_given_ = d.track_inputs && (d.policy == SchedulePolicy::kSticky || d.seed == 0);
+  model_values_.resize(input_keys_.size());
+  for (std::size_t i = 0; i < input_keys_.size(); ++i)
+    model_values_[i] = symbolic::truncate(input_value(d.inputs, input_keys_[i]), input_widths_[i]);
+  bool again = threads_.empty();
   std::size_t resume = 0;
-  const std::size_t shared = std::min({undo_.size(), d.prefix.size(), d.sleep_from});
-  while (resume < shared && d.prefix[resume] == current_.events[resume].thread) ++resume;
-  rewind(resume);
+  if (!again) {
+    const std::size_t shared = std::min({undo_.size(), d.prefix.size(), d.sleep_from});
+    while (resume < shared && d.prefix[resume] == current_.events[resume].thread) ++resume;
+    for (const InputRead& in : current_.symbolic.inputs) {
+      if (in.step > resume) break;
+      if (symbolic::truncate(input_value(d.inputs, in.key), in.width) == in.value) continue;
+      if (in.step == 0) again = true;
+      resume = in.step == 0 ? 0 : in.step - 1;
+      break;
+    }
+  }
+  if (again) {
+    if (!start_over()) return nullptr;
+  } else {
+    rewind(resume);
+  }
   current_.pending.clear();
   current_.outcome = Outcome::kComplete;
+  current_.message.clear();
+  current_.failing_thread = kNoThread;
   current_.prefix_followed = resume;
   current_.diverged_at.reset();
 
@@ -393,7 +754,14 @@ const Trace* ThreadModel::simulate(const TestDirective& d) {
     }
     if (enabled.empty()) enabled = std::move(exiting);
     if (enabled.empty()) {
-      if (!waiting_.empty()) return nullptr;  // a deadlock: a bug, found by running it
+      // A deadlock: computed only if an execution that ran ended in it (the same threads
+      // blocked at the same steps, the same holders), with what that one said of it.
+      if (!waiting_.empty()) {
+        if (!known_deadlock()) return nullptr;
+        current_.outcome = Outcome::kDeadlock;
+        current_.message = deadlock_->message;
+        current_.failing_thread = deadlock_->failing_thread;
+      }
       break;
     }
     const ThreadId chosen =
@@ -415,41 +783,59 @@ const Trace* ThreadModel::simulate(const TestDirective& d) {
     if (op.kind == OpKind::kProcessExit && !node.exit_known) return nullptr;
     if (sync_rules::gives_a_mutex_it_does_not_hold(op, chosen, owner_of(mutex_of(op))))
       return nullptr;  // misuse: a bug
-    NodeId child_root = kNoNode;
+    NodeId child_end = kNoNode;
+    const Variant* child_code = nullptr;
     if (op.kind == OpKind::kThreadCreate) {
       const auto root = child_root_.find(n);
-      if (root == child_root_.end() || nodes_[root->second].state != State::kPending)
-        return nullptr;
-      child_root = root->second;
+      if (root == child_root_.end()) return nullptr;
+      child_code = local_code(root->second, static_cast<ThreadId>(op.object), 0, child_end);
+      if (!child_code || nodes_[child_end].state != State::kPending) return nullptr;
     }
     AccessValues values;
-    NodeId next = kNoNode;
+    NodeId next = kNoNode, end = kNoNode;
+    const Variant* code = nullptr;
     if (op.kind != OpKind::kProcessExit) {
       std::uint64_t returned = 0;
       if (op.kind == OpKind::kThreadJoin) {
-        const Node& end = nodes_[threads_[static_cast<ThreadId>(op.object)].node];
-        if (!node.join_asked_known || (node.join_asked && !end.result_known)) return nullptr;
+        const Node& last = nodes_[threads_[static_cast<ThreadId>(op.object)].node];
+        if (!node.join_asked_known || (node.join_asked && !last.result_known)) return nullptr;
+        // A result may be computed from inputs (see learn()).
+        if (node.join_asked && !current_.symbolic.inputs.empty()) return nullptr;
         if (node.join_asked) {
-          returned = end.result;
+          returned = last.result;
           values.read = returned;
           values.known |= AccessValues::kRead;
         }
       }
       if (reads_value(op.kind)) {
-        const auto value = load(memory_, op.object, op.size);
+        bool from_inputs = false;
+        const auto value = load(memory_, op.object, op.size, from_inputs);
         if (!value) return nullptr;
-        returned = *value;
-        values.read = returned;
+        values.read = *value;
         values.known |= AccessValues::kRead;
+        returned = *value;
+        if (from_inputs) {
+          const auto key = read_key(memory_, op.object, op.size, *value);
+          if (!key) return nullptr;
+          returned = *key;
+        }
       }
       next = find_child(n, returned);
       // A step never seen, or after which the thread stopped (a bug, a busy-wait loop).
       if (next == kNoNode || nodes_[next].state == State::kUnknown) return nullptr;
       if (writes_value(op.kind)) {
-        if (!nodes_[next].written_known) return nullptr;
-        values.written = nodes_[next].written;
+        const Node& after = nodes_[next];
+        if (!after.written_known || !expressible(after.written_expression, nullptr)) return nullptr;
+        // A value computed from inputs is its expression's under this directive's inputs.
+        values.written =
+            after.written_expression
+                ? symbolic::truncate(pool_.evaluate(after.written_expression, model_values_),
+                                     8 * op.size)
+                : after.written;
         values.known |= AccessValues::kWritten;
       }
+      code = local_code(next, chosen, threads_[chosen].inputs, end);
+      if (!code) return nullptr;
     }
 
     // The step.
@@ -459,7 +845,16 @@ const Trace* ThreadModel::simulate(const TestDirective& d) {
     u.waiting = waiting_;
     u.last = last_;
     u.memory_undo = memory_undo_.size();
+    u.inputs = current_.symbolic.inputs.size();
+    u.branches = current_.symbolic.branches.size();
+    u.expressions = current_.symbolic.expressions.size();
     last_ = chosen;
+    const symbolic::ExprId written_expression =
+        next != kNoNode ? nodes_[next].written_expression : symbolic::kConcrete;
+    if (written_expression) {
+      values.known |= AccessValues::kWrittenFromInputs;
+      values.written_expression = to_trace(written_expression);
+    }
     current_.add_step({chosen, op}, std::move(enabled), node.site, false, values);
     if (local_states_) current_.add_local_state(node.local_state);
     if (acquires_mutex(op) || releases_mutex(op)) {
@@ -469,25 +864,26 @@ const Trace* ThreadModel::simulate(const TestDirective& d) {
       const ThreadId holder = sync_rules::holder_after(op, chosen, u.owner);
       if (holder != kNoThread) owners_.emplace_back(u.mutex, holder);
     }
-    if (child_root != kNoNode) {
-      const auto c = static_cast<ThreadId>(op.object);
-      if (c >= threads_.size()) threads_.resize(c + 1);
-      threads_[c].node = child_root;
-      waiting_.insert(c);
-      u.started = c;
-    }
     if (values.known & AccessValues::kWritten) {
       for (ObjectKey g = op.object / kMemoryGranule;
            g <= (op.object + op.size - 1) / kMemoryGranule; ++g)
         memory_undo_.push_back({g, memory_[g]});
-      store(memory_, op.object, op.size, values.written);
+      store(memory_, op.object, op.size, values.written, written_expression);
     }
-    Thread& me = threads_[chosen];
-    ++me.steps;
-    if (next != kNoNode) {
-      me.node = next;
-      if (nodes_[next].state == State::kFinished) {
-        me.finished = true;
+    if (child_end != kNoNode) {
+      // The new thread's first code runs inside the creation, before its creator goes on.
+      const auto c = static_cast<ThreadId>(op.object);
+      if (c >= threads_.size()) threads_.resize(c + 1);
+      threads_[c] = Thread{};
+      run_local_code(c, child_code, child_end);
+      waiting_.insert(c);
+      u.started = c;
+    }
+    ++threads_[chosen].steps;
+    if (end != kNoNode) {
+      run_local_code(chosen, code, end);
+      if (nodes_[end].state == State::kFinished) {
+        threads_[chosen].finished = true;
         waiting_.erase(chosen);
         current_.finished_thread.back() = true;
       }
@@ -504,6 +900,84 @@ const Trace* ThreadModel::simulate(const TestDirective& d) {
   current_.walk_log2_weight = follower.walk_log2_weight();
   return &current_;
 }
+
+bool ThreadModel::known_deadlock() {
+  std::vector<PendingThread> pending;
+  std::vector<NodeId> blocked;
+  for (ThreadId id = waiting_.first(); id != kNoThread; id = waiting_.next_from(id + 1)) {
+    pending.push_back({id, nodes_[threads_[id].node].op, false, 0});
+    blocked.push_back(threads_[id].node);
+  }
+  const std::uint64_t key = deadlock_key(
+      pending,
+      [&](ObjectKey m) {
+        for (const auto& [mutex, owner] : owners_)
+          if (mutex == m) return owner;
+        return kNoThread;
+      },
+      [&](ThreadId id) { return id < threads_.size() && threads_[id].finished; }, blocked);
+  const auto it = deadlocks_.find(key);
+  if (it == deadlocks_.end() || !it->second.said_alike) return false;
+  deadlock_ = &it->second;
+  return true;
+}
+
+namespace {
+
+/// Whether two pools' expressions have one structure (inputs by their numbers in their traces).
+bool same_expression(const symbolic::ExpressionPool& a, symbolic::ExprId x,
+                     const symbolic::ExpressionPool& b, symbolic::ExprId y) {
+  std::vector<std::pair<symbolic::ExprId, symbolic::ExprId>> todo{{x, y}};
+  while (!todo.empty()) {
+    const auto [p, q] = todo.back();
+    todo.pop_back();
+    if ((p == symbolic::kConcrete) != (q == symbolic::kConcrete)) return false;
+    if (p == symbolic::kConcrete) continue;
+    const symbolic::ExprNode& m = a[p];
+    const symbolic::ExprNode& n = b[q];
+    if (m.kind != n.kind || m.width != n.width || m.value != n.value) return false;
+    todo.insert(todo.end(), {{m.a, n.a}, {m.b, n.b}, {m.c, n.c}});
+  }
+  return true;
+}
+
+/// Where two traces' inputs and branches on them differ, or "".
+std::string symbolic_difference(const Trace& computed, const Trace& ran) {
+  const InputObservations& c = computed.symbolic;
+  const InputObservations& r = ran.symbolic;
+  if (c.inputs.size() != r.inputs.size())
+    return "the number of inputs read (" + std::to_string(c.inputs.size()) + " computed, " +
+           std::to_string(r.inputs.size()) + " ran)";
+  for (std::size_t i = 0; i < c.inputs.size(); ++i) {
+    const InputRead& x = c.inputs[i];
+    const InputRead& y = r.inputs[i];
+    if (x.key != y.key || x.width != y.width || x.is_signed != y.is_signed || x.name != y.name ||
+        x.value != y.value || x.step != y.step)
+      return "input " + std::to_string(i + 1) + " read";
+  }
+  if (c.branches.size() != r.branches.size())
+    return "the number of branches on inputs (" + std::to_string(c.branches.size()) +
+           " computed, " + std::to_string(r.branches.size()) + " ran)";
+  for (std::size_t i = 0; i < c.branches.size(); ++i) {
+    const SymbolicBranch& x = c.branches[i];
+    const SymbolicBranch& y = r.branches[i];
+    if (x.taken != y.taken || x.kind != y.kind || x.thread != y.thread || x.step != y.step ||
+        x.site != y.site ||
+        !same_expression(c.expressions, x.condition, r.expressions, y.condition))
+      return "branch " + std::to_string(i + 1) + " on inputs";
+  }
+  for (std::size_t i = 0; i < computed.values.size() && i < ran.values.size(); ++i) {
+    const AccessValues& x = computed.values[i];
+    const AccessValues& y = ran.values[i];
+    if ((x.known & AccessValues::kWrittenFromInputs) !=
+            (y.known & AccessValues::kWrittenFromInputs) ||
+        !same_expression(c.expressions, x.written_expression, r.expressions, y.written_expression))
+      return "the expression written at step " + std::to_string(i + 1);
+  }
+  return "";
+}
+
+}  // namespace
 
 std::string first_difference(const Trace& computed, const Trace& ran) {
   const auto at = [](std::size_t i, const char* what) {
@@ -531,6 +1005,8 @@ std::string first_difference(const Trace& computed, const Trace& ran) {
   if (computed.outcome != ran.outcome)
     return std::string("the outcome (") + outcome_name(computed.outcome) + " computed, " +
            outcome_name(ran.outcome) + " ran)";
+  if (computed.message != ran.message || computed.failing_thread != ran.failing_thread)
+    return "the report";
   if (!ran.failures.empty()) return "the failures";
   if (computed.prefix_followed != ran.prefix_followed || computed.diverged_at != ran.diverged_at)
     return "how far the prefix was followed";
@@ -541,7 +1017,7 @@ std::string first_difference(const Trace& computed, const Trace& ran) {
     if (c.thread != r.thread || !(c.op == r.op) || c.enabled != r.enabled)
       return "the threads pending at the end";
   }
-  return "";
+  return symbolic_difference(computed, ran);
 }
 
 const Trace& ModelledRunner::run(const TestDirective& directive,

@@ -177,6 +177,16 @@ void ExpressionPool::clear() {
   indexed_ = 1;
 }
 
+void ExpressionPool::keep_first(std::size_t size) {
+  if (size >= this->size()) return;
+  for (std::size_t id = size + 1; id < indexed_; ++id) {
+    const auto it = index_.find(nodes_[id]);
+    if (it != index_.end() && it->second == id) index_.erase(it);
+  }
+  nodes_.resize(size + 1);
+  indexed_ = std::min(indexed_, nodes_.size());
+}
+
 ExprId ExpressionPool::intern(const ExprNode& node) {
   // Nodes appended verbatim are indexed only when a pool that received them builds on them.
   for (; indexed_ < nodes_.size(); ++indexed_)

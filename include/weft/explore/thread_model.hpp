@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "weft/symbolic/expression.hpp"
 #include "weft/trace/directive.hpp"
 #include "weft/trace/trace.hpp"
 
@@ -24,9 +25,11 @@ namespace weft::explorer {
 /// thread stays on known edges is then computed here, exactly as the runtime's scheduler would
 /// run it (Scheduler::run's DirectiveFollower for the prefix, the policy and sleep sets, and the
 /// same blocking), with memory as the values the events wrote. Anything the model has not seen (a
-/// new value, an operation it does not model, a bug, a deadlock) makes simulate() decline, and the
-/// execution runs for real; its trace then teaches the model. Bugs are therefore only ever found by
-/// real executions, and their reports and replays are the program's own.
+/// new value, an operation it does not model, a bug) makes simulate() decline, and the execution
+/// runs for real; its trace then teaches the model. Bugs are therefore only ever found by real
+/// executions, and their reports and replays are the program's own: a deadlock is computed only
+/// when a real execution ended in the same one (the same threads blocked after the same
+/// histories, the same holders of their mutexes), with that execution's report.
 ///
 /// The model checks itself against every real execution it learns from: a thread doing two
 /// different things after the same history, a read seeing other bytes than the model's memory
@@ -37,6 +40,15 @@ namespace weft::explorer {
 /// It needs every shared access to be an event with its values (native programs with
 /// --points=all: Trace::values). Modelled operations: reads, writes and atomics of up to 8
 /// bytes, mutex lock and unlock, thread create and join, yields, the process's exit.
+///
+/// Inputs are part of a thread's history: the local code a thread runs between two events
+/// (thesis §3.5: a local step) may read inputs, which are nodes of its tree whose edges are the
+/// values the directive gives them, and branch on them, which the node the code reaches holds
+/// (conditions kept in the model's own pool, inputs numbered by key, and copied into a computed
+/// trace with its numbering). A value computed from inputs that a thread writes is kept with
+/// its expression, and a read of such bytes is keyed by the expressions as well as the value
+/// (what the reader does with it depends on both); the result of a join is not computed when
+/// inputs were read.
 class ThreadModel {
  public:
   explicit ThreadModel(std::uint32_t max_steps_per_thread);
@@ -66,6 +78,18 @@ class ThreadModel {
     kUnknown,   ///< the thread's next step was never seen
     kPending,   ///< it performs `op` next
     kFinished,  ///< it returned from its start function
+    /// It runs local code that reads inputs or branches on them before its next operation:
+    /// which code, the directive's input values decide (the variants from `first_variant`).
+    kLocalCode,
+  };
+  static constexpr std::uint32_t kNoVariant = ~std::uint32_t{0};
+  /// A branch on inputs, as the thread's local code ran it.
+  struct Branch {
+    symbolic::ExprId condition = symbolic::kConcrete;  ///< in pool_
+    bool taken = false;
+    BranchKind kind = BranchKind::kBranch;
+    std::uint64_t site = 0;
+    friend bool operator==(const Branch&, const Branch&) = default;
   };
   struct Node {
     Operation op;
@@ -83,7 +107,11 @@ class ThreadModel {
     bool result_known = false;
     bool join_asked = false;  ///< kThreadJoin: whether the thread takes the joined one's result
     bool join_asked_known = false;
-    bool modelled = false;       ///< kPending: simulate() carries `op` out
+    bool modelled = false;  ///< kPending: simulate() carries `op` out
+    /// The step that led here wrote a value computed from inputs: its expression in pool_.
+    symbolic::ExprId written_expression = symbolic::kConcrete;
+    /// kLocalCode: the first of its variants (in variants_).
+    std::uint32_t first_variant = kNoVariant;
     NodeId last_next = kNoNode;  ///< the edge find_child() found last, to try first
     std::uint64_t last_returned = 0;
   };
@@ -101,7 +129,12 @@ class ThreadModel {
   struct Granule {
     std::uint8_t bytes[8] = {};
     std::uint8_t known = 0;
+    std::uint8_t from_inputs = 0;  ///< bytes of a value computed from inputs
+    /// Those bytes' expression (in pool_, or kUnknownSource) and which of its bytes each is.
+    std::uint32_t source[8] = {};
+    std::uint8_t offset[8] = {};
   };
+  static constexpr std::uint32_t kUnknownSource = ~std::uint32_t{0};
   using Memory = std::unordered_map<ObjectKey, Granule>;
 
   NodeId new_node();
@@ -113,12 +146,76 @@ class ThreadModel {
   NodeId find_child(NodeId from, std::uint64_t returned);
   void disable(std::string why);
   /// The value [address, address+size) holds: from `memory`, else from the initial memory
-  /// learned; nullopt if some byte is unknown.
-  std::optional<std::uint64_t> load(const Memory& memory, ObjectKey address,
-                                    std::uint32_t size) const;
-  static void store(Memory& memory, ObjectKey address, std::uint32_t size, std::uint64_t value);
+  /// learned; nullopt if some byte is unknown. Sets `from_inputs` if a byte was computed from
+  /// inputs.
+  std::optional<std::uint64_t> load(const Memory& memory, ObjectKey address, std::uint32_t size,
+                                    bool& from_inputs) const;
+  /// Stores `value`; `expression` (pool_'s, or kUnknownSource) if it was computed from inputs.
+  static void store(Memory& memory, ObjectKey address, std::uint32_t size, std::uint64_t value,
+                    std::uint32_t expression = symbolic::kConcrete);
+  /// What a read of `value` from [address, address+size) is keyed by in a thread's history:
+  /// the value, mixed with the expressions of its bytes computed from inputs (what the reader
+  /// does depends on them too); nullopt if one of them is not known.
+  static std::optional<std::uint64_t> read_key(const Memory& memory, ObjectKey address,
+                                               std::uint32_t size, std::uint64_t value);
   /// Bytes an event wrote with values not known: from `written` to `unknown`.
   static void forget(Memory& written, Memory& unknown, ObjectKey address, std::uint64_t size);
+
+  // ---- inputs (see the class comment) ----
+  /// An input a variant of local code reads.
+  struct VariantInput {
+    std::uint32_t number;  ///< in input_keys_
+    std::uint32_t name;    ///< in names_
+    std::uint8_t width;
+    bool is_signed;
+    friend bool operator==(const VariantInput&, const VariantInput&) = default;
+  };
+  /// One way a thread's local code went from a node: the inputs it read and the branches it
+  /// took (its path condition, which no other variant of the node shares), and where it ended.
+  struct Variant {
+    std::uint32_t inputs_from = 0, input_count = 0;     ///< in variant_inputs_
+    std::uint32_t branches_from = 0, branch_count = 0;  ///< in branches_
+    NodeId end = kNoNode;
+    std::uint32_t next = kNoVariant;  ///< the node's next variant
+  };
+  /// The model's number of input `key` (made if new).
+  std::uint32_t number_of(InputKey key, std::uint8_t width);
+  /// The thread at node `n` ran local code that read `inputs` and took `branches`: so learned
+  /// if new, else checked. The node it ended at, or kNoNode if the model is disabled.
+  NodeId see_local_code(NodeId n, const std::vector<VariantInput>& inputs,
+                        const std::vector<Branch>& branches, ThreadId thread);
+  /// The variant of the local code at node `from` that a thread which read `inputs_read`
+  /// inputs runs under the current directive's values (model_values_), or nullptr if the model
+  /// knows none; `end` is where it ends (`from` for a node without local code).
+  const Variant* local_code(NodeId from, ThreadId thread, std::uint32_t inputs_read, NodeId& end);
+  /// Whether pool_'s `id` uses only inputs the computed trace has read, or `also` reads.
+  bool expressible(symbolic::ExprId id, const Variant* also);
+  /// Adds that local code to the computed trace (inputs read, then branches) and moves the
+  /// thread to its end.
+  void run_local_code(ThreadId thread, const Variant* variant, NodeId end);
+  /// pool_'s expression `id` in the computed trace's pool (expressible() first).
+  symbolic::ExprId to_trace(symbolic::ExprId id);
+  // ---- deadlocks ----
+  /// What a deadlock's report said (Trace::message, failing_thread).
+  struct Deadlock {
+    std::string message;
+    ThreadId failing_thread = kNoThread;
+    bool said_alike = true;  ///< every execution that ended in it said the same
+  };
+  /// A deadlock by what its report is a function of: each blocked thread, its node, and the
+  /// holder of the mutex it waits for and whether that one ended.
+  static std::uint64_t deadlock_key(const std::vector<PendingThread>& pending,
+                                    const std::function<ThreadId(ObjectKey)>& owner_of,
+                                    const std::function<bool(ThreadId)>& finished,
+                                    const std::vector<NodeId>& nodes);
+  /// Whether the computed execution's blocked threads are a deadlock a real one ended in (then
+  /// deadlock_ is it).
+  bool known_deadlock();
+  std::unordered_map<std::uint64_t, Deadlock> deadlocks_;
+  const Deadlock* deadlock_ = nullptr;
+
+  /// Undoes the computed trace's inputs and branches back to the given sizes.
+  void forget_symbolic(std::size_t inputs, std::size_t branches, std::size_t expressions);
 
   std::uint32_t max_steps_;
   std::vector<Node> nodes_;
@@ -129,6 +226,23 @@ class ThreadModel {
   bool local_states_ = false;
   Memory initial_;  ///< bytes reads saw before any event wrote them
   std::string disabled_;
+  symbolic::ExpressionPool pool_;  ///< conditions and written values, input i is input_keys_[i]
+  std::vector<InputKey> input_keys_;
+  std::vector<std::uint8_t> input_widths_;
+  std::unordered_map<std::uint64_t, std::uint32_t> input_numbers_;  ///< packed key -> number
+  std::vector<std::string> names_;
+  std::unordered_map<std::string, std::uint32_t> name_numbers_;
+  std::vector<Branch> branches_;
+  std::vector<VariantInput> variant_inputs_;
+  std::vector<Variant> variants_;
+  /// The inputs each expression of pool_ uses (computed when first asked).
+  std::unordered_map<symbolic::ExprId, std::vector<std::uint32_t>> inputs_used_;
+  /// The current directive's value of each input of pool_'s numbering, and whether those are
+  /// the values the program gets.
+  std::vector<std::uint64_t> model_values_;
+  bool inputs_given_ = true;
+  /// The local code of a node that has none.
+  Variant variants_none_;
 
   // ---- the execution simulate() computed last, kept so that the next resumes from it ----
   // A strategy's next directive mostly repeats the start of the last execution (a DPOR
@@ -137,6 +251,7 @@ class ThreadModel {
   struct Thread {
     NodeId node = kNoNode;
     std::uint32_t steps = 0;
+    std::uint32_t inputs = 0;  ///< inputs read
     bool finished = false;
   };
   struct StepUndo {
@@ -148,6 +263,9 @@ class ThreadModel {
     ObjectKey mutex = 0;           ///< the mutex the step locked or unlocked, if any
     ThreadId owner = kNoThread;    ///< its owner before the step
     std::size_t memory_undo = 0;   ///< memory_undo_'s size before the step
+    std::size_t inputs = 0;        ///< the trace's inputs, branches and expressions before it
+    std::size_t branches = 0;
+    std::size_t expressions = 0;
   };
   struct MemoryUndo {
     ObjectKey granule;
@@ -155,7 +273,9 @@ class ThreadModel {
   };
   /// Undoes the steps of the kept execution from the last back to `steps`.
   void rewind(std::size_t steps);
-  void start_over();
+  /// Starts the execution again, main at its first event (false if the model does not know
+  /// the local code before it).
+  bool start_over();
   std::vector<Thread> threads_;
   ThreadSet waiting_;
   std::vector<std::pair<ObjectKey, ThreadId>> owners_;  ///< held mutexes
@@ -164,6 +284,10 @@ class ThreadModel {
   Trace current_;  ///< the steps computed (events, enabled sets, sites, values)
   std::vector<StepUndo> undo_;
   std::vector<MemoryUndo> memory_undo_;
+  /// The trace's number of each input pool_ numbers i (kNoInput if not read), and the other way.
+  static constexpr std::uint32_t kNoInput = ~std::uint32_t{0};
+  std::vector<std::uint32_t> trace_number_;
+  std::vector<std::uint32_t> model_number_;
 };
 
 /// Where a computed execution differs from the real one of the same directive (what a run

@@ -100,6 +100,9 @@ class ExpressionPool {
   std::span<const ExprNode> nodes() const { return nodes_; }
   std::size_t size() const { return nodes_.size() - 1; }
   void clear();
+  /// Keeps the first `size` nodes: for a pool that grows and shrinks with an execution computed
+  /// step by step (thread_model.hpp).
+  void keep_first(std::size_t size);
 
   /// Appends a node as is (no folding): to rebuild a pool received over the wire in the same
   /// numbering. Returns false if it is malformed (operands not earlier, widths inconsistent).
