@@ -834,8 +834,13 @@ const Trace* ThreadModel::simulate(const TestDirective& d) {
                 : after.written;
         values.known |= AccessValues::kWritten;
       }
-      code = local_code(next, chosen, threads_[chosen].inputs, end);
-      if (!code) return nullptr;
+      // (Most steps lead to a node without local code on inputs.)
+      if (nodes_[next].state == State::kLocalCode) {
+        code = local_code(next, chosen, threads_[chosen].inputs, end);
+        if (!code) return nullptr;
+      } else {
+        end = next;
+      }
     }
 
     // The step.
@@ -881,7 +886,11 @@ const Trace* ThreadModel::simulate(const TestDirective& d) {
     }
     ++threads_[chosen].steps;
     if (end != kNoNode) {
-      run_local_code(chosen, code, end);
+      if (code) {
+        run_local_code(chosen, code, end);
+      } else {
+        threads_[chosen].node = end;
+      }
       if (nodes_[end].state == State::kFinished) {
         threads_[chosen].finished = true;
         waiting_.erase(chosen);
