@@ -102,5 +102,19 @@ TEST(Qpor, AlternativesAreItsOptionAlone) {
   EXPECT_EQ(zero.exit_code, 2) << zero.out << zero.err;
 }
 
+// --time-limit holds inside one execution's analysis: QPOR takes in an execution of 16,000 events
+// (eight threads adding to one counter) for minutes, and stops within the limit, saying so.
+TEST(Qpor, TheTimeLimitStopsTheAnalysisOfOneLongExecution) {
+  const CliRun r =
+      check("long_execution.c", "--strategy qpor --points=all --max-steps 20000 --time-limit 1");
+  ASSERT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_EQ(r.result["incomplete_code"], "limit") << r.out;
+  EXPECT_NE(r.result["incomplete_because"].get<std::string>().find(
+                "still taking in an execution at the time limit"),
+            std::string::npos)
+      << r.out;
+  EXPECT_LT(r.result["statistics"]["seconds"].get<double>(), 5.0) << r.out;
+}
+
 }  // namespace
 }  // namespace weft::test

@@ -81,6 +81,8 @@ std::string incompleteness_text(explorer::Incompleteness why, const explorer::Ex
                              : "stopped by " + w.limits;
       if (r.stopped_mid_execution)
         text += " (an execution still running at the time limit was stopped)";
+      if (r.stopped_mid_analysis)
+        text += " (the strategy was still taking in an execution at the time limit)";
       return text + coverage();
     }
   }

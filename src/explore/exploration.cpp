@@ -85,6 +85,10 @@ ExplorationResult run_exploration_in_place(
     const ExplorationLimits& limits) {
   using Clock = std::chrono::steady_clock;
   const auto started = Clock::now();
+  if (limits.max_seconds > 0)
+    strategy.set_deadline(
+        Deadline(started + std::chrono::duration_cast<Clock::duration>(
+                               std::chrono::duration<double>(limits.max_seconds))));
   ExplorationResult result;
   Statistics& s = result.stats;
   std::unordered_set<std::uint64_t> fingerprints;
@@ -116,7 +120,13 @@ ExplorationResult run_exploration_in_place(
     if (limits.max_seconds > 0 &&
         std::chrono::duration<double>(Clock::now() - started).count() >= limits.max_seconds)
       break;
-    auto directive = strategy.next();
+    std::optional<TestDirective> directive;
+    try {
+      directive = strategy.next();
+    } catch (const TimeLimitReached&) {
+      result.stopped_mid_analysis = true;  // (the strategy is asked for nothing after it)
+      break;
+    }
     if (!directive) {
       result.exhausted = true;
       break;
@@ -165,7 +175,14 @@ ExplorationResult run_exploration_in_place(
         result.bugs[i].execution = s.executions;
     }
     // A bound that stopped the execution below a state explored before left nothing out.
-    if (observe_and_tell_bound_gap(strategy, trace)) {
+    bool bound_gap = false;
+    try {
+      bound_gap = observe_and_tell_bound_gap(strategy, trace);
+    } catch (const TimeLimitReached&) {
+      result.stopped_mid_analysis = true;
+      break;
+    }
+    if (bound_gap) {
       ++(trace.outcome == Outcome::kTimeout ? s.timeouts : s.bound_reached);
       if (!result.hit_bound) result.first_bound_message = trace.message;
       result.hit_bound = true;

@@ -333,6 +333,7 @@ void PossibleExtensions::extend(ConditionIndex t, const Variant& variant, std::s
                                 ConditionIndex with, std::vector<Unfolding::Extension>& out) {
   const Operation& op = variant.op;
   if (touches_everything(op)) return;  // not an extension the unfolding can place (see header)
+  if (deadline_) deadline_->check();
   const Unfolding& u = *unfolding_;
   const std::vector<Touch>& touches = variant.touches;
   const std::vector<ConditionIndex>& concurrent = conditions_concurrent_with_[t];
@@ -400,6 +401,7 @@ void PossibleExtensions::emit(ConditionIndex t, const Operation& op,
                               std::vector<ConditionIndex> preset,
                               std::vector<ConditionIndex> context, bool checked,
                               std::vector<Unfolding::Extension>& out) {
+  if (deadline_) deadline_->check();
   const Unfolding& u = *unfolding_;
   std::sort(preset.begin() + 1, preset.end());
   std::sort(context.begin(), context.end());

@@ -524,25 +524,28 @@ void ThreadModel::learn(const Trace& t) {
   }
   std::vector<NodeId> blocked;
   for (const PendingThread& p : t.pending) blocked.push_back(at[p.thread]);
-  const std::uint64_t key = deadlock_key(
-      t.pending,
-      [&](ObjectKey m) {
-        for (const auto& [mutex, owner] : owners)
-          if (mutex == m) return owner;
-        return kNoThread;
-      },
-      [&](ThreadId id) { return id < finished.size() && finished[id]; }, blocked);
-  const auto [it, added] = deadlocks_.try_emplace(key, Deadlock{t.message, t.failing_thread});
-  // Said otherwise in two executions: something the key does not hold is in the message.
-  if (!added && (it->second.message != t.message || it->second.failing_thread != t.failing_thread))
-    it->second.said_alike = false;
+  const auto owner_of = [&](ObjectKey m) {
+    for (const auto& [mutex, owner] : owners)
+      if (mutex == m) return owner;
+    return kNoThread;
+  };
+  const auto ended = [&](ThreadId id) { return id < finished.size() && finished[id]; };
+  for (const bool by_site : {false, true}) {
+    const auto key = deadlock_key(t.pending, owner_of, ended, blocked, by_site);
+    if (!key) continue;
+    const auto [it, added] = deadlocks_.try_emplace(*key, Deadlock{t.message, t.failing_thread});
+    // Said otherwise in two executions: something the key does not hold is in the message.
+    if (!added &&
+        (it->second.message != t.message || it->second.failing_thread != t.failing_thread))
+      it->second.said_alike = false;
+  }
 }
 
-std::uint64_t ThreadModel::deadlock_key(const std::vector<PendingThread>& pending,
-                                        const std::function<ThreadId(ObjectKey)>& owner_of,
-                                        const std::function<bool(ThreadId)>& finished,
-                                        const std::vector<NodeId>& nodes) {
-  std::uint64_t key = 0x9e3779b97f4a7c15ULL;
+std::optional<std::uint64_t> ThreadModel::deadlock_key(
+    const std::vector<PendingThread>& pending, const std::function<ThreadId(ObjectKey)>& owner_of,
+    const std::function<bool(ThreadId)>& finished, const std::vector<NodeId>& nodes,
+    bool by_site) const {
+  std::uint64_t key = by_site ? 0x2545f4914f6cdd1dULL : 0x9e3779b97f4a7c15ULL;
   const auto mix = [&key](std::uint64_t v) {
     std::uint64_t x = key ^ v;
     x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
@@ -551,7 +554,20 @@ std::uint64_t ThreadModel::deadlock_key(const std::vector<PendingThread>& pendin
   };
   for (std::size_t i = 0; i < pending.size(); ++i) {
     mix(pending[i].thread);
-    mix(nodes[i]);
+    // The thread's step, or what the report says of it: the operation and its code site
+    // (known once the step ran in some execution). The second finds a deadlock reached again
+    // after other histories.
+    if (by_site) {
+      const Node& node = nodes_[nodes[i]];
+      if (!node.site_known) return std::nullopt;
+      const Operation& op = pending[i].op;
+      mix(static_cast<std::uint64_t>(op.kind));
+      mix(op.object);
+      mix(op.partner);
+      mix(node.site);
+    } else {
+      mix(nodes[i]);
+    }
     // What the message says of a mutex it waits for: who holds it, and whether that one ended.
     if (acquires_mutex(pending[i].op)) {
       const ThreadId owner = owner_of(mutex_of(pending[i].op));
@@ -917,18 +933,21 @@ bool ThreadModel::known_deadlock() {
     pending.push_back({id, nodes_[threads_[id].node].op, false, 0});
     blocked.push_back(threads_[id].node);
   }
-  const std::uint64_t key = deadlock_key(
-      pending,
-      [&](ObjectKey m) {
-        for (const auto& [mutex, owner] : owners_)
-          if (mutex == m) return owner;
-        return kNoThread;
-      },
-      [&](ThreadId id) { return id < threads_.size() && threads_[id].finished; }, blocked);
-  const auto it = deadlocks_.find(key);
-  if (it == deadlocks_.end() || !it->second.said_alike) return false;
-  deadlock_ = &it->second;
-  return true;
+  const auto owner_of = [&](ObjectKey m) {
+    for (const auto& [mutex, owner] : owners_)
+      if (mutex == m) return owner;
+    return kNoThread;
+  };
+  const auto ended = [&](ThreadId id) { return id < threads_.size() && threads_[id].finished; };
+  for (const bool by_site : {false, true}) {
+    const auto key = deadlock_key(pending, owner_of, ended, blocked, by_site);
+    if (!key) continue;
+    const auto it = deadlocks_.find(*key);
+    if (it == deadlocks_.end() || !it->second.said_alike) continue;
+    deadlock_ = &it->second;
+    return true;
+  }
+  return false;
 }
 
 namespace {

@@ -88,6 +88,9 @@ struct ExplorationResult {
   bool out_of_memory = false;
   /// The time limit stopped an execution that was still running (Trace::past_time_limit).
   bool stopped_mid_execution = false;
+  /// The time limit stopped the strategy while it took in an execution or chose the next test
+  /// (Deadline): the last execution's alternatives are partly unexplored.
+  bool stopped_mid_analysis = false;
   bool exhausted = false;  ///< the strategy ran out of tests (not stopped by a limit or bug)
   bool hit_bound = false;
   /// Set when an execution used something weft does not model: exploration stopped there.

@@ -31,6 +31,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "weft/explore/deadline.hpp"
 #include "weft/explore/unfolding.hpp"
 
 namespace weft::explorer {
@@ -59,6 +60,9 @@ class PossibleExtensions {
   /// The extensions made possible by what was learned and by the conditions added since the
   /// last call: each returned once over all calls, none an event of the unfolding.
   std::vector<Unfolding::Extension> update();
+
+  /// The run's time limit, checked per candidate (update() throws TimeLimitReached past it).
+  void set_deadline(Deadline* deadline) { deadline_ = deadline; }
 
   /// Candidates checked for concurrency so far, for statistics.
   std::uint64_t co_checks() const { return co_checks_; }
@@ -96,6 +100,7 @@ class PossibleExtensions {
   bool is_concurrent(ConditionIndex t, ConditionIndex c);
 
   const Unfolding* unfolding_;
+  Deadline* deadline_ = nullptr;
   Unfolding::NextOperations next_;
   std::unordered_map<ConditionIndex, std::vector<ConditionIndex>> held_;  // learn()'s, until used
   std::vector<ConditionIndex> learned_ops_;                               // since the last update

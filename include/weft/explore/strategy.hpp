@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "weft/explore/deadline.hpp"
 #include "weft/explore/global_state.hpp"
 #include "weft/explore/input_statistics.hpp"
 #include "weft/explore/size_estimate.hpp"
@@ -82,6 +83,9 @@ class Strategy {
   /// whatever the other parts' executions stopped at (a stateful search that closed the cycles
   /// the others unrolled up to the step bound).
   virtual bool answer_covers_bounds() const { return false; }
+  /// The run's time limit: a strategy whose next() or observe() can take long on one execution
+  /// (an unfolding of a long one) checks it in its loops and throws TimeLimitReached past it.
+  virtual void set_deadline(Deadline) {}
 };
 
 /// Hands `trace` to `strategy` (observe) and says whether a bound or the execution's time limit

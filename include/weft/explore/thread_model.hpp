@@ -28,8 +28,8 @@ namespace weft::explorer {
 /// new value, an operation it does not model, a bug) makes simulate() decline, and the execution
 /// runs for real; its trace then teaches the model. Bugs are therefore only ever found by real
 /// executions, and their reports and replays are the program's own: a deadlock is computed only
-/// when a real execution ended in the same one (the same threads blocked after the same
-/// histories, the same holders of their mutexes), with that execution's report.
+/// when a real execution ended in the same one (the same threads blocked at the same operations
+/// of the same code, the same holders of their mutexes), with that execution's report.
 ///
 /// The model checks itself against every real execution it learns from: a thread doing two
 /// different things after the same history, a read seeing other bytes than the model's memory
@@ -202,12 +202,13 @@ class ThreadModel {
     ThreadId failing_thread = kNoThread;
     bool said_alike = true;  ///< every execution that ended in it said the same
   };
-  /// A deadlock by what its report is a function of: each blocked thread, its node, and the
-  /// holder of the mutex it waits for and whether that one ended.
-  static std::uint64_t deadlock_key(const std::vector<PendingThread>& pending,
-                                    const std::function<ThreadId(ObjectKey)>& owner_of,
-                                    const std::function<bool(ThreadId)>& finished,
-                                    const std::vector<NodeId>& nodes);
+  /// A deadlock by what its report is a function of: each blocked thread, its node (or with
+  /// `by_site`, its operation and code site: nullopt if a site is not known), and the holder of
+  /// the mutex it waits for and whether that one ended.
+  std::optional<std::uint64_t> deadlock_key(const std::vector<PendingThread>& pending,
+                                            const std::function<ThreadId(ObjectKey)>& owner_of,
+                                            const std::function<bool(ThreadId)>& finished,
+                                            const std::vector<NodeId>& nodes, bool by_site) const;
   /// Whether the computed execution's blocked threads are a deadlock a real one ended in (then
   /// deadlock_ is it).
   bool known_deadlock();

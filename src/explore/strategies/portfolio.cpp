@@ -150,6 +150,9 @@ class Portfolio final : public Strategy {
   std::string gaps() const override {
     return (finished_ ? finished_ : &parts_[0])->strategy->gaps();
   }
+  void set_deadline(Deadline deadline) override {
+    for (Part& p : parts_) p.strategy->set_deadline(deadline);
+  }
 
  private:
   struct Part {

@@ -116,6 +116,11 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
     return d;
   }
 
+  void set_deadline(Deadline deadline) override {
+    deadline_ = deadline;
+    extensions_.set_deadline(&deadline_);
+  }
+
   void observe(const Trace& trace) override {
     std::optional<StateFingerprints::Changes> changes;
     if (cut_off_events_) {
@@ -591,6 +596,7 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
       unfolding_.set_places(std::move(places));
       unfolding_.set_copy_holders(std::move(threads));
       extensions_ = PossibleExtensions(unfolding_);
+      extensions_.set_deadline(&deadline_);
       if (prefix_) prefix_.emplace(unfolding_);
       if (cut_off_events_) cut_off_events_.emplace(unfolding_);
       if (tree_) tree_->reset();
@@ -673,6 +679,7 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
       }
     };
     for (std::size_t i = 0; i < trace.events.size(); ++i) {
+      deadline_.check();  // a long execution's events cost more each (their causes)
       fire_branches_before(i);
       const Event& e = trace.events[i];
       // The end of the process comes last, when no other thread can run: nothing follows it,
@@ -830,6 +837,7 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
   bool started_ = false;
   Unfolding unfolding_;
   PossibleExtensions extensions_{unfolding_};
+  Deadline deadline_;  ///< the run's time limit (set_deadline)
   std::vector<Unfolding::Extension> targets_;
   std::vector<Aim> aimed_;
   std::uint64_t missed_ = 0;
