@@ -922,6 +922,17 @@ TEST(NativeErrors, CompilerErrorsAndForeignBinariesExitWith2) {
   EXPECT_EQ(weft_cli("run --strategy nonsense /bin/true").exit_code, 2);
 }
 
+// Every word after the program is the program's: a weft option there is passed on, and said so.
+TEST(NativeErrors, AWeftOptionAfterTheProgramIsNoted) {
+  const CliRun r = weft_cli("run /bin/true --strategy=dfs");
+  EXPECT_NE(r.err.find("weft: note: --strategy comes after the program, so it is the program's "
+                       "argument"),
+            std::string::npos)
+      << r.err;
+  const CliRun own = weft_cli("run --strategy dfs /bin/true --frobnicate");
+  EXPECT_EQ(own.err.find("weft: note:"), std::string::npos) << own.err;
+}
+
 // ---- the program's own process state (issue 17) --------------------------------------------
 
 // Builds a fixture with weft-cc (and `flags`) into the temporary directory; returns the

@@ -301,6 +301,19 @@ int main(int argc, char** argv) {
           prog > 0 && prog <= rest.size() && rest[prog - 1] == "--" ? prog - 1 : prog;
       mine.insert(mine.end(), rest.begin(), rest.begin() + static_cast<long>(weft_words));
       words.assign(mine.rbegin(), mine.rend());
+      // A weft option after the program is the program's argument; the program may well take
+      // one of that name, so this is said, not refused.
+      for (std::size_t i = 1; i < command.size(); ++i) {
+        const std::string& word = command[i];
+        if (word.size() < 3 || word.compare(0, 2, "--") != 0) continue;
+        const std::string name = word.substr(0, word.find('='));
+        if (run->get_option_no_throw(name) == nullptr) continue;
+        std::fprintf(stderr,
+                     "weft: note: %s comes after the program, so it is the program's argument, "
+                     "not weft's option (weft run [options] ./prog [args])\n",
+                     name.c_str());
+        break;
+      }
     }
   }
 
