@@ -37,6 +37,9 @@ while(weft_header_queue)
     continue()
   endif()
   list(APPEND weft_public_headers ${header})
+  # A header that comes to include another must be followed again: configure anew then.
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+               ${PROJECT_SOURCE_DIR}/include/${header})
   file(STRINGS ${PROJECT_SOURCE_DIR}/include/${header} includes REGEX "^#include \"weft/")
   foreach(line IN LISTS includes)
     string(REGEX REPLACE "^#include \"(weft/[^\"]+)\".*" "\\1" included "${line}")
