@@ -4,6 +4,7 @@
 
 #include "weft/trace/dependence.hpp"
 #include "weft/trace/directive_follower.hpp"
+#include "weft/trace/hash_mix.hpp"
 #include "weft/trace/sync_rules.hpp"
 
 namespace weft::explorer {
@@ -144,13 +145,10 @@ std::optional<std::uint64_t> ThreadModel::read_key(const Memory& memory, ObjectK
     if (!((g.known & g.from_inputs) >> b & 1)) continue;
     if (g.source[b] == kUnknownSource) return std::nullopt;
     symbolic = true;
-    // splitmix64's finaliser over (byte, expression, its byte): 64 bits, so that a key made of
-    // sources and one made of a plain value do not meet in practice.
-    std::uint64_t x =
-        sources ^ ((std::uint64_t{g.source[b]} << 16) | (std::uint64_t{i} << 8) | g.offset[b]);
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-    sources = x ^ (x >> 31);
+    // (byte, expression, its byte), mixed to 64 bits, so that a key made of sources and one
+    // made of a plain value do not meet in practice.
+    sources = hash_mix(sources,
+                       (std::uint64_t{g.source[b]} << 16) | (std::uint64_t{i} << 8) | g.offset[b]);
   }
   // The bytes computed from inputs are known by their sources alone: their values follow from
   // the inputs, which the branches after the read decide about.
@@ -275,7 +273,6 @@ void ThreadModel::learn(const Trace& t) {
   std::vector<std::size_t> next_input(inputs_of.size()), next_branch(branches_of.size());
   std::vector<Branch> branches;
   std::vector<VariantInput> read;
-  // Follows `th`'s local code before step `step`; false if that disabled the model.
   // The entries of thread th's list `of` (indices of `all`) at step `step`, past the cursor:
   // [from, end); `skipped` if entries of earlier steps were passed over.
   const auto at_step = [](const auto& all, const auto& of, std::vector<std::size_t>& cursor,
@@ -289,6 +286,7 @@ void ThreadModel::learn(const Trace& t) {
     while (k < of[th].size() && all[of[th][k]].step == step) ++k;
     end = k;
   };
+  // Follows `th`'s local code before step `step`; false if that disabled the model.
   const auto local_code_of = [&](ThreadId th, std::size_t step) {
     bool skipped = false;  // inputs or branches of code that was not followed
     std::size_t from_input, end_input, from_branch, end_branch;
@@ -504,19 +502,11 @@ void ThreadModel::learn(const Trace& t) {
   }
   if (t.outcome != Outcome::kDeadlock || !all_followed) return;
   // The deadlock as the runtime said it, for the executions that end in it again.
-  std::vector<std::pair<ObjectKey, ThreadId>> owners;
+  Owners owners;
   std::vector<bool> finished;
   for (std::size_t i = 0; i < t.events.size(); ++i) {
     const Event& e = t.events[i];
-    if (acquires_mutex(e.op) || releases_mutex(e.op)) {
-      const ObjectKey m = mutex_of(e.op);
-      const auto it =
-          std::find_if(owners.begin(), owners.end(), [&](const auto& o) { return o.first == m; });
-      const ThreadId holder =
-          sync_rules::holder_after(e.op, e.thread, it == owners.end() ? kNoThread : it->second);
-      if (it != owners.end()) owners.erase(it);
-      if (holder != kNoThread) owners.emplace_back(m, holder);
-    }
+    if (acquires_mutex(e.op) || releases_mutex(e.op)) set_holder(owners, e.op, e.thread);
     if (i < t.finished_thread.size() && t.finished_thread[i]) {
       if (e.thread >= finished.size()) finished.resize(e.thread + 1);
       finished[e.thread] = true;
@@ -524,14 +514,9 @@ void ThreadModel::learn(const Trace& t) {
   }
   std::vector<NodeId> blocked;
   for (const PendingThread& p : t.pending) blocked.push_back(at[p.thread]);
-  const auto owner_of = [&](ObjectKey m) {
-    for (const auto& [mutex, owner] : owners)
-      if (mutex == m) return owner;
-    return kNoThread;
-  };
   const auto ended = [&](ThreadId id) { return id < finished.size() && finished[id]; };
   for (const bool by_site : {false, true}) {
-    const auto key = deadlock_key(t.pending, owner_of, ended, blocked, by_site);
+    const auto key = deadlock_key(t.pending, owners, ended, blocked, by_site);
     if (!key) continue;
     const auto [it, added] = deadlocks_.try_emplace(*key, Deadlock{t.message, t.failing_thread});
     // Said otherwise in two executions: something the key does not hold is in the message.
@@ -541,17 +526,25 @@ void ThreadModel::learn(const Trace& t) {
   }
 }
 
+ThreadId ThreadModel::holder_in(const Owners& owners, ObjectKey mutex) {
+  for (const auto& [m, owner] : owners)
+    if (m == mutex) return owner;
+  return kNoThread;
+}
+
+void ThreadModel::set_holder(Owners& owners, const Operation& op, ThreadId thread) {
+  const ObjectKey m = mutex_of(op);
+  const ThreadId holder = sync_rules::holder_after(op, thread, holder_in(owners, m));
+  std::erase_if(owners, [&](const auto& o) { return o.first == m; });
+  if (holder != kNoThread) owners.emplace_back(m, holder);
+}
+
 std::optional<std::uint64_t> ThreadModel::deadlock_key(
-    const std::vector<PendingThread>& pending, const std::function<ThreadId(ObjectKey)>& owner_of,
+    const std::vector<PendingThread>& pending, const Owners& owners,
     const std::function<bool(ThreadId)>& finished, const std::vector<NodeId>& nodes,
     bool by_site) const {
-  std::uint64_t key = by_site ? 0x2545f4914f6cdd1dULL : 0x9e3779b97f4a7c15ULL;
-  const auto mix = [&key](std::uint64_t v) {
-    std::uint64_t x = key ^ v;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-    key = x ^ (x >> 31);
-  };
+  std::uint64_t key = by_site;
+  const auto mix = [&key](std::uint64_t v) { key = hash_mix(key, v); };
   for (std::size_t i = 0; i < pending.size(); ++i) {
     mix(pending[i].thread);
     // The thread's step, or what the report says of it: the operation and its code site
@@ -570,7 +563,7 @@ std::optional<std::uint64_t> ThreadModel::deadlock_key(
     }
     // What the message says of a mutex it waits for: who holds it, and whether that one ended.
     if (acquires_mutex(pending[i].op)) {
-      const ThreadId owner = owner_of(mutex_of(pending[i].op));
+      const ThreadId owner = holder_in(owners, mutex_of(pending[i].op));
       mix(owner);
       mix(owner != kNoThread && finished(owner));
     }
@@ -742,11 +735,7 @@ const Trace* ThreadModel::simulate(const TestDirective& d) {
   current_.prefix_followed = resume;
   current_.diverged_at.reset();
 
-  const auto owner_of = [&](ObjectKey m) {
-    for (const auto& [mutex, owner] : owners_)
-      if (mutex == m) return owner;
-    return kNoThread;
-  };
+  const auto owner_of = [&](ObjectKey m) { return holder_in(owners_, m); };
   // The scheduler's rules for the modelled operations (sync_rules.hpp).
   const auto is_enabled = [&](ThreadId id) {
     return sync_rules::lock_or_join_may_run(
@@ -881,9 +870,7 @@ const Trace* ThreadModel::simulate(const TestDirective& d) {
     if (acquires_mutex(op) || releases_mutex(op)) {
       u.mutex = mutex_of(op);
       u.owner = owner_of(u.mutex);
-      std::erase_if(owners_, [&](const auto& o) { return o.first == u.mutex; });
-      const ThreadId holder = sync_rules::holder_after(op, chosen, u.owner);
-      if (holder != kNoThread) owners_.emplace_back(u.mutex, holder);
+      set_holder(owners_, op, chosen);
     }
     if (values.known & AccessValues::kWritten) {
       for (ObjectKey g = op.object / kMemoryGranule;
@@ -933,14 +920,9 @@ bool ThreadModel::known_deadlock() {
     pending.push_back({id, nodes_[threads_[id].node].op, false, 0});
     blocked.push_back(threads_[id].node);
   }
-  const auto owner_of = [&](ObjectKey m) {
-    for (const auto& [mutex, owner] : owners_)
-      if (mutex == m) return owner;
-    return kNoThread;
-  };
   const auto ended = [&](ThreadId id) { return id < threads_.size() && threads_[id].finished; };
   for (const bool by_site : {false, true}) {
-    const auto key = deadlock_key(pending, owner_of, ended, blocked, by_site);
+    const auto key = deadlock_key(pending, owners_, ended, blocked, by_site);
     if (!key) continue;
     const auto it = deadlocks_.find(*key);
     if (it == deadlocks_.end() || !it->second.said_alike) continue;

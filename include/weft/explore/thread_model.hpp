@@ -205,8 +205,12 @@ class ThreadModel {
   /// A deadlock by what its report is a function of: each blocked thread, its node (or with
   /// `by_site`, its operation and code site: nullopt if a site is not known), and the holder of
   /// the mutex it waits for and whether that one ended.
+  using Owners = std::vector<std::pair<ObjectKey, ThreadId>>;  ///< held mutexes
+  static ThreadId holder_in(const Owners& owners, ObjectKey mutex);
+  /// The holders after `thread` performed `op`, a mutex's acquire or release.
+  static void set_holder(Owners& owners, const Operation& op, ThreadId thread);
   std::optional<std::uint64_t> deadlock_key(const std::vector<PendingThread>& pending,
-                                            const std::function<ThreadId(ObjectKey)>& owner_of,
+                                            const Owners& owners,
                                             const std::function<bool(ThreadId)>& finished,
                                             const std::vector<NodeId>& nodes, bool by_site) const;
   /// Whether the computed execution's blocked threads are a deadlock a real one ended in (then
@@ -279,7 +283,7 @@ class ThreadModel {
   bool start_over();
   std::vector<Thread> threads_;
   ThreadSet waiting_;
-  std::vector<std::pair<ObjectKey, ThreadId>> owners_;  ///< held mutexes
+  Owners owners_;
   Memory memory_;
   ThreadId last_ = kNoThread;
   Trace current_;  ///< the steps computed (events, enabled sets, sites, values)
