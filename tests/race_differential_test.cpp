@@ -30,7 +30,8 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-constexpr int kChunks = 10;
+// 6 chunks in CI (1,200 programs); a soak sets more with WEFT_RACE_CHUNKS.
+const int kChunks = static_cast<int>(setting("WEFT_RACE_CHUNKS", 6));
 constexpr int kProgramsPerChunk = 200;
 
 struct Exploration {
