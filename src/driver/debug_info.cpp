@@ -9,6 +9,7 @@
 #include <llvm/Support/LEB128.h>
 
 #include <algorithm>
+#include <string_view>
 #include <vector>
 
 namespace weft::driver {
@@ -207,7 +208,10 @@ struct DebugInfo::Impl {
   void read_globals() {
     globals_read = true;
     if (!context) return;
-    for (const auto& unit : context->compile_units())
+    for (const auto& unit : context->compile_units()) {
+      // The runtime's units (src/CMakeLists.txt), read by their first entry only.
+      const char* source = dw::toString(unit->getUnitDIE(true).find(dw::DW_AT_name), "");
+      if (std::string_view(source).starts_with(WEFT_RUNTIME_DEBUG_PREFIX)) continue;
       for (const llvm::DWARFDebugInfoEntry& entry : unit->dies()) {
         DWARFDie die(unit.get(), &entry);
         if (die.getTag() != dw::DW_TAG_variable) continue;
@@ -221,6 +225,7 @@ struct DebugInfo::Impl {
             type_size(described.getAttributeValueAsReferencedDie(dw::DW_AT_type));
         globals.push_back({*at, std::max<std::uint64_t>(size, 1), described});
       }
+    }
     std::sort(globals.begin(), globals.end(),
               [](const Global& a, const Global& b) { return a.start < b.start; });
   }
