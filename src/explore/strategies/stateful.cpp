@@ -27,7 +27,6 @@
 #include <algorithm>
 #include <optional>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "../dpor_races.hpp"
 #include "../state_fingerprints.hpp"
@@ -113,8 +112,8 @@ class StatefulSearch final : public ExecutionTreeSearch, private StateMatching {
     for (std::size_t k = 0; k < trace.events.size(); ++k) {
       const auto [id, added] = event_ids_.try_emplace(trace.events[k], event_ids_.size());
       if (added) events_.push_back(trace.events[k]);
-      auto& out = transitions_[state[k]];
-      const Transition t{static_cast<std::uint32_t>(id->second), state[k + 1]};
+      auto& out = transitions_[state[k]].out;
+      const Transition t{static_cast<std::uint32_t>(id->second), &transitions_[state[k + 1]]};
       if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
     }
   }
@@ -131,22 +130,29 @@ class StatefulSearch final : public ExecutionTreeSearch, private StateMatching {
   // proviso).
   void races_with_explored_future(const Trace& trace, std::size_t k,
                                   const std::vector<std::uint64_t>& state) {
-    std::unordered_map<std::uint64_t, std::size_t> on_path;
-    for (std::size_t i = 0; i <= k; ++i) on_path.emplace(state[i], i);
+    // Each walk marks the states of the path, and those it reaches, with its number.
+    ++walk_;
+    for (std::size_t i = 0; i <= k; ++i) {
+      StateNode& on_path = transitions_[state[i]];
+      if (on_path.path_walk == walk_) continue;
+      on_path.path_walk = walk_;
+      on_path.path_index = i;
+    }
     std::size_t cycle_from = k;
     std::vector<bool> reached(events_.size(), false);
-    std::unordered_set<std::uint64_t> seen{state[k]};
-    std::vector<std::uint64_t> queue{state[k]};
+    StateNode* const from = &transitions_[state[k]];
+    from->walk = walk_;
+    std::vector<StateNode*> queue{from};
     while (!queue.empty()) {
-      const std::uint64_t s = queue.back();
+      const StateNode* s = queue.back();
       queue.pop_back();
-      if (const auto at = on_path.find(s); at != on_path.end())
-        cycle_from = std::min(cycle_from, at->second);
-      const auto out = transitions_.find(s);
-      if (out == transitions_.end()) continue;
-      for (const Transition& t : out->second) {
+      if (s->path_walk == walk_) cycle_from = std::min(cycle_from, s->path_index);
+      for (const Transition& t : s->out) {
         reached[t.event] = true;
-        if (seen.insert(t.to).second) queue.push_back(t.to);
+        if (t.to->walk != walk_) {
+          t.to->walk = walk_;
+          queue.push_back(t.to);
+        }
       }
     }
     for (std::size_t j = cycle_from; j < k; ++j)
@@ -166,11 +172,22 @@ class StatefulSearch final : public ExecutionTreeSearch, private StateMatching {
       const VectorClock clock = clocks.thread_clock(next.thread);
       for (std::size_t j = k; j-- > 0;) {
         const Event& e = ev[j];
-        if (e.thread == next.thread || !dependent(e, next, policy_) || !may_be_coenabled(e, next))
-          continue;
+        // Where it would add nothing, the dependence is not worth computing.
+        if (e.thread == next.thread || backtracks_already(j, next.thread)) continue;
+        if (!dependent(e, next, policy_) || !may_be_coenabled(e, next)) continue;
         if (!clock.covers(e.thread, local[j])) add_backtrack(j, next.thread);
       }
     }
+  }
+
+  // Whether add_backtrack(j, t) would add nothing: t is already in node j's backtrack set, or
+  // (asleep or not enabled there, when it would add every thread awake) they all are.
+  bool backtracks_already(std::size_t j, ThreadId t) const {
+    const Node& n = nodes_[j];
+    if (n.enabled.contains(t) && !asleep(n, t)) return n.backtrack.contains(t);
+    for (ThreadId u : n.enabled.members())
+      if (!n.backtrack.contains(u) && !asleep(n, u)) return false;
+    return true;
   }
 
   // The state the execution ended in has no node: every thread ended, or it is a deadlock, or
@@ -184,9 +201,10 @@ class StatefulSearch final : public ExecutionTreeSearch, private StateMatching {
     if (visited_.emplace(state, asleep).second) ++states;
   }
 
+  struct StateNode;
   struct Transition {
     std::uint32_t event;  // in events_
-    std::uint64_t to;     // the state after it
+    StateNode* to;        // the state after it (in transitions_, whose nodes stay put)
     friend bool operator==(const Transition&, const Transition&) = default;
   };
   struct EventHash {
@@ -201,8 +219,17 @@ class StatefulSearch final : public ExecutionTreeSearch, private StateMatching {
   bool persistent_sets_;
   StateFingerprints fingerprints_;
   std::unordered_map<std::uint64_t, ThreadSet> visited_;  // state: the threads asleep there
-  // The transitions seen (the explored state graph), by the state they leave.
-  std::unordered_map<std::uint64_t, std::vector<Transition>> transitions_;
+  // A state of the explored graph, with the transitions seen from it; the marks of the last
+  // walks (races_with_explored_future) that reached it and that found it on the path.
+  struct StateNode {
+    std::vector<Transition> out;
+    std::uint32_t walk = 0;
+    std::uint32_t path_walk = 0;
+    std::size_t path_index = 0;
+  };
+  // The explored state graph, by state.
+  std::unordered_map<std::uint64_t, StateNode> transitions_;
+  std::uint32_t walk_ = 0;
   std::vector<Event> events_;  // the distinct events of the transitions
   std::unordered_map<Event, std::size_t, EventHash> event_ids_;
   std::string why_;
