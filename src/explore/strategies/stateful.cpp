@@ -57,7 +57,7 @@ class StatefulSearch final : public ExecutionTreeSearch, private StateMatching {
       why_ = fingerprints_.why();
       return;
     }
-    if (persistent_sets_) note_transitions(trace, state);
+    if (persistent_sets_) note_transitions(trace, state, first_new);
     std::optional<std::size_t> cut;
     for (std::size_t k = first_new; k < nodes_.size(); ++k) {
       Node& n = nodes_[k];
@@ -88,28 +88,25 @@ class StatefulSearch final : public ExecutionTreeSearch, private StateMatching {
       cut = k;
       break;
     }
-    if (!persistent_sets_) {
-      if (!cut && !nodes_.empty()) note_last_state(state.back());
-      return;
+    if (persistent_sets_) {
+      // The races of what ran, past a cut-off too (the run is a run of the program), where
+      // their earlier event has a node above the cut-off: the cut-off node's own choices were
+      // explored where its state was first reached.
+      const std::size_t open = cut ? *cut : nodes_.size();
+      for_each_race(trace, first_new, policy_, [&](std::size_t j, ThreadId t) {
+        if (j < open) add_backtrack(j, t);
+      });
+      if (cut) races_with_explored_future(trace, *cut, state);
     }
-    // The races of what ran, past a cut-off too (the run is a run of the program), where their
-    // earlier event has a node above the cut-off: the cut-off node's own choices were explored
-    // where its state was first reached.
-    const std::size_t open = cut ? *cut : nodes_.size();
-    for_each_race(trace, first_new, policy_, [&](std::size_t j, ThreadId t) {
-      if (j < open) add_backtrack(j, t);
-    });
-    if (cut) {
-      races_with_explored_future(trace, *cut, state);
-    } else if (!nodes_.empty()) {
-      note_last_state(state.back());
-    }
+    if (!cut && !nodes_.empty()) note_last_state(state.back());
   }
 
   // Every step of a run is a transition of the program's state graph: from the state before
-  // it, by its event, to the state after it.
-  void note_transitions(const Trace& trace, const std::vector<std::uint64_t>& state) {
-    for (std::size_t k = 0; k < trace.events.size(); ++k) {
+  // it, by its event, to the state after it. The steps before the one the run branched at are
+  // those of the run that made their nodes, noted then.
+  void note_transitions(const Trace& trace, const std::vector<std::uint64_t>& state,
+                        std::size_t first_new) {
+    for (std::size_t k = first_new ? first_new - 1 : 0; k < trace.events.size(); ++k) {
       const auto [id, added] = event_ids_.try_emplace(trace.events[k], event_ids_.size());
       if (added) events_.push_back(trace.events[k]);
       auto& out = transitions_[state[k]].out;
@@ -235,6 +232,11 @@ class StatefulSearch final : public ExecutionTreeSearch, private StateMatching {
   std::string why_;
 };
 
+template <bool kPersistentSets>
+std::unique_ptr<Strategy> made_stateful(const StrategyConfig& config) {
+  return std::make_unique<StatefulSearch>(config, kPersistentSets);
+}
+
 }  // namespace
 
 WEFT_STRATEGY_ROWS(
@@ -242,16 +244,10 @@ WEFT_STRATEGY_ROWS(
     {"stateful",
      "stateful testing with sleep sets and DPOR (thesis §7.3 with persistent sets): the "
      "interleavings DPOR runs, but none below a state explored before (needs --points=all)",
-     57, ReadPolicy::kReadsCommute, kTakesSleepSets | kMatchesStates,
-     [](const StrategyConfig& config) {
-       return std::unique_ptr<Strategy>(std::make_unique<StatefulSearch>(config, true));
-     }},
+     57, ReadPolicy::kReadsCommute, kTakesSleepSets | kMatchesStates, made_stateful<true>},
     {"stateful-naive",
      "the thesis' naive stateful testing with sleep sets (§7.3): every interleaving, but none "
      "below a state explored before (needs --points=all)",
-     59, ReadPolicy::kReadsCommute, kTakesSleepSets | kMatchesStates,
-     [](const StrategyConfig& config) {
-       return std::unique_ptr<Strategy>(std::make_unique<StatefulSearch>(config, false));
-     }})
+     59, ReadPolicy::kReadsCommute, kTakesSleepSets | kMatchesStates, made_stateful<false>})
 
 }  // namespace weft::explorer
