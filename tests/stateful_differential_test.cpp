@@ -3,9 +3,10 @@
 // with every shared access a scheduling point (chunks of 100 programs; see kChunks for how many
 // CI runs). Cutting the search below states seen before must
 // hide nothing:
-// - naive stateful testing (strategies/stateful.cpp, thesis §7.3) finds the same bugs as DFS
-//   (with sleep sets: every Mazurkiewicz trace), with a complete verdict, and never runs more
-//   executions;
+// - stateful testing (strategies/stateful.cpp: DPOR with persistent sets and state matching,
+//   `stateful`, and the thesis' naive search of every interleaving, §7.3, `stateful-naive`)
+//   finds the same bugs as DFS (with sleep sets: every Mazurkiewicz trace), with a complete
+//   verdict, and never runs more executions;
 // - stateful unfolding (complete_prefix.hpp, thesis §7.4), which covers local states, finds the
 //   same assertion failures, and runs no more tests than DFS runs executions;
 // - QPOR with cut-offs (cut_off_events.hpp, POET §3.8) finds the same bugs as DFS, deadlocks and
@@ -31,11 +32,15 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// 12 chunks in CI: 1,200 programs, each explored four times; a soak sets more with
-// WEFT_STATEFUL_CHUNKS.
-const int kChunks = static_cast<int>(setting("WEFT_STATEFUL_CHUNKS", 12));
+// 22 chunks in CI: 2,200 programs, of which DFS finishes over 2,000 within kOracle's budget, each
+// then explored by five strategies.
+const int kChunks = static_cast<int>(setting("WEFT_STATEFUL_CHUNKS", 22));
 const int kProgramsPerChunk = static_cast<int>(setting("WEFT_STATEFUL_PROGRAMS_PER_CHUNK", 100));
 const std::uint64_t kFirstSeed = setting("WEFT_STATEFUL_FIRST_SEED", 900000);
+// The oracle's budget: a program DFS does not finish within it is left out (about 8 in 100).
+// Most of the rest need far fewer; a larger budget mostly buys time spent on the left-out ones.
+const std::string kOracle = "--strategy dfs --max-executions " +
+                            std::to_string(setting("WEFT_STATEFUL_ORACLE_EXECUTIONS", 5000));
 
 using Exploration = ChunkExploration;
 
@@ -86,9 +91,10 @@ TEST_P(StatefulDifferential, FindsWhatEveryInterleavingFinds) {
   const std::string& binary = chunk.binary;
   ASSERT_TRUE(fs::exists(binary));
 
-  std::uint64_t cut_offs = 0, stateful_executions = 0, oracle_executions = 0;
+  std::uint64_t cut_offs = 0, stateful_executions = 0, naive_executions = 0, oracle_executions = 0;
   std::uint64_t unfolding_cut_offs = 0, unfolding_tests = 0, qpor_cut_offs = 0, qpor_tests = 0;
-  int programs_cut = 0, programs_cut_by_unfolding = 0, programs_cut_by_qpor = 0, too_large = 0;
+  int programs_cut = 0, programs_cut_by_naive = 0, programs_cut_by_unfolding = 0,
+      programs_cut_by_qpor = 0, too_large = 0;
   for (int i = 0; i < kProgramsPerChunk; ++i) {
     const std::uint64_t seed = first + static_cast<std::uint64_t>(i);
     const auto where = [&](const Exploration& e) {
@@ -97,8 +103,7 @@ TEST_P(StatefulDifferential, FindsWhatEveryInterleavingFinds) {
              e.result.dump(2).substr(0, 3000) + "\n" + e.err;
     };
     // Every Mazurkiewicz trace (DFS with sleep sets), on the programs it finishes in a while.
-    const Exploration oracle =
-        explore_chunk_program(dir, binary, i, "--strategy dfs --max-executions 20000");
+    const Exploration oracle = explore_chunk_program(dir, binary, i, kOracle);
     ASSERT_TRUE(oracle.exit_code == 0 || oracle.exit_code == 1 || oracle.exit_code == 3)
         << where(oracle);
     if (oracle.result["complete"] != true) {
@@ -111,6 +116,10 @@ TEST_P(StatefulDifferential, FindsWhatEveryInterleavingFinds) {
     programs_cut += cut > 0;
     stateful_executions += s.statistic("executions");
     oracle_executions += oracle.statistic("executions");
+
+    const Exploration n = explore_chunk_program(dir, binary, i, "--strategy stateful-naive");
+    programs_cut_by_naive += expect_as_dfs(n, oracle, where(n)) > 0;
+    naive_executions += n.statistic("executions");
 
     const Exploration u = explore_chunk_program(dir, binary, i, "--strategy stateful-unfolding");
     EXPECT_EQ(assertion_failures(u), assertion_failures(oracle)) << where(u);
@@ -133,17 +142,20 @@ TEST_P(StatefulDifferential, FindsWhatEveryInterleavingFinds) {
   }
   std::printf(
       "programs %llu..%llu: %llu executions against %llu for DFS; %llu cut-offs in %d "
-      "programs; %d too large for DFS; stateful unfolding: %llu tests, %llu cut-offs in %d "
+      "programs; naive: %llu executions, cut-offs in %d programs; %d too large for DFS; "
+      "stateful unfolding: %llu tests, %llu cut-offs in %d "
       "programs; qpor: %llu tests, %llu cut-offs in %d programs\n",
       static_cast<unsigned long long>(first),
       static_cast<unsigned long long>(first + kProgramsPerChunk - 1),
       static_cast<unsigned long long>(stateful_executions),
       static_cast<unsigned long long>(oracle_executions), static_cast<unsigned long long>(cut_offs),
-      programs_cut, too_large, static_cast<unsigned long long>(unfolding_tests),
+      programs_cut, static_cast<unsigned long long>(naive_executions), programs_cut_by_naive,
+      too_large, static_cast<unsigned long long>(unfolding_tests),
       static_cast<unsigned long long>(unfolding_cut_offs), programs_cut_by_unfolding,
       static_cast<unsigned long long>(qpor_tests), static_cast<unsigned long long>(qpor_cut_offs),
       programs_cut_by_qpor);
   EXPECT_GT(programs_cut, kProgramsPerChunk / 4);
+  EXPECT_GT(programs_cut_by_naive, kProgramsPerChunk / 4);
   EXPECT_GT(programs_cut_by_unfolding, kProgramsPerChunk / 10);
   EXPECT_GT(programs_cut_by_qpor, kProgramsPerChunk / 10);
   if (!HasFailure()) fs::remove_all(dir);
@@ -151,12 +163,13 @@ TEST_P(StatefulDifferential, FindsWhatEveryInterleavingFinds) {
 
 INSTANTIATE_TEST_SUITE_P(Chunks, StatefulDifferential, ::testing::Range(0, kChunks));
 
-// Both stateful strategies on programs whose threads start from inputs (thesis §7.3 and §7.4 with
+// The stateful strategies on programs whose threads start from inputs (thesis §7.3 and §7.4 with
 // §3.5's branches): their states hold a value computed from inputs by its expression and a branch
 // by the side taken, so a cut-off must hide no input either. The oracle is DFS, which explores
-// the inputs concolically (one execution per path and trace). The naive search is DFS with
-// states: the same bugs, deadlocks and races included, a complete verdict, never more
-// executions; stateful unfolding covers local states: the same assertion failures.
+// the inputs concolically (one execution per path and trace). The searches of interleavings
+// with states (DPOR's and the naive one) find the same bugs, deadlocks and races included, a
+// complete verdict, never more executions; stateful unfolding covers local states: the same
+// assertion failures.
 constexpr int kInputChunks = 2;  // 200 programs
 
 class StatefulInputsDifferential : public ::testing::TestWithParam<int> {};
@@ -169,8 +182,8 @@ TEST_P(StatefulInputsDifferential, FindsWhatDfsFindsForEveryInput) {
   const fs::path& dir = chunk.dir;
   const std::string& binary = chunk.binary;
   ASSERT_TRUE(fs::exists(binary));
-  int with_inputs = 0, cut = 0, naive_cut = 0, too_large = 0;
-  std::uint64_t tests = 0, naive_executions = 0, oracle_executions = 0;
+  int with_inputs = 0, cut = 0, stateful_cut = 0, naive_cut = 0, too_large = 0;
+  std::uint64_t tests = 0, stateful_executions = 0, naive_executions = 0, oracle_executions = 0;
   for (int i = 0; i < kProgramsPerChunk; ++i) {
     const std::uint64_t seed = first + static_cast<std::uint64_t>(i);
     const auto where = [&](const Exploration& e) {
@@ -178,8 +191,7 @@ TEST_P(StatefulInputsDifferential, FindsWhatDfsFindsForEveryInput) {
              racy_program_standalone(seed, true, true) + "weft's output:\n" +
              e.result.dump(2).substr(0, 3000) + "\n" + e.err;
     };
-    const Exploration oracle =
-        explore_chunk_program(dir, binary, i, "--strategy dfs --max-executions 20000");
+    const Exploration oracle = explore_chunk_program(dir, binary, i, kOracle);
     ASSERT_TRUE(oracle.exit_code == 0 || oracle.exit_code == 1 || oracle.exit_code == 3)
         << where(oracle);
     if (oracle.result["complete"] != true) {
@@ -187,8 +199,11 @@ TEST_P(StatefulInputsDifferential, FindsWhatDfsFindsForEveryInput) {
       continue;
     }
     const Exploration s = explore_chunk_program(dir, binary, i, "--strategy stateful");
-    naive_cut += expect_as_dfs(s, oracle, where(s)) > 0;
-    naive_executions += s.statistic("executions");
+    stateful_cut += expect_as_dfs(s, oracle, where(s)) > 0;
+    stateful_executions += s.statistic("executions");
+    const Exploration n = explore_chunk_program(dir, binary, i, "--strategy stateful-naive");
+    naive_cut += expect_as_dfs(n, oracle, where(n)) > 0;
+    naive_executions += n.statistic("executions");
 
     const Exploration u = explore_chunk_program(dir, binary, i, "--strategy stateful-unfolding");
     EXPECT_EQ(assertion_failures(u), assertion_failures(oracle)) << where(u);
@@ -201,15 +216,17 @@ TEST_P(StatefulInputsDifferential, FindsWhatDfsFindsForEveryInput) {
     oracle_executions += oracle.statistic("executions");
   }
   std::printf(
-      "programs %llu..%llu: %d read inputs, %d too large for DFS; %llu DFS executions; naive "
-      "stateful: %llu executions, cut-offs in %d programs; stateful unfolding: %llu tests, "
-      "cut-offs in %d programs\n",
+      "programs %llu..%llu: %d read inputs, %d too large for DFS; %llu DFS executions; "
+      "stateful: %llu executions, cut-offs in %d programs; naive: %llu executions, cut-offs in "
+      "%d programs; stateful unfolding: %llu tests, cut-offs in %d programs\n",
       static_cast<unsigned long long>(first),
       static_cast<unsigned long long>(first + kProgramsPerChunk - 1), with_inputs, too_large,
       static_cast<unsigned long long>(oracle_executions),
+      static_cast<unsigned long long>(stateful_executions), stateful_cut,
       static_cast<unsigned long long>(naive_executions), naive_cut,
       static_cast<unsigned long long>(tests), cut);
   EXPECT_GT(with_inputs, kProgramsPerChunk / 2);
+  EXPECT_GT(stateful_cut, kProgramsPerChunk / 10);
   EXPECT_GT(naive_cut, kProgramsPerChunk / 10);
   EXPECT_GT(cut, kProgramsPerChunk / 10);
   if (!HasFailure()) fs::remove_all(dir);
