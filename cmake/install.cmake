@@ -71,7 +71,8 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/ DESTINATION share/weft/example
 # links, libz3-4 what weft itself links (LLVM's symbolizer, which gives reports their source
 # lines, is linked into weft from LLVM's static libraries, with zlib and tinfo, both required).
 # libz3-dev and libstdc++-12-dev serve the in-process API's users, who link -lz3 (weft.pc,
-# weft::weft); gdb is for `weft replay --gdb`, libomp-14-dev for OpenMP programs' omp.h, llvm-14
+# weft::weft); gdb is for `weft replay --gdb`, lld-14 links programs faster (weft-cc uses it when
+# it is there), libomp-14-dev for OpenMP programs' omp.h, llvm-14
 # for llvm-symbolizer, which AddressSanitizer's own reports use (docs/sanitizers.md).
 set(CPACK_PACKAGE_NAME weft)
 set(CPACK_PACKAGE_VENDOR "weft developers")
@@ -82,5 +83,5 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
     "clang-14, libllvm14, libz3-4, libz3-dev, libc6, libstdc++6, libgcc-s1, libstdc++-12-dev")
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "gdb, libomp-14-dev, llvm-14, cmake, pkg-config")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "gdb, lld-14, libomp-14-dev, llvm-14, cmake, pkg-config")
 include(CPack)
