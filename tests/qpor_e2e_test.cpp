@@ -27,8 +27,8 @@ TEST(Qpor, FindsTheBugsOptimalDporFinds) {
 
 // Correct programs: a producer handing two items to two consumers with condition variables, and
 // two threads that branch on inputs (3 paths each) before taking one lock (18 executions). With
-// the lock alone no test is sleep-set blocked; the unfolding makes every two operations on a
-// condition variable conflict, which the traces do not, so there some tests end blocked.
+// the lock alone no test is sleep-set blocked; with condition variables some tests end blocked,
+// as QPOR's unfolding orders lost notifications, which the traces do not (the next test).
 TEST(Qpor, ExploresCorrectProgramsWithOneTestPerTraceAtLargeK) {
   for (const char* program : {"cond_handover.c -- -DITEMS=2", "input_branches_in_two_threads.c"}) {
     const std::string file = std::string(program).substr(0, std::string(program).find(' '));
@@ -46,6 +46,38 @@ TEST(Qpor, ExploresCorrectProgramsWithOneTestPerTraceAtLargeK) {
     ASSERT_EQ(cheap.exit_code, 0) << program << cheap.out << cheap.err;
     EXPECT_EQ(cheap.result["complete"], true) << program << cheap.out;
     EXPECT_GE(stat(cheap, "complete"), stat(optimal, "complete")) << program << cheap.out;
+  }
+}
+
+// Lost notifications (cond_lost_notifications.c; POET §3.1, Table 3): three threads that signal
+// or broadcast a condition variable nobody waits on make one trace, which optimal DPOR runs once
+// (6 executions before lost notifications commuted, 2026-11-30). QPOR's unfolding (place
+// replication, docs/unfolding.md) still orders them, so it runs the one complete test and some
+// blocked ones. With a thread that waits for a flag main sets, a notification may wake it or be
+// lost: optimal DPOR runs one test per trace, 102 (324 before), and QPOR's complete tests cover
+// every one of them.
+TEST(Qpor, LostNotificationsCommuteWithEachOther) {
+  const CliRun optimal = check("cond_lost_notifications.c", "--strategy optimal");
+  ASSERT_EQ(optimal.exit_code, 0) << optimal.out << optimal.err;
+  EXPECT_EQ(stat(optimal, "executions"), 1u) << optimal.out;
+  const CliRun qpor = check("cond_lost_notifications.c", "--strategy qpor");
+  ASSERT_EQ(qpor.exit_code, 0) << qpor.out << qpor.err;
+  EXPECT_EQ(stat(qpor, "complete"), 1u) << qpor.out;
+  EXPECT_LT(stat(qpor, "executions"), 6u) << qpor.out;
+
+  const CliRun dfs = check("cond_lost_notifications.c", "--strategy dfs -- -DWAITER");
+  ASSERT_EQ(dfs.exit_code, 0) << dfs.out << dfs.err;
+  EXPECT_EQ(stat(dfs, "traces"), 102u) << dfs.out;
+  const CliRun waiting = check("cond_lost_notifications.c", "--strategy optimal -- -DWAITER");
+  ASSERT_EQ(waiting.exit_code, 0) << waiting.out << waiting.err;
+  EXPECT_EQ(stat(waiting, "complete"), stat(dfs, "traces")) << waiting.out;
+  EXPECT_EQ(stat(waiting, "traces"), stat(dfs, "traces")) << waiting.out;
+  for (const char* k : {"1", "1000"}) {
+    const CliRun r = check("cond_lost_notifications.c",
+                           std::string("--strategy qpor --alternatives ") + k + " -- -DWAITER");
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_EQ(r.result["complete"], true) << r.out;
+    EXPECT_EQ(stat(r, "traces"), stat(dfs, "traces")) << "k " << k << r.out;
   }
 }
 

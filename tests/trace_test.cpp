@@ -65,6 +65,57 @@ TEST(Dependence, FutexOperationsOnOneWordAndTheWordsWrites) {
   EXPECT_FALSE(dependent(ev(1, OpKind::kFutexWake, 64, 0, 1), ev(2, OpKind::kWrite, 64), p));
 }
 
+// A condition variable in two parts (cond_footprint, POET §3.1 and its Table 3): a lost
+// notification (result 1) only observes the uncovered waiters, so lost ones commute with each
+// other and with a wake that took a signal; a notification that took effect, a wait and a wake
+// that timed out change the waiters; pending operations (result 0) count as taking effect.
+Event cond(ThreadId t, OpKind k, std::uint8_t result, bool timed = false) {
+  Event e = ev(t, k, 9, 0, 7);
+  e.op.result = result;
+  e.op.timed = timed;
+  return e;
+}
+
+TEST(Dependence, LostNotificationsCommuteWithEachOtherAndWithWakes) {
+  const auto p = ReadPolicy::kReadsCommute;
+  const Event lost = cond(1, OpKind::kCondSignal, 1), lost_all = cond(2, OpKind::kCondBroadcast, 1);
+  const Event signal = cond(2, OpKind::kCondSignal, 0), woken = cond(3, OpKind::kCondWake, 1);
+  const Event wait = cond(3, OpKind::kCondWait, 0);
+  const Event timed_out = cond(3, OpKind::kCondWake, 0, true);
+  EXPECT_FALSE(dependent(lost, lost_all, p));
+  EXPECT_FALSE(dependent(lost, woken, p));
+  EXPECT_TRUE(dependent(lost, signal, p));
+  EXPECT_TRUE(dependent(lost, wait, p));
+  EXPECT_TRUE(dependent(lost, timed_out, p));
+  EXPECT_TRUE(dependent(signal, woken, p));
+  EXPECT_TRUE(dependent(woken, cond(2, OpKind::kCondWake, 1), p));
+  // A wait and a wake commute on the variable; here they share the mutex.
+  EXPECT_TRUE(dependent(wait, cond(2, OpKind::kCondWake, 1), p));
+  Event other_mutex = cond(2, OpKind::kCondWake, 1);
+  other_mutex.op.partner = 8;
+  EXPECT_FALSE(dependent(wait, other_mutex, p));
+  // Another condition variable is another object.
+  Event elsewhere = signal;
+  elsewhere.op.object = 10;
+  EXPECT_FALSE(dependent(lost, elsewhere, p));
+}
+
+TEST(ClockTracker, LostNotificationsDoNotOrderEachOtherButTheWaitBeforeThemDoes) {
+  ClockTracker tracker(ReadPolicy::kReadsCommute);
+  const VectorClock first = tracker.add(cond(1, OpKind::kCondSignal, 1));
+  const VectorClock second = tracker.add(cond(2, OpKind::kCondBroadcast, 1));
+  EXPECT_EQ(second[1], 0u);  // not after the first
+  const VectorClock wait = tracker.add(cond(3, OpKind::kCondWait, 0));
+  EXPECT_EQ(wait[1], first[1]);  // a wait comes after the lost notifications before it
+  EXPECT_EQ(wait[2], second[2]);
+  const VectorClock signal = tracker.add(cond(4, OpKind::kCondSignal, 0));
+  EXPECT_EQ(signal[3], wait[3]);
+  const VectorClock woken = tracker.add(cond(3, OpKind::kCondWake, 1));
+  EXPECT_EQ(woken[4], signal[4]);  // the wake comes after the signal it took
+  const VectorClock late = tracker.add(cond(5, OpKind::kCondSignal, 1));
+  EXPECT_EQ(late[3], wait[3]);  // after the last change of the waiters, not after the wake
+}
+
 // A woken thread comes after the wake that woke it, and what the waker wrote before the wake
 // happens before what the woken thread does next.
 TEST(Dependence, AFreeConflictsWithEveryAccessToItsBlock) {

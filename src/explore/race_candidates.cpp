@@ -63,35 +63,45 @@ void RaceCandidates::of(const Event& e, std::vector<std::size_t>& out) const {
         push(last_acquire_, op.object);
       }
       break;
-    case Domain::kCond:
+    case Domain::kCond: {
+      // As the clock tracker orders the two parts (cond_footprint): a change of the waiters
+      // races with the lost notifications since the last change, or with that change; a lost
+      // notification with the last change; a change of the signals with the last one.
+      const CondFootprint f = cond_footprint(op);
+      const auto parts = cond_parts_.find(op.object);
+      const CondParts none;
+      const CondParts& p = parts == cond_parts_.end() ? none : parts->second;
+      using W = CondFootprint::Waiters;
+      // (A wake still pending, a blocked waiter's at the end of an execution, counts as one
+      // that timed out in cond_footprint; but what could let it run is a signal, below.)
+      const bool timed_out = op.kind == OpKind::kCondWake && op.timed && op.result == 0;
+      const bool pending = op.kind == OpKind::kCondWake && !op.timed && op.result == 0;
+      if (!pending && f.waiters == W::kWritten && !p.lost_since.empty())
+        out.insert(out.end(), p.lost_since.begin(), p.lost_since.end());
+      else if (!pending && f.waiters != W::kNone && p.waiters_written != kNone)
+        out.push_back(p.waiters_written);
       if (op.kind == OpKind::kCondWake) {
         push(last_wake_, op.object);
         push(last_acquire_, op.partner);
-        // And with the last wait, signal or broadcast of another thread if that is later than
-        // the last wake and the wake could have run before it: it is a wait (a wait adds no
-        // token), or a signal whose token the wake did not need. Without this, a wake after a
-        // signal it did not need stayed ordered after it, and so after everything before it,
-        // and optimal DPOR lost traces (tests/differential_test.cpp, BlockingDifferential seed
-        // 277).
-        const auto cond = last_cond_.find(op.object);
+        // A woken wake takes a signal: it races with the last signal or broadcast that took
+        // effect only if its own was there before it. Without this, a wake after a signal it
+        // did not need stayed ordered after it, and optimal DPOR lost traces
+        // (tests/differential_test.cpp, BlockingDifferential seed 277). One that timed out
+        // needed none; one still pending (a blocked waiter's, at the end of an execution) has
+        // none.
         const auto wake = last_wake_.find(op.object);
-        if (cond != last_cond_.end() && (wake == last_wake_.end() || wake->second < cond->second) &&
-            wake_could_precede_last(e))
-          out.push_back(cond->second);
+        const bool last_is_wake = wake != last_wake_.end() && wake->second == p.signals_written;
+        if (p.signals_written != kNone && !last_is_wake && !pending &&
+            (timed_out || wake_had_token_before_last(e)))
+          out.push_back(p.signals_written);
       } else {
-        // The last operation on the condition variable, a wake included: a wait, signal or
-        // broadcast never blocks, so it could have come before that wake.
-        const auto cond = last_cond_.find(op.object);
-        const auto wake = last_wake_.find(op.object);
-        if (wake != last_wake_.end() && (cond == last_cond_.end() || cond->second < wake->second))
-          out.push_back(wake->second);
-        else if (cond != last_cond_.end())
-          out.push_back(cond->second);
+        if (f.signals_written && p.signals_written != kNone) out.push_back(p.signals_written);
         if (op.kind == OpKind::kCondWait)
           if (auto it = failed_trylocks_.find(op.partner); it != failed_trylocks_.end())
             out.insert(out.end(), it->second.begin(), it->second.end());
       }
       break;
+    }
     case Domain::kSemaphore:
       // Posts are the semaphore's readers and waits its writers (clock_tracker.cpp): which
       // posts a wait comes after decides what happens before it. So a wait races with the
@@ -181,16 +191,24 @@ void RaceCandidates::add(std::size_t index, const Event& e) {
         failed_trylocks_[op.object].push_back(index);
       }
       break;
-    case Domain::kCond:
+    case Domain::kCond: {
       if (op.kind == OpKind::kCondWake) {
         last_wake_[op.object] = index;
         last_acquire_[op.partner] = index;
         failed_trylocks_[op.partner].clear();
-      } else {
-        last_cond_[op.object] = index;
       }
+      const CondFootprint f = cond_footprint(op);
+      CondParts& p = cond_parts_[op.object];
+      if (f.waiters == CondFootprint::Waiters::kWritten) {
+        p.waiters_written = index;
+        p.lost_since.clear();
+      } else if (f.waiters == CondFootprint::Waiters::kRead) {
+        p.lost_since.push_back(index);
+      }
+      if (f.signals_written) p.signals_written = index;
       note_tokens(e);
       break;
+    }
     case Domain::kSemaphore:
       if (op.kind == OpKind::kSemWait || (op.kind == OpKind::kSemTryWait && op.result)) {
         last_sem_wait_[op.object] = index;
@@ -216,20 +234,16 @@ void RaceCandidates::add(std::size_t index, const Event& e) {
   }
 }
 
-bool RaceCandidates::wake_could_precede_last(const Event& wake) const {
+bool RaceCandidates::wake_had_token_before_last(const Event& wake) const {
   const auto it = cond_tokens_.find(wake.op.object);
   if (it == cond_tokens_.end()) return false;
   const CondTokens& c = it->second;
-  // One still pending (a blocked waiter's, at the end of an execution) has no token.
-  if (!wake.op.timed && wake.op.result == 0) return false;
-  if (!c.last_is_signal) return true;  // a wait: the wake's token (or time-out) came before it
-  if (wake.op.timed && wake.op.result == 0) return true;  // it timed out: it needed no signal
   const auto waiting = std::find_if(c.wait_epochs.begin(), c.wait_epochs.end(),
                                     [&](const auto& w) { return w.first == wake.thread; });
   if (waiting == c.wait_epochs.end()) return false;
-  // The token it takes; the last signal's is the current epoch.
+  // The token it takes, against the last effective notification's epoch.
   const auto token = std::upper_bound(c.tokens.begin(), c.tokens.end(), waiting->second);
-  return token != c.tokens.end() && *token < c.epoch;
+  return token != c.tokens.end() && *token < c.last_effect_epoch;
 }
 
 void RaceCandidates::note_tokens(const Event& e) {
@@ -238,17 +252,18 @@ void RaceCandidates::note_tokens(const Event& e) {
     case OpKind::kCondWait:
       ++c.waiters;
       c.wait_epochs.emplace_back(e.thread, c.epoch);
-      c.last_is_signal = false;
       break;
     case OpKind::kCondSignal:
       ++c.epoch;
-      if (c.waiters > c.tokens.size()) c.tokens.push_back(c.epoch);
-      c.last_is_signal = true;
+      if (c.waiters > c.tokens.size()) {
+        c.tokens.push_back(c.epoch);
+        c.last_effect_epoch = c.epoch;
+      }
       break;
     case OpKind::kCondBroadcast:
       ++c.epoch;
+      if (c.tokens.size() < c.waiters) c.last_effect_epoch = c.epoch;
       while (c.tokens.size() < c.waiters) c.tokens.push_back(c.epoch);
-      c.last_is_signal = true;
       break;
     case OpKind::kCondWake: {
       const auto waiting = std::find_if(c.wait_epochs.begin(), c.wait_epochs.end(),

@@ -1,6 +1,7 @@
 #include "weft/explore/unfolding.hpp"
 
 #include <algorithm>
+#include <optional>
 
 namespace weft::explorer {
 
@@ -59,9 +60,23 @@ std::vector<Touch> touches_of(const Operation& op, const MemoryPlaces& places) {
   else if (op.kind == OpKind::kMutexTryLock)
     touches.push_back({ConditionKind::kMutexHeld, op.object, true, ConditionKind::kMutexHeld});
   switch (domain_of(op.kind)) {
-    case Domain::kCond:
-      write(ConditionKind::kCond, op.object);
+    case Domain::kCond: {
+      // Its uncovered waiters and its signals (cond_footprint, POET's Table 3): a lost
+      // notification observes a condition variable none of whose waiters is uncovered; a wait
+      // takes either state (the variant says which) to one with a waiter more; a notification
+      // that takes effect, and a wake that timed out, take the state with uncovered waiters
+      // (what it becomes, fire() computes from their number).
+      const CondFootprint f = cond_footprint(op);
+      if (op.kind == OpKind::kCondWait)
+        touches.push_back({op.result ? ConditionKind::kCondWaiting : ConditionKind::kCond,
+                           op.object, false, ConditionKind::kCondWaiting});
+      else if (f.waiters == CondFootprint::Waiters::kRead)
+        touches.push_back({ConditionKind::kCond, op.object, true, ConditionKind::kCond});
+      else if (f.waiters == CondFootprint::Waiters::kWritten)
+        write(ConditionKind::kCondWaiting, op.object);
+      if (f.signals_written) write(ConditionKind::kCondSignals, op.object);
       break;
+    }
     case Domain::kSemaphore:
       write(ConditionKind::kSemaphore, op.object);
       break;
@@ -162,17 +177,48 @@ ConditionIndex Unfolding::add_condition(ConditionKind kind, ObjectKey key, Event
 }
 
 std::uint64_t Unfolding::resource(ConditionKind kind, ObjectKey key) {
-  return slot(kind == ConditionKind::kMutexHeld ? ConditionKind::kMutex : kind, key);
+  if (kind == ConditionKind::kMutexHeld) return slot(ConditionKind::kMutex, key);
+  if (kind == ConditionKind::kCondWaiting) return slot(ConditionKind::kCond, key);
+  return slot(kind, key);
 }
 
 ConditionIndex Unfolding::marked(const Marking& marking, ConditionKind kind, ObjectKey key) {
-  if (kind == ConditionKind::kMutex || kind == ConditionKind::kMutexHeld) {
-    for (ConditionKind k : {ConditionKind::kMutex, ConditionKind::kMutexHeld})
-      if (auto it = marking.objects_.find(slot(k, key)); it != marking.objects_.end())
-        return it->second;
-    return initial(ConditionKind::kMutex, key);
-  }
+  // A mutex, and a condition variable's waiters, are in one of two states (kinds); the first
+  // is the initial one.
+  for (const auto& [first, second] : {std::pair{ConditionKind::kMutex, ConditionKind::kMutexHeld},
+                                      std::pair{ConditionKind::kCond, ConditionKind::kCondWaiting}})
+    if (kind == first || kind == second) {
+      for (ConditionKind k : {first, second})
+        if (auto it = marking.objects_.find(slot(k, key)); it != marking.objects_.end())
+          return it->second;
+      return initial(first, key);
+    }
   return current(marking, kind, key);
+}
+
+Operation Unfolding::settled(const Marking& marking, const Operation& op) {
+  // Whether a wait found uncovered waiters, and whether a notification was lost, the marking
+  // says (it counts as the scheduler does: runtime/sync_state.hpp).
+  if (op.kind != OpKind::kCondWait && op.kind != OpKind::kCondSignal &&
+      op.kind != OpKind::kCondBroadcast)
+    return op;
+  Operation out = op;
+  const bool waiting = conditions_[marked(marking, ConditionKind::kCond, op.object)].kind ==
+                       ConditionKind::kCondWaiting;
+  out.result = op.kind == OpKind::kCondWait ? waiting : !waiting;
+  return out;
+}
+
+std::pair<ConditionKind, std::uint32_t> Unfolding::waiters_after(const Operation& op,
+                                                                 const Condition& before) {
+  std::uint32_t n = before.kind == ConditionKind::kCondWaiting ? before.waiting : 0;
+  if (op.kind == OpKind::kCondWait)
+    ++n;
+  else if (op.kind == OpKind::kCondBroadcast)
+    n = 0;
+  else if (n > 0)  // an effective signal, a wake that timed out: one fewer uncovered
+    --n;
+  return {n ? ConditionKind::kCondWaiting : ConditionKind::kCond, n};
 }
 
 std::size_t Unfolding::memory_bytes() const {
@@ -258,6 +304,13 @@ std::vector<Touch> Unfolding::touches(ThreadId thread, const Operation& op) cons
   std::vector<Touch> touches = touches_of(op, places_);
   if (model_ != UnfoldingModel::kPlaceReplication) return touches;
   for (Touch& t : touches) {
+    // Place replication keeps the unfolding a prime event structure for QPOR's alternatives,
+    // which assume symmetric conflicts: a read arc elsewhere (a lost notification observing a
+    // condition variable a wait then takes) would make one event disable another without
+    // conflicting with it, and QPOR then missed configurations (a lost broadcast before a wait).
+    // So there a lost notification takes the condition variable's state and puts it back:
+    // lost notifications are ordered with each other, and still commute with wakes.
+    if (t.kind == ConditionKind::kCond && t.read) t.read = false;
     if (t.kind != ConditionKind::kMemory) continue;
     if (t.read) {  // the reader's own copy
       t.kind = t.becomes = ConditionKind::kMemoryCopy;
@@ -325,8 +378,28 @@ EventIndex Unfolding::find_event(const std::vector<ConditionIndex>& preset,
   return find(event_hash(preset, context), op, preset, context);
 }
 
+std::vector<ConditionIndex> Unfolding::held_before(const Marking& marking, ThreadId t,
+                                                   const Operation& op) {
+  // Only a notification and a timed wake have variants that touch different resources.
+  const bool differ = op.kind == OpKind::kCondSignal || op.kind == OpKind::kCondBroadcast ||
+                      (op.kind == OpKind::kCondWake && op.timed);
+  return differ ? marked_for(marking, t, op) : std::vector<ConditionIndex>{};
+}
+
+std::vector<ConditionIndex> Unfolding::held_after(const UnfoldingEvent& fired,
+                                                  std::vector<ConditionIndex> before) const {
+  before.insert(before.end(), fired.preset.begin() + 1, fired.preset.end());
+  before.insert(before.end(), fired.context.begin(), fired.context.end());
+  return before;
+}
+
 Unfolding::Fired Unfolding::fire(Marking& marking, const Event& e) {
-  const Operation& op = e.op;
+  // (Copied only where the marking settles an outcome: this runs for every event.)
+  std::optional<Operation> settled_op;
+  if (e.op.kind == OpKind::kCondWait || e.op.kind == OpKind::kCondSignal ||
+      e.op.kind == OpKind::kCondBroadcast)
+    settled_op = settled(marking, e.op);
+  const Operation& op = settled_op ? *settled_op : e.op;
   const std::vector<Touch> touches = this->touches(e.thread, op);
 
   std::vector<ConditionIndex> preset{current(marking, ConditionKind::kThread, e.thread)};
@@ -369,6 +442,12 @@ Unfolding::Fired Unfolding::fire(Marking& marking, const Event& e) {
     for (ConditionIndex c : preset) {
       const auto it = becomes.find(c);
       const Condition consumed = conditions_[c];
+      if (consumed.kind == ConditionKind::kCond || consumed.kind == ConditionKind::kCondWaiting) {
+        const auto [kind, waiting] = waiters_after(op, consumed);
+        ev.postset.push_back(add_condition(kind, consumed.key, found));
+        conditions_.back().waiting = waiting;
+        continue;
+      }
       ev.postset.push_back(
           add_condition(it != becomes.end() ? it->second : consumed.kind, consumed.key, found));
     }
@@ -734,12 +813,30 @@ Unfolding::NextOperations Unfolding::next_operations_from_events() const {
 }
 
 std::vector<Operation> operation_variants(const Operation& op) {
-  // A trylock acquires from a free mutex and fails on a held one: which, the condition decides.
-  if (op.kind != OpKind::kMutexTryLock) return {op};
-  Operation acquired = op, failed = op;
-  acquired.result = 1;
-  failed.result = 0;
-  return {acquired, failed};
+  // Which of two outcomes, the conditions decide (a trylock: the mutex free or held; a
+  // notification or a wait: the condition variable with uncovered waiters or without), or the
+  // schedule (a timed wake).
+  const auto both = [&] {
+    Operation one = op, zero = op;
+    one.result = 1;
+    zero.result = 0;
+    return std::vector<Operation>{one, zero};
+  };
+  switch (op.kind) {
+    case OpKind::kMutexTryLock:
+    case OpKind::kCondSignal:
+    case OpKind::kCondBroadcast:
+    case OpKind::kCondWait:
+      return both();
+    case OpKind::kCondWake: {
+      if (op.timed) return both();
+      Operation woken = op;
+      woken.result = 1;
+      return {woken};
+    }
+    default:
+      return {op};
+  }
 }
 
 std::vector<Unfolding::Extension> Unfolding::naive_possible_extensions(

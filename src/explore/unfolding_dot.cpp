@@ -37,6 +37,10 @@ const char* kind_text(ConditionKind kind) {
       return "copy";
     case ConditionKind::kChannel:
       return "channel";
+    case ConditionKind::kCondWaiting:
+      return "cond waiting";
+    case ConditionKind::kCondSignals:
+      return "cond signals";
   }
   return "?";
 }

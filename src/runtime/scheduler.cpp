@@ -360,10 +360,10 @@ struct Scheduler::Impl {
         return true;
       }
       case OpKind::kCondSignal:
-        conds[op.object].signal();
+        op.result = conds[op.object].signal();  // 1: lost (is_lost_notification)
         return true;
       case OpKind::kCondBroadcast:
-        conds[op.object].broadcast();
+        op.result = conds[op.object].broadcast();
         return true;
       case OpKind::kSemWait: {
         // The units it found (saturated): whether it could have come before one of the posts

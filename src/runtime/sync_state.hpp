@@ -41,13 +41,20 @@ struct CondState {
     --waiters;
     return false;
   }
-  void signal() {
+  /// Whether the waiters had all been covered already: the notification is lost.
+  bool lost() const { return waiters <= tokens.size(); }
+  /// Each returns whether the notification was lost (it left no signal to take).
+  bool signal() {
     ++epoch;
-    if (waiters > tokens.size()) tokens.push_back(epoch);
+    if (lost()) return true;
+    tokens.push_back(epoch);
+    return false;
   }
-  void broadcast() {
+  bool broadcast() {
     ++epoch;
+    if (lost()) return true;
     while (tokens.size() < waiters) tokens.push_back(epoch);
+    return false;
   }
 };
 

@@ -70,11 +70,16 @@ const VectorClock& ClockTracker::add(const Event& e) {
       // A failed trylock only observes the mutex; failed trylocks commute with each other.
       touch(mutexes_[op.object], op.kind == OpKind::kMutexTryLock && op.result == 0);
       break;
-    case Domain::kCond:
-      touch(conds_[op.object], false);
+    case Domain::kCond: {
+      // Lost notifications commute with each other and with wakes (cond_footprint).
+      const CondFootprint f = cond_footprint(op);
+      if (f.waiters != CondFootprint::Waiters::kNone)
+        touch(cond_waiters_[op.object], f.waiters == CondFootprint::Waiters::kRead);
+      if (f.signals_written) touch(cond_signals_[op.object], false);
       if (op.kind == OpKind::kCondWait || op.kind == OpKind::kCondWake)
         touch(mutexes_[op.partner], false);
       break;
+    }
     case Domain::kSemaphore:
       // Posts commute with each other; waits compete for the count.
       touch(sems_[op.object], op.kind == OpKind::kSemPost);

@@ -67,7 +67,7 @@ bool dependent(const Event& a, const Event& b, ReadPolicy policy) {
   if (dx != domain_of(y.kind)) return false;
   switch (dx) {
     case Domain::kCond:
-      return x.object == y.object;
+      return x.object == y.object && cond_footprints_conflict(x, y);
     case Domain::kSemaphore:
       // Posts commute with each other; waits and trywaits compete for the count.
       return x.object == y.object && !(x.kind == OpKind::kSemPost && y.kind == OpKind::kSemPost);

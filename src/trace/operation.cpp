@@ -68,6 +68,7 @@ std::string describe(const Operation& op, const ThreadRegistry* threads) {
         s += " with mutex " + object_name(op.partner);
       if (op.kind == OpKind::kCondWake && op.timed)
         s += op.result ? " (signalled)" : " (timed out)";
+      if (is_lost_notification(op)) s += " (lost: no waiter left to wake)";
       break;
     case Domain::kSemaphore:
       s += " semaphore " + object_name(op.object);

@@ -32,9 +32,9 @@ class RaceCandidates {
 
  private:
   static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-  // Whether cond_wake `wake` could have run before the last signal or broadcast on its
-  // condition variable (it had a token already), or the last event there was a wait.
-  bool wake_could_precede_last(const Event& wake) const;
+  // Whether cond_wake `wake`, woken, had its token before the last signal or broadcast that
+  // took effect on its condition variable (so it could have run before it).
+  bool wake_had_token_before_last(const Event& wake) const;
   void note_tokens(const Event& e);
   struct Access {
     std::size_t last_write = kNone;
@@ -45,8 +45,17 @@ class RaceCandidates {
   std::unordered_map<ObjectKey, std::size_t> last_futex_, last_channel_op_;
   std::size_t last_select_ = kNone;                    // the last selective wait
   std::vector<std::size_t> channel_ops_since_select_;  // channel operations since
-  std::unordered_map<ObjectKey, std::size_t> last_acquire_, last_wake_, last_cond_, last_sem_wait_,
+  std::unordered_map<ObjectKey, std::size_t> last_acquire_, last_wake_, last_sem_wait_,
       last_failed_trywait_;
+  // A condition variable's two parts as the clock tracker orders them (cond_footprint): the
+  // last change of its uncovered waiters and the lost notifications since (their readers), and
+  // the last change of its signals (a wake or a notification that took effect).
+  struct CondParts {
+    std::size_t waiters_written = kNone;
+    std::vector<std::size_t> lost_since;
+    std::size_t signals_written = kNone;
+  };
+  std::unordered_map<ObjectKey, CondParts> cond_parts_;
   std::vector<std::size_t> last_of_thread_;
   std::size_t last_global_ = kNone;  // the last footprint-less atomic section
   ThreadId last_global_thread_ = kNoThread;
@@ -63,7 +72,7 @@ class RaceCandidates {
     std::vector<std::uint64_t> tokens;  // ascending
     std::uint32_t waiters = 0;
     std::vector<std::pair<ThreadId, std::uint64_t>> wait_epochs;  // of the waiting threads
-    bool last_is_signal = false;  // the last wait, signal or broadcast was a signal or broadcast
+    std::uint64_t last_effect_epoch = 0;  // of the last signal or broadcast that was not lost
   };
   std::unordered_map<ObjectKey, CondTokens> cond_tokens_;
 };

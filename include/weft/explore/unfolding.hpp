@@ -52,15 +52,17 @@ inline constexpr EventIndex kInitialCondition = ~EventIndex{0};
 
 /// What a condition is a piece of.
 enum class ConditionKind : std::uint8_t {
-  kThread,      ///< a thread's local state (key: the thread)
-  kMemory,      ///< a memory place's contents (key: its first byte's address)
-  kMutex,       ///< a free mutex (key: its object)
-  kMutexHeld,   ///< a held mutex
-  kCond,        ///< a condition variable
-  kSemaphore,   ///< a semaphore
-  kFutex,       ///< a futex word
-  kMemoryCopy,  ///< a thread's copy of a memory granule (place replication; key: copy_key)
-  kChannel,     ///< a message channel, or (key kAllChannels) what selective waits watch
+  kThread,       ///< a thread's local state (key: the thread)
+  kMemory,       ///< a memory place's contents (key: its first byte's address)
+  kMutex,        ///< a free mutex (key: its object)
+  kMutexHeld,    ///< a held mutex
+  kCond,         ///< a condition variable whose waiters all have a signal to take (or none wait)
+  kSemaphore,    ///< a semaphore
+  kFutex,        ///< a futex word
+  kMemoryCopy,   ///< a thread's copy of a memory granule (place replication; key: copy_key)
+  kChannel,      ///< a message channel, or (key kAllChannels) what selective waits watch
+  kCondWaiting,  ///< a condition variable with `waiting` waiters no signal covers yet
+  kCondSignals,  ///< the signals a condition variable holds for its waiters to take
 };
 /// The key of the condition every channel operation reads and every selective wait consumes.
 inline constexpr ObjectKey kAllChannels = 0;
@@ -91,6 +93,8 @@ struct Condition {
   ConditionKind kind = ConditionKind::kThread;
   ObjectKey key = 0;
   EventIndex producer = kInitialCondition;
+  /// kCondWaiting: how many waiters no signal covers (a notification there is not lost).
+  std::uint32_t waiting = 0;
 };
 
 /// What an operation touches besides its thread's condition: the condition of `kind` and `key`,
@@ -111,7 +115,10 @@ struct Touch {
 /// instead.
 std::vector<Touch> touches_of(const Operation& op, const MemoryPlaces& places);
 /// The operations a thread whose next operation is `op` may perform, by what the conditions
-/// hold: a trylock acquires (result 1) from a free mutex and fails (0) on a held one.
+/// hold: a trylock acquires (result 1) from a free mutex and fails (0) on a held one; a signal
+/// or broadcast is lost (1) where no waiter is uncovered and takes effect (0) where one is; a
+/// condition wait finds no uncovered waiter (0) or some (1); a timed wake is woken (1) or times
+/// out (0), an untimed one is woken.
 std::vector<Operation> operation_variants(const Operation& op);
 
 struct UnfoldingEvent {
@@ -170,6 +177,14 @@ class Unfolding {
     bool added;
   };
   Fired fire(Marking& marking, const Event& e);
+  /// The conditions of `marking` the search for the extensions of thread t's operation `op`
+  /// starts from (PossibleExtensions::learn), to be taken before `op` fires there: those of
+  /// the fired event (`preset` less its thread's condition, and `context`) and, where a variant
+  /// of `op` touches a resource the fired one does not (a lost notification does not touch the
+  /// signals one taking effect takes), that resource's condition too.
+  std::vector<ConditionIndex> held_before(const Marking& marking, ThreadId t, const Operation& op);
+  std::vector<ConditionIndex> held_after(const UnfoldingEvent& fired,
+                                         std::vector<ConditionIndex> before) const;
 
   /// The event with this preset and context, whatever its operation, or kInitialCondition. (A
   /// thread does the same from the same condition, up to results the conditions decide: the
@@ -186,8 +201,16 @@ class Unfolding {
   const std::vector<EventIndex>& consumers(ConditionIndex c) const { return consumers_[c]; }
 
   /// The condition of `kind` and `key` that holds in `marking` (for a mutex, the free or the held
-  /// one, whichever holds), added as an initial condition if nothing touched the object yet.
+  /// one, whichever holds; for a condition variable's waiters, either state), added as an
+  /// initial condition if nothing touched the object yet.
   ConditionIndex marked(const Marking& marking, ConditionKind kind, ObjectKey key);
+  /// `op` with the outcome `marking` decides for it where the scheduler leaves it unsaid or may
+  /// say it differently (a condition wait: whether it found uncovered waiters; a notification:
+  /// whether it was lost), as operation_variants names them.
+  Operation settled(const Marking& marking, const Operation& op);
+  /// What a condition variable's waiters become, from `before`, when `op` consumes them.
+  static std::pair<ConditionKind, std::uint32_t> waiters_after(const Operation& op,
+                                                               const Condition& before);
   /// The conditions of `marking` that thread t doing `op` would take or observe, besides its own.
   std::vector<ConditionIndex> marked_for(const Marking& marking, ThreadId t, const Operation& op);
 

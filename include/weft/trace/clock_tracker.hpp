@@ -64,7 +64,9 @@ class ClockTracker {
     std::uint32_t level = 0;
   };
   FreedBlocks<FreeClock> freed_;  // frees, for granules without a history when they ran
-  std::unordered_map<ObjectKey, Access> mutexes_, conds_, sems_, futexes_, channels_;
+  std::unordered_map<ObjectKey, Access> mutexes_, sems_, futexes_, channels_;
+  // A condition variable's two parts (cond_footprint): its uncovered waiters, its signals.
+  std::unordered_map<ObjectKey, Access> cond_waiters_, cond_signals_;
   Access all_channels_;  // written by selective waits, read by every channel operation
   // Exits and atomic sections without a known footprint depend on every event: they are ordered
   // after every event before them, and every later event after them.

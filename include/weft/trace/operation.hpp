@@ -256,6 +256,61 @@ void for_each_access(const Operation& op, F&& f) {
 inline bool may_block(OpKind kind) {
   return (op_kind_detail::of(kind).traits & op_trait::kMayBlock) != 0;
 }
+/// A signal or broadcast that found no waiter left to wake (POSIX: it has no effect). The
+/// scheduler sets `result` to 1 for one; a pending one (result 0) counts as taking effect, the
+/// conservative reading.
+inline bool is_lost_notification(const Operation& op) {
+  return (op.kind == OpKind::kCondSignal || op.kind == OpKind::kCondBroadcast) && op.result != 0;
+}
+
+/// How a condition-variable operation touches its variable, seen as two parts (POET §2, its
+/// Table 3 dependence): the number of waiters no signal has covered yet (which decides whether
+/// a notification is lost) and the pool of signals left for waiters to take. A lost
+/// notification only reads the number; a wait adds to it; a wake that takes a signal changes
+/// only the pool (its number was counted down by that signal); a wake that timed out, and a
+/// notification that takes effect, change both. So lost notifications commute with each other
+/// and with wakes, and a wait with a wake (their mutex orders them when they share it). A
+/// pending wake (result 0, not yet woken) counts as one that timed out: it touches both.
+struct CondFootprint {
+  enum class Waiters : std::uint8_t { kNone, kRead, kWritten };
+  Waiters waiters = Waiters::kNone;
+  bool signals_written = false;
+};
+inline CondFootprint cond_footprint(const Operation& op) {
+  using W = CondFootprint::Waiters;
+  switch (op.kind) {
+    case OpKind::kCondWait:
+      return {W::kWritten, false};
+    case OpKind::kCondWake:
+      return op.result != 0 ? CondFootprint{W::kNone, true} : CondFootprint{W::kWritten, true};
+    case OpKind::kCondSignal:
+    case OpKind::kCondBroadcast:
+      return is_lost_notification(op) ? CondFootprint{W::kRead, false}
+                                      : CondFootprint{W::kWritten, true};
+    default:
+      return {};
+  }
+}
+/// `op` as it will run in another order (a race reversal moves it before the operation it
+/// raced with, or runs a thread's pending operation): whether a notification is lost, or a
+/// timed wake woken, depends on what ran before it, so that outcome is cleared to the reading
+/// cond_footprint takes conservatively; an untimed wake runs only when woken.
+inline Operation as_it_will_run(Operation op) {
+  if (op.kind == OpKind::kCondWake)
+    op.result = op.timed ? 0 : 1;
+  else if (op.kind == OpKind::kCondSignal || op.kind == OpKind::kCondBroadcast)
+    op.result = 0;
+  return op;
+}
+/// Whether two operations on one condition variable depend on each other (cond_footprint).
+inline bool cond_footprints_conflict(const Operation& x, const Operation& y) {
+  using W = CondFootprint::Waiters;
+  const CondFootprint a = cond_footprint(x), b = cond_footprint(y);
+  const bool waiters = (a.waiters == W::kWritten && b.waiters != W::kNone) ||
+                       (b.waiters == W::kWritten && a.waiters != W::kNone);
+  return waiters || (a.signals_written && b.signals_written);
+}
+
 /// Operations that take a mutex: lock, successful trylock, and the reacquire of a condition wait.
 inline bool acquires_mutex(const Operation& op) {
   return takes_mutex(op.kind) || (op.kind == OpKind::kMutexTryLock && op.result != 0);

@@ -204,7 +204,11 @@ class OptimalDpor final : public Strategy {
     std::vector<Event> v;
     for (std::size_t k = i + 1; k < later_index; ++k)
       if (!clocks[k].covers(ev[i].thread, local[i])) v.push_back(ev[k]);
-    v.push_back(later);
+    // `later` runs earlier in v than it did here, or had not run (a pending wake): its
+    // condition-variable outcome there is as_it_will_run says. (A pending wake's label, not
+    // woken, made it conflict with a lost signal it commutes with once woken, and optimal DPOR
+    // ran a trace twice: BlockingDifferential seed 1504.)
+    v.push_back({later.thread, as_it_will_run(later.op)});
     // A sleeping thread covers v only if it occurs in v as an initial. The paper (Algorithm 2,
     // line 6) also skips when the sleeping thread is merely a weak initial (absent from v, its next
     // event independent of v). With blocking locks that loses traces: the continuations of v in

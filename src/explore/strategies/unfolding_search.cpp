@@ -699,6 +699,7 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
           learn(at[e.thread], e.op, touched);
         if (past != Beyond::Past::kNo) continue;
       }
+      std::vector<ConditionIndex> held = unfolding_.held_before(marking, e.thread, e.op);
       const auto [fired, added] = unfolding_.fire(marking, e);
       fired_.push_back(fired);
       const UnfoldingEvent& ev = unfolding_.event(fired);
@@ -714,9 +715,7 @@ class UnfoldingSearch final : public Strategy, public UnfoldingView {
             written_expressions_.emplace(fired, pool_.import(in.expressions, x, numbers));
         }
       }
-      std::vector<ConditionIndex> held(ev.preset.begin() + 1, ev.preset.end());
-      held.insert(held.end(), ev.context.begin(), ev.context.end());
-      learn(ev.preset.front(), e.op, held);
+      learn(ev.preset.front(), e.op, unfolding_.held_after(ev, std::move(held)));
       if (e.thread >= at.size()) {
         at.resize(e.thread + 1, kInitialCondition);
         done.resize(e.thread + 1, false);
