@@ -196,12 +196,14 @@ ConditionIndex Unfolding::marked(const Marking& marking, ConditionKind kind, Obj
   return current(marking, kind, key);
 }
 
+bool Unfolding::marking_settles(OpKind kind) {
+  return kind == OpKind::kCondWait || kind == OpKind::kCondSignal || kind == OpKind::kCondBroadcast;
+}
+
 Operation Unfolding::settled(const Marking& marking, const Operation& op) {
   // Whether a wait found uncovered waiters, and whether a notification was lost, the marking
   // says (it counts as the scheduler does: runtime/sync_state.hpp).
-  if (op.kind != OpKind::kCondWait && op.kind != OpKind::kCondSignal &&
-      op.kind != OpKind::kCondBroadcast)
-    return op;
+  if (!marking_settles(op.kind)) return op;
   Operation out = op;
   const bool waiting = conditions_[marked(marking, ConditionKind::kCond, op.object)].kind ==
                        ConditionKind::kCondWaiting;
@@ -396,9 +398,7 @@ std::vector<ConditionIndex> Unfolding::held_after(const UnfoldingEvent& fired,
 Unfolding::Fired Unfolding::fire(Marking& marking, const Event& e) {
   // (Copied only where the marking settles an outcome: this runs for every event.)
   std::optional<Operation> settled_op;
-  if (e.op.kind == OpKind::kCondWait || e.op.kind == OpKind::kCondSignal ||
-      e.op.kind == OpKind::kCondBroadcast)
-    settled_op = settled(marking, e.op);
+  if (marking_settles(e.op.kind)) settled_op = settled(marking, e.op);
   const Operation& op = settled_op ? *settled_op : e.op;
   const std::vector<Touch> touches = this->touches(e.thread, op);
 

@@ -208,6 +208,8 @@ class Unfolding {
   /// say it differently (a condition wait: whether it found uncovered waiters; a notification:
   /// whether it was lost), as operation_variants names them.
   Operation settled(const Marking& marking, const Operation& op);
+  /// Whether settled() decides anything for an operation of this kind.
+  static bool marking_settles(OpKind kind);
   /// What a condition variable's waiters become, from `before`, when `op` consumes them.
   static std::pair<ConditionKind, std::uint32_t> waiters_after(const Operation& op,
                                                                const Condition& before);
