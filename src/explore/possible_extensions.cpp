@@ -64,8 +64,8 @@ void PossibleExtensions::produced(ConditionIndex c, const std::vector<ConditionI
 bool PossibleExtensions::takes(const Touch& touch, ConditionIndex c) const {
   const Condition& cond = unfolding_->condition(c);
   if (touch.copies)  // the generation, or one of its copies
-    return cond.kind == ConditionKind::kMemoryCopy
-               ? place_of_copy(cond.key) == touch.key
+    return is_copy(cond.kind)
+               ? cond.kind == copy_kind(touch.kind) && place_of_copy(cond.key) == touch.key
                : cond.kind == touch.kind && cond.key == touch.key;
   return Unfolding::resource(touch.kind, touch.key) == unfolding_->resource_of(c);
 }
@@ -99,8 +99,9 @@ void PossibleExtensions::extend_with_new(ConditionIndex c,
                                          std::vector<Unfolding::Extension>& out) {
   const Unfolding& u = *unfolding_;
   const std::uint64_t r = u.resource_of(c);
-  // The threads waiting for c's resource; for a copy a read of its holder made, also those
-  // taking every copy of the place (a copy made with a generation comes with it).
+  // The threads waiting for c's resource; for a copy a read of its holder made (or a lost
+  // notification), also those taking every copy of the object (a copy made with a generation
+  // comes with it).
   std::vector<ThreadId> threads;
   const auto add_waiting = [&](std::uint64_t resource) {
     if (auto it = waiting_threads_.find(resource); it != waiting_threads_.end())
@@ -109,15 +110,16 @@ void PossibleExtensions::extend_with_new(ConditionIndex c,
           threads.push_back(thread);
   };
   add_waiting(r);
-  if (const Condition& cond = u.condition(c); cond.kind == ConditionKind::kMemoryCopy) {
-    const ObjectKey place = place_of_copy(cond.key);
+  if (const Condition& cond = u.condition(c); is_copy(cond.kind)) {
+    const std::uint64_t of =
+        Unfolding::resource(generation_kind(cond.kind), place_of_copy(cond.key));
     const auto with_generation = [&](const UnfoldingEvent& p) {
       return std::any_of(p.preset.begin(), p.preset.end(), [&](auto x) {
-        return u.condition(x).kind == ConditionKind::kMemory && u.condition(x).key == place;
+        return !is_copy(u.condition(x).kind) && u.resource_of(x) == of;
       });
     };
     if (cond.producer != kInitialCondition && !with_generation(u.event(cond.producer)))
-      add_waiting(Unfolding::resource(ConditionKind::kMemory, place));
+      add_waiting(of);
   }
   if (threads.empty()) return;
   const auto hints = threads_when_produced_.find(c);
@@ -337,8 +339,8 @@ void PossibleExtensions::extend(ConditionIndex t, const Variant& variant, std::s
   const Unfolding& u = *unfolding_;
   const std::vector<Touch>& touches = variant.touches;
   const std::vector<ConditionIndex>& concurrent = conditions_concurrent_with_[t];
-  const bool with_copy = fixed < touches.size() && touches[fixed].copies &&
-                         u.condition(with).kind == ConditionKind::kMemoryCopy;
+  const bool with_copy =
+      fixed < touches.size() && touches[fixed].copies && is_copy(u.condition(with).kind);
   std::vector<std::vector<ConditionIndex>> options(touches.size());
   std::uint64_t combinations = 1;
   bool copies = false;

@@ -141,22 +141,24 @@ std::uint64_t Unfolding::slot(ConditionKind kind, ObjectKey key) {
 }
 
 ConditionIndex Unfolding::initial(ConditionKind kind, ObjectKey key) {
-  if (kind == ConditionKind::kMemoryCopy ||
-      (kind == ConditionKind::kMemory && model_ == UnfoldingModel::kPlaceReplication)) {
-    // A place's generation and every copy of it come together.
-    const ObjectKey place = kind == ConditionKind::kMemory ? key : place_of_copy(key);
-    if (!initial_.count(slot(ConditionKind::kMemory, place))) {
-      const ConditionIndex generation =
-          add_condition(ConditionKind::kMemory, place, kInitialCondition);
-      initial_.emplace(slot(ConditionKind::kMemory, place), generation);
+  if (is_copy(kind) || (copy_kind(kind) != kind && model_ == UnfoldingModel::kPlaceReplication)) {
+    // A replicated object's generation and every copy of it come together (a condition
+    // variable's in the initial state, none waiting).
+    ConditionKind first = generation_kind(kind);
+    if (first == ConditionKind::kCondWaiting) first = ConditionKind::kCond;
+    const ObjectKey place = is_copy(kind) ? place_of_copy(key) : key;
+    if (!initial_.count(slot(first, place))) {
+      const ConditionIndex generation = add_condition(first, place, kInitialCondition);
+      initial_.emplace(slot(first, place), generation);
       for (ThreadId t : holders_) {
         const ConditionIndex copy =
-            add_condition(ConditionKind::kMemoryCopy, copy_key(place, t), kInitialCondition);
-        initial_.emplace(slot(ConditionKind::kMemoryCopy, copy_key(place, t)), copy);
+            add_condition(copy_kind(first), copy_key(place, t), kInitialCondition);
+        initial_.emplace(slot(copy_kind(first), copy_key(place, t)), copy);
         add_copy(copy, generation);
       }
     }
-    return initial_.at(slot(kind, key));  // (a copy of a thread with none: a caller's bug)
+    // (A copy of a thread with none: a caller's bug.)
+    return initial_.at(is_copy(kind) ? slot(copy_kind(first), key) : slot(first, place));
   }
   auto [it, inserted] =
       initial_.try_emplace(slot(kind, key), static_cast<ConditionIndex>(conditions_.size()));
@@ -179,14 +181,17 @@ ConditionIndex Unfolding::add_condition(ConditionKind kind, ObjectKey key, Event
 std::uint64_t Unfolding::resource(ConditionKind kind, ObjectKey key) {
   if (kind == ConditionKind::kMutexHeld) return slot(ConditionKind::kMutex, key);
   if (kind == ConditionKind::kCondWaiting) return slot(ConditionKind::kCond, key);
+  if (kind == ConditionKind::kCondWaitingCopy) return slot(ConditionKind::kCondCopy, key);
   return slot(kind, key);
 }
 
 ConditionIndex Unfolding::marked(const Marking& marking, ConditionKind kind, ObjectKey key) {
-  // A mutex, and a condition variable's waiters, are in one of two states (kinds); the first
-  // is the initial one.
-  for (const auto& [first, second] : {std::pair{ConditionKind::kMutex, ConditionKind::kMutexHeld},
-                                      std::pair{ConditionKind::kCond, ConditionKind::kCondWaiting}})
+  // A mutex, and a condition variable's waiters (and their copies), are in one of two states
+  // (kinds); the first is the initial one.
+  for (const auto& [first, second] :
+       {std::pair{ConditionKind::kMutex, ConditionKind::kMutexHeld},
+        std::pair{ConditionKind::kCond, ConditionKind::kCondWaiting},
+        std::pair{ConditionKind::kCondCopy, ConditionKind::kCondWaitingCopy}})
     if (kind == first || kind == second) {
       for (ConditionKind k : {first, second})
         if (auto it = marking.objects_.find(slot(k, key)); it != marking.objects_.end())
@@ -213,14 +218,17 @@ Operation Unfolding::settled(const Marking& marking, const Operation& op) {
 
 std::pair<ConditionKind, std::uint32_t> Unfolding::waiters_after(const Operation& op,
                                                                  const Condition& before) {
-  std::uint32_t n = before.kind == ConditionKind::kCondWaiting ? before.waiting : 0;
+  // (An operation that takes everything, a process exit, leaves the waiters as they are.)
+  std::uint32_t n =
+      generation_kind(before.kind) == ConditionKind::kCondWaiting ? before.waiting : 0;
   if (op.kind == OpKind::kCondWait)
     ++n;
   else if (op.kind == OpKind::kCondBroadcast)
     n = 0;
-  else if (n > 0)  // an effective signal, a wake that timed out: one fewer uncovered
-    --n;
-  return {n ? ConditionKind::kCondWaiting : ConditionKind::kCond, n};
+  else if (n > 0 && (op.kind == OpKind::kCondSignal || op.kind == OpKind::kCondWake))
+    --n;  // an effective signal, a wake that timed out: one fewer uncovered
+  const ConditionKind kind = n ? ConditionKind::kCondWaiting : ConditionKind::kCond;
+  return {is_copy(before.kind) ? copy_kind(kind) : kind, n};
 }
 
 std::size_t Unfolding::memory_bytes() const {
@@ -307,15 +315,14 @@ std::vector<Touch> Unfolding::touches(ThreadId thread, const Operation& op) cons
   if (model_ != UnfoldingModel::kPlaceReplication) return touches;
   for (Touch& t : touches) {
     // Place replication keeps the unfolding a prime event structure for QPOR's alternatives,
-    // which assume symmetric conflicts: a read arc elsewhere (a lost notification observing a
-    // condition variable a wait then takes) would make one event disable another without
-    // conflicting with it, and QPOR then missed configurations (a lost broadcast before a wait).
-    // So there a lost notification takes the condition variable's state and puts it back:
-    // lost notifications are ordered with each other, and still commute with wakes.
-    if (t.kind == ConditionKind::kCond && t.read) t.read = false;
-    if (t.kind != ConditionKind::kMemory) continue;
+    // which assume symmetric conflicts: a read arc (a lost notification observing a condition
+    // variable a wait then takes) would make one event disable another without conflicting with
+    // it, and QPOR then missed configurations (a lost broadcast before a wait). So a condition
+    // variable's waiters are replicated as memory is: a lost notification takes its thread's
+    // copy and puts it back, and lost notifications commute with each other and with wakes.
+    if (copy_kind(t.kind) == t.kind) continue;
     if (t.read) {  // the reader's own copy
-      t.kind = t.becomes = ConditionKind::kMemoryCopy;
+      t.kind = t.becomes = copy_kind(t.kind);
       t.key = copy_key(t.key, thread);
       t.read = false;
     } else {  // every copy
@@ -368,7 +375,7 @@ std::vector<ConditionIndex> Unfolding::marked_for(const Marking& marking, Thread
       out.push_back(c);
       if (touch.copies)
         for (ThreadId h : holders_)
-          out.push_back(current(marking, ConditionKind::kMemoryCopy, copy_key(touch.key, h)));
+          out.push_back(marked(marking, copy_kind(touch.kind), copy_key(touch.key, h)));
     }
   return out;
 }
@@ -412,7 +419,7 @@ Unfolding::Fired Unfolding::fire(Marking& marking, const Event& e) {
     if (!t.read) becomes[c] = t.becomes;
     if (t.copies)
       for (ThreadId h : holders_)
-        preset.push_back(current(marking, ConditionKind::kMemoryCopy, copy_key(t.key, h)));
+        preset.push_back(marked(marking, copy_kind(t.kind), copy_key(t.key, h)));
   }
   if (touches_everything(op)) {
     // Ordered after everything before it, and everything after it after it: it takes every
@@ -442,7 +449,8 @@ Unfolding::Fired Unfolding::fire(Marking& marking, const Event& e) {
     for (ConditionIndex c : preset) {
       const auto it = becomes.find(c);
       const Condition consumed = conditions_[c];
-      if (consumed.kind == ConditionKind::kCond || consumed.kind == ConditionKind::kCondWaiting) {
+      if (const ConditionKind g = generation_kind(consumed.kind);
+          g == ConditionKind::kCond || g == ConditionKind::kCondWaiting) {
         const auto [kind, waiting] = waiters_after(op, consumed);
         ev.postset.push_back(add_condition(kind, consumed.key, found));
         conditions_.back().waiting = waiting;
@@ -496,13 +504,13 @@ void Unfolding::index_copies(EventIndex e) {
   const UnfoldingEvent& ev = events_[e];
   for (std::size_t i = 0; i < ev.postset.size() && i < ev.preset.size(); ++i) {
     const Condition& c = conditions_[ev.postset[i]];
-    if (c.kind != ConditionKind::kMemoryCopy) continue;
+    if (!is_copy(c.kind)) continue;
     // A write (or an event that takes everything) starts a generation: the copy's is the one
     // it produced; a read's copy stays in the generation of the copy it replaced.
     ConditionIndex generation = generation_[ev.preset[i]];
+    const std::uint64_t of = resource(generation_kind(c.kind), place_of_copy(c.key));
     for (std::size_t j = 0; j < ev.preset.size(); ++j)
-      if (conditions_[ev.preset[j]].kind == ConditionKind::kMemory &&
-          conditions_[ev.preset[j]].key == place_of_copy(c.key))
+      if (!is_copy(conditions_[ev.preset[j]].kind) && resource_of(ev.preset[j]) == of)
         generation = ev.postset[j];
     add_copy(ev.postset[i], generation);
   }

@@ -41,6 +41,10 @@ const char* kind_text(ConditionKind kind) {
       return "cond waiting";
     case ConditionKind::kCondSignals:
       return "cond signals";
+    case ConditionKind::kCondCopy:
+      return "cond copy";
+    case ConditionKind::kCondWaitingCopy:
+      return "cond waiting copy";
   }
   return "?";
 }
@@ -67,8 +71,8 @@ std::string unfolding_dot(const Unfolding& u, const std::vector<std::uint64_t>& 
     if (cond.kind == ConditionKind::kThread) {
       label = names.thread(static_cast<ThreadId>(cond.key));
     } else {
-      const bool copy = cond.kind == ConditionKind::kMemoryCopy;
-      const ObjectKey address = copy ? place_of_copy(cond.key) : cond.key;  // a place's address
+      const bool copy = is_copy(cond.kind);
+      const ObjectKey address = copy ? place_of_copy(cond.key) : cond.key;  // an object's
       label = std::string(kind_text(cond.kind)) + " " + name_of(address);
       if (copy) label += " of " + names.thread(holder_of_copy(cond.key));
     }

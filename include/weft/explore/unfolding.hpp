@@ -24,14 +24,16 @@
 // An access that splits a place the unfolding already has conditions for makes the strategy
 // start over with the finer places (learn_places).
 //
-// The place-replication model of ch. 3 (§3.2, Fig. 3.4, Fig. 3.8) differs in memory only: each
-// thread has its own copy of each granule, a read consumes and reproduces the reader's copy only
-// (reads by different threads stay concurrent, and a write after a read is a different event
-// from the same write before it), and a write consumes every copy. The copies are of a fixed
-// set of threads (the thesis fixes them, §3.7), given before the first event: the strategy
-// starts over when a test shows a thread it did not know. A granule also has a "generation"
+// The place-replication model of ch. 3 (§3.2, Fig. 3.4, Fig. 3.8) has no read arcs: each
+// thread has its own copy of each memory place, a read consumes and reproduces the reader's copy
+// only (reads by different threads stay concurrent, and a write after a read is a different
+// event from the same write before it), and a write consumes every copy. The copies are of a
+// fixed set of threads (the thesis fixes them, §3.7), given before the first event: the strategy
+// starts over when a test shows a thread it did not know. A place also has a "generation"
 // condition, consumed by every write: it names the copies a write takes (those produced with
-// it, and by reads from them).
+// it, and by reads from them). A condition variable's waiters, which lost notifications only
+// observe, are replicated the same way (POET's Table 3 has lost notifications commute): a copy
+// is quiet or waiting as its generation is, and a lost notification takes its thread's quiet one.
 #pragma once
 
 #include <algorithm>
@@ -63,7 +65,46 @@ enum class ConditionKind : std::uint8_t {
   kChannel,      ///< a message channel, or (key kAllChannels) what selective waits watch
   kCondWaiting,  ///< a condition variable with `waiting` waiters no signal covers yet
   kCondSignals,  ///< the signals a condition variable holds for its waiters to take
+  /// A thread's copy of a condition variable's waiters where none is uncovered (place
+  /// replication; key: copy_key): what a lost notification takes and puts back.
+  kCondCopy,
+  kCondWaitingCopy,  ///< a thread's copy of a condition variable's waiters where some are
 };
+
+/// Whether conditions of this kind are a thread's copy of a replicated object (place
+/// replication: memory places, and a condition variable's waiters).
+inline bool is_copy(ConditionKind kind) {
+  return kind == ConditionKind::kMemoryCopy || kind == ConditionKind::kCondCopy ||
+         kind == ConditionKind::kCondWaitingCopy;
+}
+/// The kind of the copies that come with a generation condition of this kind (a memory place,
+/// or a condition variable's waiters in either state), or the generation kind itself for
+/// objects that are not replicated.
+inline ConditionKind copy_kind(ConditionKind generation) {
+  switch (generation) {
+    case ConditionKind::kMemory:
+      return ConditionKind::kMemoryCopy;
+    case ConditionKind::kCond:
+      return ConditionKind::kCondCopy;
+    case ConditionKind::kCondWaiting:
+      return ConditionKind::kCondWaitingCopy;
+    default:
+      return generation;
+  }
+}
+/// The kind of the generation condition a copy of this kind comes with.
+inline ConditionKind generation_kind(ConditionKind copy) {
+  switch (copy) {
+    case ConditionKind::kMemoryCopy:
+      return ConditionKind::kMemory;
+    case ConditionKind::kCondCopy:
+      return ConditionKind::kCond;
+    case ConditionKind::kCondWaitingCopy:
+      return ConditionKind::kCondWaiting;
+    default:
+      return copy;
+  }
+}
 /// The key of the condition every channel operation reads and every selective wait consumes.
 inline constexpr ObjectKey kAllChannels = 0;
 
@@ -93,15 +134,16 @@ struct Condition {
   ConditionKind kind = ConditionKind::kThread;
   ObjectKey key = 0;
   EventIndex producer = kInitialCondition;
-  /// kCondWaiting: how many waiters no signal covers (a notification there is not lost).
+  /// kCondWaiting (and its copies): how many waiters no signal covers (a notification there is
+  /// not lost).
   std::uint32_t waiting = 0;
 };
 
 /// What an operation touches besides its thread's condition: the condition of `kind` and `key`,
 /// only observed (`read`: a read arc) or consumed and replaced by one of kind `becomes` (a mutex
 /// goes from free to held and back). With `copies` (place replication: a write), it is of a
-/// granule's generation condition (kind kMemory, key the granule) and of every thread's copy of
-/// the granule.
+/// replicated object's generation condition (kind kMemory, key the place; or a condition
+/// variable's waiters) and of every thread's copy of it (of kind copy_kind(kind)).
 struct Touch {
   ConditionKind kind;
   ObjectKey key;
