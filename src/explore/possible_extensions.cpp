@@ -367,6 +367,7 @@ void PossibleExtensions::extend(ConditionIndex t, const Variant& variant, std::s
       (touches[i].read ? context : preset).push_back(choice[i]);
       // A join waits for the joined thread to finish: only its last condition will do.
       if (touches[i].kind == ConditionKind::kThread && !finished(choice[i])) return true;
+      if (touches[i].needs_signal && !u.holds_signal_for(choice[i], t)) return true;
       if (touches[i].copies)  // one copy per holder, each concurrent with t
         for (auto& [holder, tree] : u.copies_of_generation(choice[i])) {
           std::vector<ConditionIndex>& these = copy_options.emplace_back();

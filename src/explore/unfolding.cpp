@@ -74,7 +74,12 @@ std::vector<Touch> touches_of(const Operation& op, const MemoryPlaces& places) {
         touches.push_back({ConditionKind::kCond, op.object, true, ConditionKind::kCond});
       else if (f.waiters == CondFootprint::Waiters::kWritten)
         write(ConditionKind::kCondWaiting, op.object);
-      if (f.signals_written) write(ConditionKind::kCondSignals, op.object);
+      if (f.signals_written) {
+        write(ConditionKind::kCondSignals, op.object);
+        // A woken wake took a signal: one for it must be there (the ones fire() keeps), or the
+        // unfolding would offer wakes no test can run.
+        touches.back().needs_signal = op.kind == OpKind::kCondWake && op.result != 0;
+      }
       break;
     }
     case Domain::kSemaphore:
@@ -219,8 +224,7 @@ Operation Unfolding::settled(const Marking& marking, const Operation& op) {
 std::pair<ConditionKind, std::uint32_t> Unfolding::waiters_after(const Operation& op,
                                                                  const Condition& before) {
   // (An operation that takes everything, a process exit, leaves the waiters as they are.)
-  std::uint32_t n =
-      generation_kind(before.kind) == ConditionKind::kCondWaiting ? before.waiting : 0;
+  std::uint32_t n = generation_kind(before.kind) == ConditionKind::kCondWaiting ? before.count : 0;
   if (op.kind == OpKind::kCondWait)
     ++n;
   else if (op.kind == OpKind::kCondBroadcast)
@@ -229,6 +233,63 @@ std::pair<ConditionKind, std::uint32_t> Unfolding::waiters_after(const Operation
     --n;  // an effective signal, a wake that timed out: one fewer uncovered
   const ConditionKind kind = n ? ConditionKind::kCondWaiting : ConditionKind::kCond;
   return {is_copy(before.kind) ? copy_kind(kind) : kind, n};
+}
+
+ConditionIndex Unfolding::waiters_in(const std::vector<ConditionIndex>& conditions,
+                                     ObjectKey cv) const {
+  for (ConditionIndex c : conditions)
+    if ((conditions_[c].kind == ConditionKind::kCond ||
+         conditions_[c].kind == ConditionKind::kCondWaiting) &&
+        conditions_[c].key == cv)
+      return c;
+  return kInitialCondition;
+}
+
+ConditionIndex Unfolding::wait_stamp(ConditionIndex thread_condition, ObjectKey cv) const {
+  const EventIndex wait = own_event_before(thread_condition);
+  if (wait == kInitialCondition || events_[wait].op.kind != OpKind::kCondWait ||
+      events_[wait].op.object != cv)
+    return kInitialCondition;
+  return waiters_in(events_[wait].preset, cv);
+}
+
+bool Unfolding::holds_signal_for(ConditionIndex signals, ConditionIndex thread_condition) const {
+  const auto it = signals_.find(signals);
+  if (it == signals_.end() || it->second.empty()) return false;
+  const ConditionIndex since = wait_stamp(thread_condition, conditions_[signals].key);
+  return since == kInitialCondition || it->second.back() > since;
+}
+
+std::vector<ConditionIndex> Unfolding::signals_after(
+    const Operation& op, ConditionIndex before, const std::vector<ConditionIndex>& preset) const {
+  std::vector<ConditionIndex> held;
+  if (const auto it = signals_.find(before); it != signals_.end()) held = it->second;
+  const ObjectKey cv = conditions_[before].key;
+  switch (op.kind) {
+    case OpKind::kCondSignal:
+    case OpKind::kCondBroadcast: {
+      // Taking effect, it gives a signal to one uncovered waiter (a broadcast to each), named by
+      // the waiters condition it took: the latest, so appended in order.
+      const ConditionIndex waiters = waiters_in(preset, cv);
+      if (waiters == kInitialCondition) break;
+      const std::uint32_t uncovered = conditions_[waiters].count;
+      const std::uint32_t given = op.kind == OpKind::kCondSignal ? 1 : uncovered;
+      held.insert(held.end(), given, waiters);
+      break;
+    }
+    case OpKind::kCondWake: {
+      // A woken wake takes the oldest signal given since its wait (the runtime's upper_bound).
+      if (op.result == 0) break;
+      const ConditionIndex since = wait_stamp(preset.front(), cv);
+      const auto taken = std::upper_bound(held.begin(), held.end(),
+                                          since == kInitialCondition ? ConditionIndex{0} : since);
+      if (taken != held.end()) held.erase(taken);
+      break;
+    }
+    default:  // a wake that timed out, an operation that takes everything: they stay
+      break;
+  }
+  return held;
 }
 
 std::size_t Unfolding::memory_bytes() const {
@@ -245,6 +306,8 @@ std::size_t Unfolding::memory_bytes() const {
              (consumers_[c].capacity() + replacements_[c].capacity()) * sizeof(EventIndex);
   for (const auto& [slot_key, list] : by_slot_)
     bytes += sizeof(slot_key) + 16 + list.capacity() * sizeof(ConditionIndex);
+  for (const auto& [c, list] : signals_)
+    bytes += sizeof(c) + 16 + sizeof(list) + list.capacity() * sizeof(ConditionIndex);
   for (const auto& [key, list] : thread_children_by_touch_)
     bytes += sizeof(key) + 16 + sizeof(list) + list.capacity() * sizeof(ConditionIndex);
   for (const auto& [x, list] : resources_every_child_touches_)
@@ -453,7 +516,14 @@ Unfolding::Fired Unfolding::fire(Marking& marking, const Event& e) {
           g == ConditionKind::kCond || g == ConditionKind::kCondWaiting) {
         const auto [kind, waiting] = waiters_after(op, consumed);
         ev.postset.push_back(add_condition(kind, consumed.key, found));
-        conditions_.back().waiting = waiting;
+        conditions_.back().count = waiting;
+        continue;
+      }
+      if (consumed.kind == ConditionKind::kCondSignals) {
+        std::vector<ConditionIndex> held = signals_after(op, c, preset);
+        ev.postset.push_back(add_condition(consumed.kind, consumed.key, found));
+        conditions_.back().count = static_cast<std::uint32_t>(held.size());
+        if (!held.empty()) signals_.emplace(ev.postset.back(), std::move(held));
         continue;
       }
       ev.postset.push_back(
@@ -866,15 +936,17 @@ std::vector<Unfolding::Extension> Unfolding::naive_possible_extensions(
       for_each_combination(options, [&](const std::vector<ConditionIndex>& choice) {
         std::vector<ConditionIndex> preset{thread_condition}, context;
         std::vector<std::vector<ConditionIndex>> copies;
-        bool joinable = true;
+        bool possible = true;  // a join of a thread that ended, a wake with a signal to take
         for (std::size_t i = 0; i < touches.size(); ++i) {
           (touches[i].read ? context : preset).push_back(choice[i]);
-          if (touches[i].kind == ConditionKind::kThread && !finished(choice[i])) joinable = false;
+          if (touches[i].kind == ConditionKind::kThread && !finished(choice[i])) possible = false;
+          if (touches[i].needs_signal && !holds_signal_for(choice[i], thread_condition))
+            possible = false;
           if (touches[i].copies)
             for (auto& [holder, tree] : copies_of_generation(choice[i]))
               copies.push_back(std::move(tree));
         }
-        if (!joinable) return true;
+        if (!possible) return true;
         for_each_combination(copies, [&](const std::vector<ConditionIndex>& copy_choice) {
           std::vector<ConditionIndex> pre = preset;
           pre.insert(pre.end(), copy_choice.begin(), copy_choice.end());

@@ -75,6 +75,7 @@ std::string unfolding_dot(const Unfolding& u, const std::vector<std::uint64_t>& 
       const ObjectKey address = copy ? place_of_copy(cond.key) : cond.key;  // an object's
       label = std::string(kind_text(cond.kind)) + " " + name_of(address);
       if (copy) label += " of " + names.thread(holder_of_copy(cond.key));
+      if (cond.count) label += " (" + std::to_string(cond.count) + ")";  // waiters, signals
     }
     out += "  c" + std::to_string(c) +
            (cond.kind == ConditionKind::kThread ? " [shape=circle, label="

@@ -135,8 +135,8 @@ struct Condition {
   ObjectKey key = 0;
   EventIndex producer = kInitialCondition;
   /// kCondWaiting (and its copies): how many waiters no signal covers (a notification there is
-  /// not lost).
-  std::uint32_t waiting = 0;
+  /// not lost); kCondSignals: how many signals it holds for waiters to take.
+  std::uint32_t count = 0;
 };
 
 /// What an operation touches besides its thread's condition: the condition of `kind` and `key`,
@@ -150,6 +150,9 @@ struct Touch {
   bool read;
   ConditionKind becomes;
   bool copies = false;
+  /// Only a signals condition holding a signal for the thread will do (a woken wake takes one:
+  /// Unfolding::holds_signal_for).
+  bool needs_signal = false;
 };
 
 /// What `op` touches, in the unfolding's model (see above), with memory in `places`. Empty for
@@ -255,6 +258,9 @@ class Unfolding {
   /// What a condition variable's waiters become, from `before`, when `op` consumes them.
   static std::pair<ConditionKind, std::uint32_t> waiters_after(const Operation& op,
                                                                const Condition& before);
+  /// Whether signals condition `signals` holds a signal the thread of `thread_condition`, waiting
+  /// there, may take: one given after its wait began (runtime/sync_state.hpp's epochs).
+  bool holds_signal_for(ConditionIndex signals, ConditionIndex thread_condition) const;
   /// The conditions of `marking` that thread t doing `op` would take or observe, besides its own.
   std::vector<ConditionIndex> marked_for(const Marking& marking, ThreadId t, const Operation& op);
 
@@ -445,6 +451,20 @@ class Unfolding {
   void add_copy(ConditionIndex copy, ConditionIndex generation);
   std::vector<Condition> conditions_;
   std::vector<UnfoldingEvent> events_;
+  // By kCondSignals condition, the signals it holds (ascending), each named by the waiters
+  // condition the notification that gave it took: the waiters' conditions in a configuration lie
+  // on one path, added in its order, so a signal was given after a wait iff its name is larger
+  // than the waiters condition the wait took (wait_stamp).
+  std::unordered_map<ConditionIndex, std::vector<ConditionIndex>> signals_;
+  // The waiters condition of `cv` the thread of `thread_condition` took when it began waiting,
+  // or kInitialCondition if its previous event was no wait there.
+  ConditionIndex wait_stamp(ConditionIndex thread_condition, ObjectKey cv) const;
+  // The waiters condition (not a copy) of `cv` in `conditions`, or kInitialCondition.
+  ConditionIndex waiters_in(const std::vector<ConditionIndex>& conditions, ObjectKey cv) const;
+  // The signals the kCondSignals condition `before` leaves when the event with `preset` does
+  // `op` there (the runtime's token rules).
+  std::vector<ConditionIndex> signals_after(const Operation& op, ConditionIndex before,
+                                            const std::vector<ConditionIndex>& preset) const;
   std::unordered_map<std::uint64_t, ConditionIndex> initial_;  // by slot
   std::unordered_map<std::uint64_t, std::vector<ConditionIndex>> by_slot_;
   std::vector<std::vector<EventIndex>> consumers_;  // by condition
