@@ -44,7 +44,7 @@ inline std::string build_chunk(const std::filesystem::path& dir, const std::stri
   return binary.string();
 }
 
-/// What `weft run --points=all OPTIONS --all-bugs --json` made of one program of a chunk.
+/// What `weft run --points=POINTS OPTIONS --all-bugs --json` made of one program of a chunk.
 struct ChunkExploration {
   int exit_code = -1;
   nlohmann::json result;
@@ -57,12 +57,13 @@ struct ChunkExploration {
 };
 
 /// Explores program `program` of chunk `binary` with the weft command (WEFT_BIN) and `options`,
-/// every shared access a scheduling point, keeping every bug; files go to `dir`.
+/// every shared access a scheduling point (or `points`), keeping every bug; files go to `dir`.
 inline ChunkExploration explore_chunk_program(const std::filesystem::path& dir,
                                               const std::string& binary, int program,
-                                              const std::string& options) {
+                                              const std::string& options,
+                                              const std::string& points = "all") {
   ChunkExploration e;
-  e.command = std::string(WEFT_BIN) + " run --points=all " + options +
+  e.command = std::string(WEFT_BIN) + " run --points=" + points + " " + options +
               " --all-bugs --json -q --replay-file " + (dir / "replay.json").string() + " " +
               binary + " " + std::to_string(program);
   const std::filesystem::path err = dir / "weft.stderr";

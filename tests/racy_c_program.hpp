@@ -17,14 +17,19 @@ namespace weft::testing {
 /// `loops`, a thread's statements may also be loops of 2–3 rounds, or loops that wait a few
 /// rounds at most for a shared variable to change. With `inputs`, a thread's local may start as an
 /// input of 2 bits (`__VERIFIER_nondet_int() & 3`), which flows into its writes and conditions.
-std::string racy_program_definitions(std::uint64_t seed, bool loops = false, bool inputs = false);
+/// With `locked`, the program (mostly) follows the locking discipline: every statement that
+/// touches a plain global runs under the mutex, but for one in twenty, and plain accesses never
+/// touch the atomic int.
+std::string racy_program_definitions(std::uint64_t seed, bool loops = false, bool inputs = false,
+                                     bool locked = false);
 
 /// A C file holding programs `first` .. `first + count - 1`; the built program runs program
 /// `first + i` when its only argument is `i`, and exits with 2 on any other command line.
 std::string racy_program_file(std::uint64_t first, int count, bool loops = false,
-                              bool inputs = false);
+                              bool inputs = false, bool locked = false);
 
 /// Program `seed` alone, as a C file whose main runs it: for reporting a program that failed.
-std::string racy_program_standalone(std::uint64_t seed, bool loops = false, bool inputs = false);
+std::string racy_program_standalone(std::uint64_t seed, bool loops = false, bool inputs = false,
+                                    bool locked = false);
 
 }  // namespace weft::testing

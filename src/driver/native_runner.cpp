@@ -574,6 +574,9 @@ Trace read_log(const void* log, std::size_t sent_threads, const TestDirective& d
   trace.sites = std::move(events_only.sites);
   trace.values = std::move(events_only.values);
   trace.local_states = std::move(events_only.local_states);
+  trace.segments = std::move(events_only.segments);
+  trace.segment_accesses = std::move(events_only.segment_accesses);
+  trace.segments_recorded = options.record_segments;
   trace.read_fixed_inputs = logged.read_inputs;
   trace.symbolic = std::move(logged.symbolic);
   trace.unrestored_state = std::move(logged.unrestored);

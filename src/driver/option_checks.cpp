@@ -51,11 +51,6 @@ void check_options(const ProgramOptions& program, const ExploreSettings& setting
       if (field == problem->field) option = name;
     bad(option, problem->problem);
   }
-  // The model is on by default where it applies; asked for where it cannot, it would do nothing.
-  if (settings.thread_model_given && settings.thread_model != "off" && program.points != "all")
-    bad("--thread-model",
-        "needs --points=all: the model learns from the values that every shared access reads "
-        "and writes");
   const explorer::StrategyInfo& strategy = explorer::strategy_info(settings.strategy);
   const std::string unfoldings = explorer::strategies_taking(explorer::kBuildsUnfolding);
   if (!settings.dump_unfolding.empty() && !strategy.has(explorer::kBuildsUnfolding))

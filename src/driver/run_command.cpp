@@ -277,12 +277,16 @@ class RunCommand {
     // (With dfs, --check-global reads every execution's states: each must be run.)
     check_every_state_ =
         global_ && !explorer::strategy_info(settings_.strategy).has(explorer::kBuildsUnfolding);
-    // With every shared access an event, the threads' steps can be learned and executions made
-    // of known steps computed (thread_model.hpp).
-    if (settings_.thread_model != "off" && program_.options.points == "all" && !check_every_state_)
+    // The threads' steps can be learned and executions made of known steps computed
+    // (thread_model.hpp): with every shared access an event, from the events' values; with
+    // synchronisation points only, from what the threads' code between events read and wrote.
+    if (settings_.thread_model != "off" && !check_every_state_) {
+      const bool segments = program_.options.points != "all";
+      round_program_.options.record_segments = segments;
       modelled_.emplace(settings_.thread_model == "check" ? explorer::ModelledRunner::Mode::kCheck
                                                           : explorer::ModelledRunner::Mode::kOn,
-                        program_.options.max_steps_per_thread);
+                        program_.options.max_steps_per_thread, segments);
+    }
   }
 
   // ---- explore in rounds: each a whole exploration with a fresh fork server and strategy.
@@ -327,6 +331,11 @@ class RunCommand {
   }
 
   void explore_round(Progress& progress, const explorer::Statistics& total) {
+    // Sites promoted to scheduling points make plain accesses events: a thread's history is
+    // then told otherwise, and the model starts over.
+    if (modelled_ && round_program_.options.record_segments &&
+        round_program_.options.promoted_sites.size() != promoted_.size())
+      modelled_.emplace(modelled_->mode(), program_.options.max_steps_per_thread, true);
     round_program_.options.promoted_sites.assign(promoted_.begin(), promoted_.end());
     server_.reset();  // one fork server at a time
     server_ = std::make_unique<ForkServer>(round_program_, threads_);

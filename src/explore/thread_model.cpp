@@ -37,6 +37,11 @@ bool clean(const Trace& t) {
   }
 }
 
+bool is_atomic_access(OpKind kind) {
+  return kind == OpKind::kAtomicLoad || kind == OpKind::kAtomicStore ||
+         kind == OpKind::kAtomicRmw || kind == OpKind::kAtomicCas;
+}
+
 }  // namespace
 
 bool ThreadModel::carries_out(const Operation& op) {
@@ -54,7 +59,8 @@ bool ThreadModel::carries_out(const Operation& op) {
   }
 }
 
-ThreadModel::ThreadModel(std::uint32_t max_steps_per_thread) : max_steps_(max_steps_per_thread) {}
+ThreadModel::ThreadModel(std::uint32_t max_steps_per_thread, bool segments)
+    : max_steps_(max_steps_per_thread), segments_(segments) {}
 
 ThreadModel::NodeId ThreadModel::new_node() {
   nodes_.emplace_back();
@@ -243,6 +249,9 @@ ThreadModel::NodeId ThreadModel::see_local_code(NodeId n, const std::vector<Vari
 
 void ThreadModel::learn(const Trace& t) {
   if (!usable() || t.values.size() != t.events.size() || !clean(t)) return;
+  // With segments, a thread's local code is followed by its plain reads only: code that reads
+  // inputs too is not learnt (which of the two it did first, the record does not say).
+  if (segments_ && (!t.segments_recorded || !t.symbolic.inputs.empty())) return;
   const bool locals = !t.events.empty() && t.local_states.size() == t.events.size();
   local_states_ |= locals;
   std::vector<NodeId> at;  // by thread: its node now; kNoNode once it is no longer followed
@@ -332,7 +341,137 @@ void ThreadModel::learn(const Trace& t) {
            (u != unknown.end() && (u->second.known >> bit & 1));
   };
 
+  // A read of `value` from [address, address+size) against what events wrote in this execution
+  // and the memory before them; false if that disabled the model.
+  const auto check_read = [&](ObjectKey address, std::uint32_t size, std::uint64_t value) {
+    for (std::uint32_t b = 0; trusted && b < size; ++b) {
+      const ObjectKey a = address + b;
+      const auto byte = static_cast<std::uint8_t>(value >> (8 * b));
+      const ObjectKey g = a / kMemoryGranule;
+      const unsigned bit = static_cast<unsigned>(a % kMemoryGranule);
+      if (written_by_event(a)) {
+        auto w = written.find(g);
+        if (w != written.end() && (w->second.known >> bit & 1) && w->second.bytes[bit] != byte) {
+          disable(
+              "a read saw a value no event wrote (memory written outside the program's visible "
+              "operations)");
+          return false;
+        }
+        continue;
+      }
+      Granule& init = initial_[g];
+      if ((init.known >> bit & 1) && init.bytes[bit] != byte) {
+        disable("memory held other values before the events in two executions");
+        return false;
+      }
+      init.bytes[bit] = byte;
+      init.known |= static_cast<std::uint8_t>(1u << bit);
+    }
+    return true;
+  };
+  const auto different = [&](ThreadId th) {
+    disable("thread " + std::to_string(th) + " did different things after the same history");
+    return std::optional<NodeId>{};
+  };
+  // Segments: thread th's code after a step, from node n (kNoNode: not followed), `s` what it
+  // did (nullptr: nothing the runtime recorded). The node it ended at, or nullopt if that
+  // disabled the model.
+  const auto follow_segment = [&](NodeId n, const Segment* s,
+                                  ThreadId th) -> std::optional<NodeId> {
+    if (s) {
+      for (std::uint32_t k = 0; k < s->read_count; ++k) {
+        const PlainAccess& r = t.segment_accesses[s->reads_from + k];
+        if (!check_read(r.address, r.size, r.value)) return std::nullopt;
+        if (n == kNoNode) continue;
+        Node& node = nodes_[n];
+        if (node.state == State::kUnknown) {
+          node.state = State::kPlainRead;
+          node.op = Operation{OpKind::kRead, 0, r.size, r.address, 0};
+        } else if (node.state != State::kPlainRead || node.op.object != r.address ||
+                   node.op.size != r.size) {
+          return different(th);
+        }
+        n = child(n, r.value);
+      }
+      // What an opaque segment did is not known: nor is memory after it.
+      if (s->opaque) {
+        trusted = false;
+        n = kNoNode;
+      }
+      for (std::uint32_t k = 0; k < s->write_count; ++k) {
+        const PlainAccess& w = t.segment_accesses[s->writes_from + k];
+        for (unsigned b = 0; b < kMemoryGranule; ++b)
+          if (w.mask >> b & 1) store(written, w.address + b, 1, w.value >> (8 * b));
+      }
+    }
+    if (n == kNoNode) return kNoNode;
+    Node& end = nodes_[n];
+    const std::uint32_t count = s ? s->write_count : 0;
+    const PlainAccess* writes = count ? &t.segment_accesses[s->writes_from] : nullptr;
+    if (!end.segment_writes_known) {
+      end.segment_writes_from = static_cast<std::uint32_t>(segment_writes_.size());
+      end.segment_write_count = count;
+      end.segment_writes_known = true;
+      if (count) segment_writes_.insert(segment_writes_.end(), writes, writes + count);
+    } else if (end.segment_write_count != count ||
+               (count && !std::equal(writes, writes + count,
+                                     segment_writes_.begin() + end.segment_writes_from))) {
+      disable("thread " + std::to_string(th) + " wrote different values after the same history");
+      return std::nullopt;
+    }
+    return n;
+  };
+  // The segments in the order of their steps (the log has them in the order they ended).
+  std::vector<std::uint32_t> by_step(t.segments.size());
+  for (std::uint32_t k = 0; k < by_step.size(); ++k) by_step[k] = k;
+  std::stable_sort(by_step.begin(), by_step.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return t.segments[a].after_step < t.segments[b].after_step;
+  });
+  std::size_t next_segment = 0;
+  // After step i: the code its thread ran next (a new thread's first code, run inside its
+  // creation, then its creator's), and whether the thread ended there. False if that disabled
+  // the model.
+  const auto after_step = [&](std::size_t i) {
+    const Event& e = t.events[i];
+    if (segments_) {
+      const bool creates = e.op.kind == OpKind::kThreadCreate;
+      const auto created = static_cast<ThreadId>(e.op.object);
+      const Segment* mine = nullptr;
+      const Segment* childs = nullptr;
+      for (; next_segment < by_step.size() && t.segments[by_step[next_segment]].after_step <= i;
+           ++next_segment) {
+        const Segment& s = t.segments[by_step[next_segment]];
+        if (s.after_step == i && s.thread == e.thread && !mine) {
+          mine = &s;
+        } else if (s.after_step == i && creates && s.thread == created && !childs) {
+          childs = &s;
+        } else {
+          disable("the program's record of what its threads did between events is inconsistent");
+          return false;
+        }
+      }
+      if (creates) {
+        const auto end = follow_segment(node_of(created), childs, created);
+        if (!end) return false;
+        node_of(created) = *end;
+      }
+      const auto end = follow_segment(node_of(e.thread), mine, e.thread);
+      if (!end) return false;
+      node_of(e.thread) = *end;
+    }
+    if (node_of(e.thread) == kNoNode || i >= t.finished_thread.size() || !t.finished_thread[i])
+      return true;
+    Node& after = nodes_[node_of(e.thread)];
+    if (after.state != State::kUnknown && after.state != State::kFinished) {
+      disable("thread " + std::to_string(e.thread) + " ended and went on after the same history");
+      return false;
+    }
+    after.state = State::kFinished;
+    return true;
+  };
+
   for (std::size_t i = 0; i < t.events.size(); ++i) {
+    if (i > 0 && !after_step(i - 1)) return;
     const Event& e = t.events[i];
     const AccessValues& values = t.values[i];
     // Memory first, for every event (also of threads no longer followed): it is what the
@@ -349,25 +488,7 @@ void ThreadModel::learn(const Trace& t) {
           returned = *key;
         else
           known = false;
-        for (std::uint32_t b = 0; trusted && b < e.op.size; ++b) {
-          const ObjectKey a = e.op.object + b;
-          const auto byte = static_cast<std::uint8_t>(values.read >> (8 * b));
-          const ObjectKey g = a / kMemoryGranule;
-          const unsigned bit = static_cast<unsigned>(a % kMemoryGranule);
-          if (written_by_event(a)) {
-            auto w = written.find(g);
-            if (w != written.end() && (w->second.known >> bit & 1) && w->second.bytes[bit] != byte)
-              return disable(
-                  "a read saw a value no event wrote (memory written outside the "
-                  "program's visible operations)");
-            continue;
-          }
-          Granule& init = initial_[g];
-          if ((init.known >> bit & 1) && init.bytes[bit] != byte)
-            return disable("memory held other values before the events in two executions");
-          init.bytes[bit] = byte;
-          init.known |= static_cast<std::uint8_t>(1u << bit);
-        }
+        if (!check_read(e.op.object, e.op.size, values.read)) return;
       }
     }
     // What a value computed from inputs is: its expression, or kUnknownSource if the trace did
@@ -483,15 +604,8 @@ void ThreadModel::learn(const Trace& t) {
     }
     node_of(e.thread) = next;
     if (!local_code_of(e.thread, i + 1)) return;
-    if (node_of(e.thread) == kNoNode) continue;
-    if (i < t.finished_thread.size() && t.finished_thread[i]) {
-      Node& after = nodes_[node_of(e.thread)];
-      if (after.state == State::kPending || after.state == State::kLocalCode)
-        return disable("thread " + std::to_string(e.thread) +
-                       " ended and went on after the same history");
-      after.state = State::kFinished;
-    }
   }
+  if (!t.events.empty() && !after_step(t.events.size() - 1)) return;
   bool all_followed = true;
   for (const PendingThread& p : t.pending) {
     const NodeId n = p.thread < at.size() ? at[p.thread] : kNoNode;
@@ -659,6 +773,9 @@ bool ThreadModel::start_over() {
   owners_.clear();
   memory_.clear();
   memory_undo_.clear();
+  shadow_.clear();
+  shadow_undo_.clear();
+  mutex_clocks_.clear();
   undo_.clear();
   current_ = Trace{};
   model_number_.clear();
@@ -689,6 +806,15 @@ void ThreadModel::rewind(std::size_t steps) {
     while (memory_undo_.size() > u.memory_undo) {
       memory_[memory_undo_.back().granule] = memory_undo_.back().before;
       memory_undo_.pop_back();
+    }
+    while (shadow_undo_.size() > u.shadow_undo) {
+      shadow_[shadow_undo_.back().granule] = shadow_undo_.back().before;
+      shadow_undo_.pop_back();
+    }
+    if (u.released && u.had_mutex_clock) {
+      mutex_clocks_[u.mutex] = u.mutex_clock;
+    } else if (u.released) {
+      mutex_clocks_.erase(u.mutex);
     }
     forget_symbolic(u.inputs, u.branches, u.expressions);
     undo_.pop_back();
@@ -794,7 +920,9 @@ const Trace* ThreadModel::simulate(const TestDirective& d) {
       const auto root = child_root_.find(n);
       if (root == child_root_.end()) return nullptr;
       child_code = local_code(root->second, static_cast<ThreadId>(op.object), 0, child_end);
-      if (!child_code || nodes_[child_end].state != State::kPending) return nullptr;
+      if (!child_code || (nodes_[child_end].state != State::kPending &&
+                          nodes_[child_end].state != State::kPlainRead))
+        return nullptr;
     }
     AccessValues values;
     NodeId next = kNoNode, end = kNoNode;
@@ -855,6 +983,7 @@ const Trace* ThreadModel::simulate(const TestDirective& d) {
     u.waiting = waiting_;
     u.last = last_;
     u.memory_undo = memory_undo_.size();
+    u.shadow_undo = shadow_undo_.size();
     u.inputs = current_.symbolic.inputs.size();
     u.branches = current_.symbolic.branches.size();
     u.expressions = current_.symbolic.expressions.size();
@@ -872,6 +1001,28 @@ const Trace* ThreadModel::simulate(const TestDirective& d) {
       u.owner = owner_of(u.mutex);
       set_holder(owners_, op, chosen);
     }
+    // Happens-before for the race check of segments: the step is its thread's next event; a
+    // lock comes after the mutex's last release, a join after the joined thread's end.
+    bool ok = true;  // false: the step races (the model declines, undoing it)
+    if (segments_) {
+      VectorClock& clock = threads_[chosen].clock;
+      clock.set(chosen, clock[chosen] + 1);
+      if (acquires_mutex(op)) {
+        if (const auto it = mutex_clocks_.find(u.mutex); it != mutex_clocks_.end())
+          clock.join(it->second);
+      } else if (releases_mutex(op)) {
+        const auto [it, added] = mutex_clocks_.try_emplace(u.mutex);
+        u.released = true;
+        u.had_mutex_clock = !added;
+        if (!added) u.mutex_clock = it->second;
+        it->second = clock;
+      } else if (op.kind == OpKind::kThreadJoin) {
+        clock.join(threads_[static_cast<ThreadId>(op.object)].clock);
+      }
+      if (reads_value(op.kind) || writes_value(op.kind))
+        ok = access(op.object, op.size, writes_value(op.kind), is_atomic_access(op.kind), chosen,
+                    clock[chosen]);
+    }
     if (values.known & AccessValues::kWritten) {
       for (ObjectKey g = op.object / kMemoryGranule;
            g <= (op.object + op.size - 1) / kMemoryGranule; ++g)
@@ -883,9 +1034,16 @@ const Trace* ThreadModel::simulate(const TestDirective& d) {
       const auto c = static_cast<ThreadId>(op.object);
       if (c >= threads_.size()) threads_.resize(c + 1);
       threads_[c] = Thread{};
+      if (segments_) threads_[c].clock = threads_[chosen].clock;
       run_local_code(c, child_code, child_end);
       waiting_.insert(c);
       u.started = c;
+      // Its first segment, also inside the creation.
+      if (segments_ && ok) {
+        const NodeId first = run_segment(c, child_end);
+        ok = first != kNoNode && nodes_[first].state == State::kPending;
+        if (ok) threads_[c].node = first;
+      }
     }
     ++threads_[chosen].steps;
     if (end != kNoNode) {
@@ -894,13 +1052,25 @@ const Trace* ThreadModel::simulate(const TestDirective& d) {
       } else {
         threads_[chosen].node = end;
       }
-      if (nodes_[end].state == State::kFinished) {
+      if (segments_ && ok) {
+        const NodeId after = run_segment(chosen, end);
+        ok = after != kNoNode;
+        if (ok) threads_[chosen].node = after;
+      }
+      if (ok && nodes_[threads_[chosen].node].state == State::kFinished) {
         threads_[chosen].finished = true;
         waiting_.erase(chosen);
         current_.finished_thread.back() = true;
+        // Its end, which a join comes after.
+        VectorClock& clock = threads_[chosen].clock;
+        if (segments_) clock.set(chosen, clock[chosen] + 1);
       }
     }
     undo_.push_back(std::move(u));
+    if (!ok) {
+      rewind(undo_.size() - 1);
+      return nullptr;
+    }
     if (op.kind == OpKind::kProcessExit) {
       current_.outcome = node.exit_outcome;
       break;  // the exiting thread stays pending at its exit
@@ -911,6 +1081,66 @@ const Trace* ThreadModel::simulate(const TestDirective& d) {
         {id, nodes_[threads_[id].node].op, is_enabled(id), nodes_[threads_[id].node].local_state});
   current_.walk_log2_weight = follower.walk_log2_weight();
   return &current_;
+}
+
+bool ThreadModel::access(ObjectKey address, std::uint64_t size, bool write, bool atomic,
+                         ThreadId thread, std::uint32_t epoch) {
+  const ObjectKey end = address + (size ? size : 1);
+  for (ObjectKey g = address / kMemoryGranule; g * kMemoryGranule < end; ++g) {
+    const ObjectKey from = std::max(address, g * kMemoryGranule);
+    const ObjectKey to = std::min(end, (g + 1) * kMemoryGranule);
+    const auto bytes =
+        static_cast<std::uint8_t>(((1u << (to - from)) - 1) << (from % kMemoryGranule));
+    if (!access_granule(g, bytes, write, atomic, thread, epoch)) return false;
+  }
+  return true;
+}
+
+bool ThreadModel::access_granule(ObjectKey g, std::uint8_t bytes, bool write, bool atomic,
+                                 ThreadId thread, std::uint32_t epoch) {
+  const VectorClock& clock = threads_[thread].clock;
+  Shadow& s = shadow_[g];
+  shadow_undo_.push_back({g, s});
+  unsigned kept = 0;
+  for (unsigned k = 0; k < s.count; ++k) {
+    const Access& a = s.entries[k];
+    const bool before = a.thread == thread || clock.covers(a.thread, a.epoch);
+    const bool conflicts = (a.bytes & bytes) && (a.write || write) && !(a.atomic && atomic);
+    if (conflicts && !before) return false;
+    // It stands for `a` if whatever conflicts with `a` conflicts with it.
+    if (before && (a.bytes & ~bytes) == 0 && (write || !a.write) && (!atomic || a.atomic)) continue;
+    s.entries[kept++] = a;
+  }
+  if (kept == kShadowEntries) return false;
+  s.entries[kept++] = Access{thread, epoch, write, atomic, bytes};
+  s.count = static_cast<std::uint8_t>(kept);
+  return true;
+}
+
+ThreadModel::NodeId ThreadModel::run_segment(ThreadId thread, NodeId from) {
+  NodeId n = from;
+  const std::uint32_t epoch = threads_[thread].clock[thread] + 1;  // after its last event
+  while (nodes_[n].state == State::kPlainRead) {
+    const ObjectKey address = nodes_[n].op.object;
+    const std::uint32_t size = nodes_[n].op.size;
+    bool from_inputs = false;
+    const auto value = load(memory_, address, size, from_inputs);
+    if (!value || from_inputs || !access(address, size, false, false, thread, epoch))
+      return kNoNode;
+    n = find_child(n, *value);
+    if (n == kNoNode) return kNoNode;
+  }
+  const Node& end = nodes_[n];
+  if (end.state == State::kUnknown || !end.segment_writes_known) return kNoNode;
+  for (std::uint32_t k = 0; k < end.segment_write_count; ++k) {
+    const PlainAccess& w = segment_writes_[end.segment_writes_from + k];
+    const ObjectKey g = w.address / kMemoryGranule;
+    if (!access_granule(g, w.mask, true, false, thread, epoch)) return kNoNode;
+    memory_undo_.push_back({g, memory_[g]});
+    for (unsigned b = 0; b < kMemoryGranule; ++b)
+      if (w.mask >> b & 1) store(memory_, w.address + b, 1, w.value >> (8 * b));
+  }
+  return n;
 }
 
 bool ThreadModel::known_deadlock() {

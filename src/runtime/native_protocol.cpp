@@ -36,6 +36,7 @@ constexpr const char* kKeepSpinningEnv = "WEFT_KEEP_SPINNING";
 constexpr const char* kMemoryChecksEnv = "WEFT_MEMORY_CHECKS";
 constexpr const char* kLeaksEnv = "WEFT_LEAKS";
 constexpr const char* kLocalStatesEnv = "WEFT_LOCAL_STATES";
+constexpr const char* kSegmentsEnv = "WEFT_SEGMENTS";
 
 std::string setting(const char* name, const std::string& value) {
   return std::string(name) + "=" + value;
@@ -73,6 +74,7 @@ std::vector<std::string> ProgramOptions::environment() const {
       setting(kMemoryChecksEnv, memory_checks ? "1" : "0"),
       setting(kLeaksEnv, leaks ? "1" : "0"),
       setting(kLocalStatesEnv, local_states ? "1" : "0"),
+      setting(kSegmentsEnv, record_segments ? "1" : "0"),
   };
   std::string sites;
   char hex[24];
@@ -104,6 +106,7 @@ ProgramOptions ProgramOptions::from_environment() {
   o.memory_checks = env_flag(kMemoryChecksEnv, o.memory_checks);
   o.leaks = env_flag(kLeaksEnv, o.leaks);
   o.local_states = env_flag(kLocalStatesEnv, o.local_states);
+  o.record_segments = env_flag(kSegmentsEnv, o.record_segments);
   for (const char* p = std::getenv(kPromotedSitesEnv); p && *p;) {
     char* end = nullptr;
     const std::uint64_t site = std::strtoull(p, &end, 16);
@@ -646,6 +649,30 @@ void LogWriter::caveat(CaveatKind kind, std::string_view what) {
   commit(Record::kCaveat, w.ok(), w.size());
 }
 
+void LogWriter::segment(const Segment& s, std::span<const PlainAccess> accesses,
+                        const ThreadRegistry& threads) {
+  announce(threads);
+  ByteWriter w = payload_writer(header_, records_);
+  w.put(s.after_step);
+  w.put(static_cast<std::uint32_t>(s.thread));
+  w.put(static_cast<std::uint8_t>(s.opaque));
+  w.put(s.read_count);
+  w.put(s.write_count);
+  for (std::uint32_t i = 0; i < s.read_count; ++i) {
+    const PlainAccess& a = accesses[s.reads_from + i];
+    w.put(a.address);
+    w.put(a.value);
+    w.put(a.size);
+  }
+  for (std::uint32_t i = 0; i < s.write_count; ++i) {
+    const PlainAccess& a = accesses[s.writes_from + i];
+    w.put(a.address);
+    w.put(a.value);
+    w.put(a.mask);
+  }
+  commit(Record::kSegment, w.ok(), w.size());
+}
+
 void LogWriter::library_call(std::size_t index, std::span<const std::uint64_t> program_callers) {
   ByteWriter w = payload_writer(header_, records_);
   w.put(static_cast<std::uint32_t>(index));
@@ -758,6 +785,37 @@ LoggedExecution read_log_records(const void* log, std::size_t sent_threads, Thre
       case Record::kCrashed:
         out.crashed = map(r.get<std::uint32_t>("crashed thread"));
         break;
+      case Record::kSegment: {
+        Segment s;
+        s.after_step = r.get<std::uint32_t>("segment step");
+        s.thread = map(r.get<std::uint32_t>("segment thread"));
+        s.opaque = r.get<std::uint8_t>("segment opaque") != 0;
+        s.read_count = r.get<std::uint32_t>("segment reads");
+        const auto writes = r.get<std::uint32_t>("segment writes");
+        if (std::uint64_t{s.read_count} + writes > r.left() / 17)
+          throw ProtocolError("a record claims more segment accesses than it holds");
+        std::vector<PlainAccess>& accesses = events.segment_accesses;
+        s.reads_from = static_cast<std::uint32_t>(accesses.size());
+        for (std::uint32_t i = 0; i < s.read_count; ++i) {
+          PlainAccess a;
+          a.address = r.get<std::uint64_t>("segment read");
+          a.value = r.get<std::uint64_t>("segment read");
+          a.size = r.get<std::uint8_t>("segment read");
+          if (a.size == 0 || a.size > 8) throw ProtocolError("a segment read of a bad size");
+          accesses.push_back(a);
+        }
+        s.writes_from = static_cast<std::uint32_t>(accesses.size());
+        s.write_count = writes;
+        for (std::uint32_t i = 0; i < writes; ++i) {
+          PlainAccess a;
+          a.address = r.get<std::uint64_t>("segment write");
+          a.value = r.get<std::uint64_t>("segment write");
+          a.mask = r.get<std::uint8_t>("segment write");
+          accesses.push_back(a);
+        }
+        events.segments.push_back(s);
+        break;
+      }
       case Record::kWhere:
         out.crash_details = std::string(text);
         break;

@@ -13,6 +13,7 @@
 #include "weft/symbolic/expression.hpp"
 #include "weft/trace/directive.hpp"
 #include "weft/trace/trace.hpp"
+#include "weft/trace/vector_clock.hpp"
 
 namespace weft::explorer {
 
@@ -49,9 +50,20 @@ namespace weft::explorer {
 /// its expression, and a read of such bytes is keyed by the expressions as well as the value
 /// (what the reader does with it depends on both); the result of a join is not computed when
 /// inputs were read.
+///
+/// With --points=sync (`segments`), plain accesses are not events: the runtime records what each
+/// thread's code between two events read and wrote (Trace::segments). A segment's reads of
+/// memory it had not written are steps of the thread's tree that no other thread can come
+/// between (edges: the values they saw), and the node a segment ends at holds what it wrote.
+/// The program is taken to follow the locking discipline weft checks in this mode (ExitBlock
+/// §4.1): then each plain read sees the last write before it. A computed execution is checked
+/// for that too, with happens-before from program order, thread creation and join and mutexes
+/// (a subset of the runtime's, so it finds every race the runtime would, and some more): any
+/// two conflicting accesses of one granule that it does not order make the model decline, so
+/// that the execution runs and the runtime reports the race.
 class ThreadModel {
  public:
-  explicit ThreadModel(std::uint32_t max_steps_per_thread);
+  explicit ThreadModel(std::uint32_t max_steps_per_thread, bool segments = false);
 
   /// The operations the model carries out itself (see the class comment): what they do is
   /// fixed by the thread's history and the memory the events wrote.
@@ -81,6 +93,9 @@ class ThreadModel {
     /// It runs local code that reads inputs or branches on them before its next operation:
     /// which code, the directive's input values decide (the variants from `first_variant`).
     kLocalCode,
+    /// With segments: its code reads `op.size` bytes at `op.object` (not an event) before its
+    /// next operation; the edges are the values it sees.
+    kPlainRead,
   };
   static constexpr std::uint32_t kNoVariant = ~std::uint32_t{0};
   /// A branch on inputs, as the thread's local code ran it.
@@ -114,6 +129,9 @@ class ThreadModel {
     std::uint32_t first_variant = kNoVariant;
     NodeId last_next = kNoNode;  ///< the edge find_child() found last, to try first
     std::uint64_t last_returned = 0;
+    /// With segments: what the segment that ended here wrote (in segment_writes_).
+    std::uint32_t segment_writes_from = 0, segment_write_count = 0;
+    bool segment_writes_known = false;
   };
   struct EdgeKey {
     NodeId from;
@@ -258,6 +276,9 @@ class ThreadModel {
     std::uint32_t steps = 0;
     std::uint32_t inputs = 0;  ///< inputs read
     bool finished = false;
+    /// With segments: its happens-before clock (its own entry counts its events, and one more
+    /// once it ended, as a join sees it).
+    VectorClock clock;
   };
   struct StepUndo {
     ThreadId chosen = kNoThread;
@@ -268,7 +289,12 @@ class ThreadModel {
     ObjectKey mutex = 0;           ///< the mutex the step locked or unlocked, if any
     ThreadId owner = kNoThread;    ///< its owner before the step
     std::size_t memory_undo = 0;   ///< memory_undo_'s size before the step
-    std::size_t inputs = 0;        ///< the trace's inputs, branches and expressions before it
+    std::size_t shadow_undo = 0;   ///< shadow_undo_'s size before the step
+    /// The released mutex's clock before the step (with segments), and whether it had one.
+    VectorClock mutex_clock;
+    bool released = false;
+    bool had_mutex_clock = false;
+    std::size_t inputs = 0;  ///< the trace's inputs, branches and expressions before it
     std::size_t branches = 0;
     std::size_t expressions = 0;
   };
@@ -278,6 +304,48 @@ class ThreadModel {
   };
   /// Undoes the steps of the kept execution from the last back to `steps`.
   void rewind(std::size_t steps);
+
+  // ---- segments (see the class comment) ----
+  /// The accesses of a granule a later one must be checked against, each as (thread, epoch):
+  /// ordered before a clock iff its entry for the thread is at least the epoch. An access drops
+  /// those ordered before it that it stands for: every access that conflicts with the dropped
+  /// one conflicts with it (kShadowEntries at most; more, and the model cannot tell).
+  struct Access {
+    ThreadId thread = kNoThread;
+    std::uint32_t epoch = 0;
+    bool write = false;
+    bool atomic = false;
+    std::uint8_t bytes = 0;  ///< of the granule
+  };
+  static constexpr unsigned kShadowEntries = 8;
+  struct Shadow {
+    Access entries[kShadowEntries];
+    std::uint8_t count = 0;
+  };
+  /// Checks an access of [address, address+size) by `thread` (its clock now) at `epoch`, and
+  /// records it: false if it races with an earlier one (or the model cannot tell).
+  bool access(ObjectKey address, std::uint64_t size, bool write, bool atomic, ThreadId thread,
+              std::uint32_t epoch);
+  /// The same for `bytes` of granule `g`.
+  bool access_granule(ObjectKey g, std::uint8_t bytes, bool write, bool atomic, ThreadId thread,
+                      std::uint32_t epoch);
+  /// The thread's segment after its step, from `from` (the node its step led to): its reads
+  /// from memory_, its writes into it, each checked for races. The node it ends at, or kNoNode
+  /// if the model does not know it or it races.
+  NodeId run_segment(ThreadId thread, NodeId from);
+  /// Learning: a segment of `thread` (nullptr: one that did nothing) that went from `node`;
+  /// the node it ended at (kNoNode if not followed), or nullopt if the model was disabled.
+  std::optional<NodeId> see_segment(NodeId node, const Trace& t, const Segment* segment,
+                                    ThreadId thread);
+  bool segments_;
+  std::vector<PlainAccess> segment_writes_;
+  std::unordered_map<ObjectKey, Shadow> shadow_;  ///< by granule, in the kept execution
+  struct ShadowUndo {
+    ObjectKey granule;
+    Shadow before;
+  };
+  std::vector<ShadowUndo> shadow_undo_;
+  std::unordered_map<ObjectKey, VectorClock> mutex_clocks_;  ///< at their last release
   /// Starts the execution again, main at its first event (false if the model does not know
   /// the local code before it).
   bool start_over();
@@ -304,14 +372,16 @@ std::string first_difference(const Trace& computed, const Trace& ran);
 class ModelledRunner {
  public:
   enum class Mode { kOn, kCheck };
-  ModelledRunner(Mode mode, std::uint32_t max_steps_per_thread)
-      : mode_(mode), model_(max_steps_per_thread) {}
+  /// `segments`: the program runs with --points=sync and records segments (ThreadModel).
+  ModelledRunner(Mode mode, std::uint32_t max_steps_per_thread, bool segments = false)
+      : mode_(mode), model_(max_steps_per_thread, segments) {}
   /// The trace of `directive` (valid until the next call); throws ModelError when checking finds
   /// a difference.
   const Trace& run(const TestDirective& directive,
                    const std::function<Trace(const TestDirective&)>& run_for_real);
   /// Executions computed (in checking mode: that would have been).
   std::uint64_t modelled() const { return modelled_; }
+  Mode mode() const { return mode_; }
   const ThreadModel& model() const { return model_; }
 
  private:

@@ -57,6 +57,9 @@ struct ProgramOptions {
   /// Record each thread's local state at each of its operations (Trace::local_states), for the
   /// strategies that match states: a thread's state is then what it holds, not what it did.
   bool local_states = false;
+  /// With points "sync": record what each thread's code between two events read and wrote
+  /// (Trace::segments), for the thread model, and the values events read and wrote.
+  bool record_segments = false;
   /// Check heap accesses and deallocations for memory errors, and make frees visible operations
   /// (off: --no-memory-checks).
   bool memory_checks = true;
@@ -93,12 +96,13 @@ inline constexpr const char* kRuntimeMarker = "weft-runtime-v1";
 /// and wrote; 7: directives carry inputs, logs the inputs, expressions and branches; 8: the
 /// expression mirror, kKnownExpressions; 9: directives carry PCT's priority changes; 10: traces
 /// carry a sleep-set walk's weight; 11: kCaveat records; 12: kLibraryCall records;
-/// 14: events and pending threads carry local states; 15: SchedulePolicy::kStickyInTurns).
-inline constexpr int kProtocolVersion = 15;
+/// 14: events and pending threads carry local states; 15: SchedulePolicy::kStickyInTurns;
+/// 16: kSegment records).
+inline constexpr int kProtocolVersion = 16;
 /// The protocol version as a string every instrumented binary contains (fork_server.cpp), so that
 /// weft can refuse a binary built by another version before it starts it: an older runtime does
 /// not understand WEFT_CONTROL and would die before it could say HELLO.
-#define WEFT_PROTOCOL_MARKER "weft-protocol-v15"
+#define WEFT_PROTOCOL_MARKER "weft-protocol-v16"
 inline constexpr const char* kProtocolMarker = WEFT_PROTOCOL_MARKER;
 static_assert(WEFT_PROTOCOL_MARKER[sizeof WEFT_PROTOCOL_MARKER - 3] ==
                       '0' + kProtocolVersion / 10 &&
@@ -249,6 +253,8 @@ TestDirective decode_directive(const char* in, std::size_t size, ThreadRegistry&
 ///              program's frame that called it, what the faulting address is
 ///   kSanitizer a sanitizer the program was built with reported an error (one line, with
 ///              {pc:}/{in:} marks; after a kCrashed record naming the thread)
+///   kSegment   what a thread's code did between two events (Segment): the step it ran after,
+///              the thread, whether it is opaque, its reads and its writes (PlainAccess)
 enum class Record : std::uint8_t {
   kEvent = 'E',
   kThread = 'N',
@@ -266,6 +272,7 @@ enum class Record : std::uint8_t {
   kCrashed = 'C',
   kWhere = 'W',
   kSanitizer = 'S',
+  kSegment = 'G',
 };
 
 struct LogHeader {
@@ -317,6 +324,10 @@ class LogWriter {
   void crashed(ThreadId thread, const ThreadRegistry& threads);
   /// Appends a record whose payload is text (kInputs, kUnrestored, kWhere, kSanitizer).
   void text(Record tag, std::string_view text);
+  /// Appends a kSegment record: `segment`, its accesses in `accesses` (from its reads_from and
+  /// writes_from).
+  void segment(const Segment& segment, std::span<const PlainAccess> accesses,
+               const ThreadRegistry& threads);
   /// Appends a kCaveat record.
   void caveat(CaveatKind kind, std::string_view what);
   /// Appends a kLibraryCall record: event `index` ran in a library the program called through

@@ -126,6 +126,31 @@ struct AccessValues {
   friend bool operator==(const AccessValues&, const AccessValues&) = default;
 };
 
+/// What a thread's code did to memory between two of its visible operations (a segment), with
+/// --points=sync, where plain accesses are not events (native programs, for the thread model):
+/// the reads of bytes the segment had not written itself, in order, with the values they saw,
+/// and each granule it wrote with the bytes it left there. Under the locking discipline weft
+/// checks (every plain access is ordered with each conflicting one by happens-before), what the
+/// thread does next is a function of its history and those values.
+struct PlainAccess {
+  ObjectKey address = 0;  ///< reads: the first byte; writes: the granule's first byte
+  std::uint64_t value = 0;
+  std::uint8_t size = 0;  ///< reads: 1 to 8 bytes
+  std::uint8_t mask = 0;  ///< writes: the granule's bytes written (bit b: address + b)
+  friend bool operator==(const PlainAccess&, const PlainAccess&) = default;
+};
+struct Segment {
+  /// The step after which it ran: its thread's last event, or a new thread's creation.
+  std::uint32_t after_step = 0;
+  ThreadId thread = kNoThread;
+  /// It did what its record cannot say (too many accesses, a read of bytes it had partly
+  /// written, a call weft keeps state for): what follows is not a function of the record.
+  bool opaque = false;
+  std::uint32_t reads_from = 0, read_count = 0;  ///< in Trace::segment_accesses
+  std::uint32_t writes_from = 0, write_count = 0;
+  friend bool operator==(const Segment&, const Segment&) = default;
+};
+
 struct Trace {
   /// Every thread bug of the execution, in order (the first is also in outcome/message). A
   /// thread with a bug stops there; the others run on to the end of the execution, so that it is
@@ -163,6 +188,12 @@ struct Trace {
   /// thread-local storage (native programs whose strategy matches states; else empty, and 0
   /// where it could not be read). With the operation, what the thread does from there on.
   std::vector<std::uint64_t> local_states;
+  /// With --points=sync and the thread model on: the segments the threads ran, in the order they
+  /// ended (each after its step), and their accesses; `segments_recorded` says they were asked
+  /// for (an empty list then means no thread accessed shared memory between events).
+  std::vector<Segment> segments;
+  std::vector<PlainAccess> segment_accesses;
+  bool segments_recorded = false;
   /// The inputs the execution read, their expressions and the branches that depended on them.
   InputObservations symbolic;
   /// The execution read program inputs (__VERIFIER_nondet_*) that were given one fixed value

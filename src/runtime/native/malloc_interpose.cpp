@@ -123,6 +123,9 @@ void release(void* p, std::uint64_t site, const FreeDetails& how = {}) {
   std::uint32_t slot = 0;
   ThreadHeap* heap = program_heap(slot);
   NativeRuntime* rt = NativeRuntime::active();
+  // The thread model does not follow a free outside the events (without memory checks): what
+  // the heap hands out next depends on it.
+  if (heap && rt->options().segments && rt->threads_created() > 1) rt->self().segment.make_opaque();
   // While an execution is cut short, destructors that free run unchecked: a bug found there
   // could not stop their thread (they may not throw).
   if (heap && rt->options().memory_checks && !rt->scheduler().aborting())

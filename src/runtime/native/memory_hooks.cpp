@@ -143,7 +143,7 @@ void plain_access(void* addr, std::uint64_t size, bool write, std::uint64_t site
     if (promoted) note_races(*rt, addr, size, write, false, site);
     // Checked once it is its turn: a free may have run while it waited.
     check_heap(*rt, addr, size, write, site);
-    if (all && !write) rt->note_value_read(addr, size);
+    if (rt->options().record_values && !write) rt->note_value_read(addr, size);
     // What the access right after this hook sees: no other thread runs in between.
     note_for_spin(*rt, addr, size, write, true);
     return;
@@ -152,6 +152,15 @@ void plain_access(void* addr, std::uint64_t size, bool write, std::uint64_t site
   // convention): they race only with plain accesses.
   if (!all) note_races(*rt, addr, size, write, in_section, site);
   check_heap(*rt, addr, size, write, site);
+  // For weft's thread model: what the thread's code between its events reads and writes.
+  // (An atomic section is a lock here: its accesses are as those of any critical section.)
+  if (rt->options().segments) {
+    auto& segment = rt->self().segment;
+    if (write)
+      segment.write(addr, size);
+    else
+      segment.read(addr, size);
+  }
   // Inside an atomic section (with every access visible) no other thread runs: as good as
   // visible. With --points=sync a plain read is not an event the strategies could reorder,
   // unless it reads the thread's own stack (a loop's local that a function it calls updates
@@ -209,7 +218,7 @@ void __weft_atomic(void* addr, std::uint64_t size, std::uint32_t kind, std::uint
     for (auto& report : reports) sched.note_failure(weft::Outcome::kDataRace, std::move(report));
   }
   check_heap(*rt, addr, size, kind != kLoad, site);
-  if ((kind & 3) != kStore && rt->options().every_access) rt->note_value_read(addr, size);
+  if ((kind & 3) != kStore && rt->options().record_values) rt->note_value_read(addr, size);
   note_atomic_for_spin(*rt, addr, size, kind);
 }
 

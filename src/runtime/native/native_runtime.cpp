@@ -222,6 +222,13 @@ Trace NativeRuntime::run(const TestDirective& directive, int argc, char** argv, 
               program_callers(*this, t.events.back().thread, t.sites.back(), callers))
         log_->library_call(t.events.size() - 1, {callers, n});
     }
+    // The event's thread ended its segment when it came to the event; the next begins now
+    // (a new thread's first begins as it starts, inside the creation).
+    if (options_.segments) {
+      const ThreadId id = t.events.back().thread;
+      end_segment(id);
+      thread(id).segment.start(static_cast<std::uint32_t>(t.events.size() - 1));
+    }
     // Records lag one event behind: an event's "finished its thread" mark is known only when its
     // thread has run on to the next one.
     if (t.events.size() >= 2) log_until(t, t.events.size() - 1, scheduler_.expressions());
@@ -252,6 +259,9 @@ Trace NativeRuntime::run(const TestDirective& directive, int argc, char** argv, 
         scheduler_.end_process(status, Outcome::kComplete);
       },
       limits);
+  // The segments of the threads still there (blocked, or cut off at the end).
+  if (options_.segments)
+    for (ThreadId id = 0; id < registry_.size(); ++id) end_segment(id);
   channels_.end_execution();
   current_trace_ = nullptr;
   explain_blocked_signals(*this, trace);
@@ -326,6 +336,29 @@ void NativeRuntime::flush_log() {
     log_->event(*current_trace_, logged_, registry_, values_of(*current_trace_, logged_, true));
 }
 
+void NativeRuntime::begin_segment() {
+  if (!options_.segments || !current_trace_ || current_trace_->events.empty()) return;
+  self().segment.start(static_cast<std::uint32_t>(current_trace_->events.size() - 1));
+}
+
+void NativeRuntime::end_segment(ThreadId id) {
+  SegmentRecorder& segment = thread(id).segment;
+  if (!options_.segments || !segment.open()) return;
+  const auto close = [&] {
+    segment_accesses_.clear();
+    const bool nothing = segment.said_nothing();
+    const Segment s = segment.close(id, segment_accesses_);
+    if (!nothing && log_) log_->segment(s, segment_accesses_, registry_);
+  };
+  // On a program thread, what weft allocates here is its own; in the scheduler, it is anyway.
+  if (scheduler_.self() != kNoThread) {
+    RuntimeScope scope(*this);
+    close();
+  } else {
+    close();
+  }
+}
+
 void NativeRuntime::note_value_read(const void* addr, std::uint64_t size) {
   if (!current_trace_ || current_trace_->events.empty() || size > 8) return;
   const std::size_t index = current_trace_->events.size() - 1;
@@ -342,7 +375,7 @@ void NativeRuntime::note_value_read(const void* addr, std::uint64_t size) {
 }
 
 void NativeRuntime::note_value_received(std::uint64_t value) {
-  if (!current_trace_ || current_trace_->events.empty() || !options_.every_access) return;
+  if (!current_trace_ || current_trace_->events.empty() || !options_.record_values) return;
   const std::size_t index = current_trace_->events.size() - 1;
   if (current_trace_->events[index].thread != scheduler_.self()) return;
   if (values_.size() <= index) values_.resize(index + 1);
@@ -353,7 +386,7 @@ void NativeRuntime::note_value_received(std::uint64_t value) {
 AccessValues NativeRuntime::values_of(const Trace& t, std::size_t index, bool dying,
                                       symbolic::ExpressionPool* pool) {
   AccessValues v = index < values_.size() ? values_[index] : AccessValues{};
-  if (!options_.every_access || dying) return v;
+  if (!options_.record_values || dying) return v;
   const Event& e = t.events[index];
   // The event's thread has run on to its next operation (or its end): its store is done, and
   // no other thread has run since.

@@ -16,6 +16,7 @@
 
 #include "kernel_channels.hpp"
 #include "race_detector.hpp"
+#include "segment_recorder.hpp"
 #include "signals.hpp"
 #include "spin_tracker.hpp"
 #include "thread_heap.hpp"
@@ -34,10 +35,17 @@ namespace weft::runtime::native {
 /// scheduling points parsed once (every memory access asks) and where the executions run.
 struct NativeOptions : weft::native::ProgramOptions {
   explicit NativeOptions(weft::native::ProgramOptions sent)
-      : weft::native::ProgramOptions(std::move(sent)), every_access(points == "all") {}
+      : weft::native::ProgramOptions(std::move(sent)),
+        every_access(points == "all"),
+        segments(!every_access && record_segments),
+        record_values(every_access || segments) {}
   /// points "all": every shared access is a scheduling point (the thesis' model); else only
   /// synchronisation and atomics, and plain accesses are checked for data races (POET §4.4).
   bool every_access;
+  /// Plain accesses are recorded by segment (Trace::segments).
+  bool segments;
+  /// Events carry the values they read and wrote (Trace::values), for weft's thread model.
+  bool record_values;
   /// Running in a worker process, which runs execution after execution: thread stacks left by
   /// the last execution are taken over (see RunLimits::adopt_placed_stacks).
   bool in_worker = false;
@@ -95,6 +103,8 @@ struct NativeThread {
   /// Local states are recorded: weft's code clears what it left below the program's frames as
   /// it returns to them (RuntimeScope).
   bool clears_dead_stack = false;
+  /// What its code does between two of its events (NativeOptions::segments).
+  SegmentRecorder segment;
 };
 
 /// Reader-writer locks and barriers are built from the scheduler's mutexes and condition
@@ -166,6 +176,10 @@ class NativeRuntime {
   /// The calling thread's event that just ran (a join) handed it `value` (the joined thread's
   /// result), which its next steps may depend on.
   void note_value_received(std::uint64_t value);
+  /// With segments recorded: the calling thread's segment begins (after the last event, its
+  /// creation's for a new thread), and ends (logged), when the thread ends.
+  void begin_segment();
+  void end_segment(ThreadId id);
   /// The calling thread's next steps depend on state the runtime keeps for the program outside
   /// its memory (Trace::runtime_state_read).
   void note_runtime_state() { runtime_state_read_ = true; }
@@ -277,7 +291,8 @@ class NativeRuntime {
   const Trace* current_trace_ = nullptr;  // the scheduler's trace while run() runs
   std::size_t logged_ = 0;                // events of it already in the log
   std::vector<weft::AccessValues> values_;
-  std::vector<weft::AccessValues> logged_values_;  // scratch of run()'s logging
+  std::vector<weft::AccessValues> logged_values_;    // scratch of run()'s logging
+  std::vector<weft::PlainAccess> segment_accesses_;  // scratch of end_segment
   weft::native::LogWriter::SymbolicLogged symbolic_logged_;
   ShadowMemory shadow_;
   bool runtime_state_read_ = false;         // by event, while run() runs (--points=all)

@@ -67,6 +67,7 @@ ThreadId create_thread(NativeRuntime& rt, const pthread_attr_t* attr, void* (*st
   rt.self().creating_argument = reinterpret_cast<std::uintptr_t>(arg);
   const ThreadId id = rt.scheduler().spawn(
       [runtime, start, arg, identity, signal_mask] {
+        runtime->begin_segment();
         runtime->self().identity = identity;
         runtime->self().signal_mask = signal_mask;
         void* result = nullptr;
@@ -81,6 +82,7 @@ ThreadId create_thread(NativeRuntime& rt, const pthread_attr_t* attr, void* (*st
         // As glibc's thread exit does: thread_local objects first, then pthread keys.
         run_thread_local_destructors();
         run_key_destructors(*runtime);
+        runtime->end_segment(runtime->scheduler().self());
       },
       site, start_routine_key(start, arg));
   rt.thread(id).detached = detach == PTHREAD_CREATE_DETACHED;
