@@ -329,8 +329,9 @@ TEST(NativeEndToEnd, NeighbouringBytesAreIndependent) {
 
 // ---- the thread model ------------------------------------------------------------------------
 
-// With every access an event, executions made of steps seen before are computed, not run: the
-// counts and the verdict are those of running every execution (Locking 1, bench/thesis).
+// Executions made of steps seen before are computed, not run, with every access an event and with
+// synchronisation points only (the default): the counts and the verdict are those of running
+// every execution (Locking 1, bench/thesis).
 TEST(NativeThreadModel, ComputedExecutionsGiveTheSameCountsAndVerdict) {
   const std::string locking = std::string(WEFT_THESIS_SOURCES) + "/locking.c";
   const CliRun on = weft_cli("check " + locking + " --json -q --points=all");
@@ -342,10 +343,16 @@ TEST(NativeThreadModel, ComputedExecutionsGiveTheSameCountsAndVerdict) {
   EXPECT_EQ(on.result["thread_model"], "on");
   EXPECT_GT(stat(on, "modelled"), 2500u);
   EXPECT_EQ(stat(off, "modelled"), 0u);
-  // Only with every access an event: with --points=sync plain accesses carry no values.
+  // With --points=sync, from what the threads' code between events read and wrote.
   const CliRun sync = weft_cli("check " + locking + " --json -q");
-  EXPECT_EQ(sync.result["thread_model"], "off");
-  EXPECT_EQ(stat(sync, "modelled"), 0u);
+  const CliRun sync_off = weft_cli("check " + locking + " --json -q --thread-model=off");
+  ASSERT_EQ(sync.exit_code, 0) << sync.out << sync.err;
+  ASSERT_EQ(sync_off.exit_code, 0) << sync_off.out << sync_off.err;
+  EXPECT_EQ(sync.result["thread_model"], "on");
+  EXPECT_EQ(stat(sync, "executions"), 2520u);
+  EXPECT_EQ(stat(sync_off, "executions"), 2520u);
+  EXPECT_GT(stat(sync, "modelled"), 2500u);
+  EXPECT_EQ(stat(sync_off, "modelled"), 0u);
 }
 
 // Memory written behind the events' back (by an uninstrumented library function) makes two
@@ -362,16 +369,16 @@ TEST(NativeThreadModel, MemoryWrittenOutsideTheEventsDisablesIt) {
       << on.result["thread_model"];
 }
 
-// An unknown mode, or asking for the model where it cannot work, is one error line.
-TEST(NativeThreadModel, AnUnknownOrInapplicableModeIsAnError) {
+// An unknown mode is one error line; every mode applies with either kind of points.
+TEST(NativeThreadModel, AnUnknownModeIsAnError) {
   const CliRun r = weft_cli("run --thread-model=sometimes /bin/true");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--thread-model"), std::string::npos) << r.err;
-  const CliRun sync = check("locked_counter.c", "--thread-model=check");
-  EXPECT_EQ(sync.exit_code, 2);
-  EXPECT_NE(sync.err.find("--thread-model needs --points=all"), std::string::npos) << sync.err;
-  // Off is always accepted.
-  EXPECT_EQ(check("locked_counter.c", "--thread-model=off").exit_code, 0);
+  for (const char* mode : {"check", "on", "off"}) {
+    const CliRun sync = check("locked_counter.c", std::string("--thread-model=") + mode);
+    EXPECT_EQ(sync.exit_code, 0) << mode << sync.err;
+    EXPECT_EQ(stat(sync, "executions"), 6u) << mode;
+  }
 }
 
 // ---- unfolding (--strategy contextual) ------------------------------------------------------

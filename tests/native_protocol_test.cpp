@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include <atomic>
+#include <cstring>
 #include <thread>
 #include <vector>
 
@@ -147,6 +148,57 @@ TEST(NativeProtocol, ALogRoundTripsWithThreadsWeftDidNotSend) {
   EXPECT_FALSE(back.ending->pending[0].enabled);
 }
 
+// What a thread's code did between two events (--points=sync with the thread model) comes back
+// as it was logged, its thread by weft's id; a record that claims more accesses than it holds
+// is refused.
+TEST(NativeProtocol, SegmentsRoundTripAndACutShortOneIsRefused) {
+  ThreadRegistry weft;
+  ThreadRegistry program;
+  const ThreadId child = program.child(kMainThread, 0);  // not sent: announced
+  std::vector<PlainAccess> accesses = {
+      {0x1000, 7, 4, 0},          // a read of 4 bytes that saw 7
+      {0x2008, 0xff00, 0, 0x06},  // a write of bytes 1 and 2 of the granule at 0x2008
+      {0x1004, 0x123456, 3, 0}};  // the child's read
+  Segment mine{3, kMainThread, false, 0, 1, 1, 1};
+  Segment theirs{5, child, true, 2, 1, 3, 0};
+  std::vector<char> memory(1 << 16);
+  LogWriter log(memory.data(), memory.size());
+  log.reset(1);
+  log.segment(mine, accesses, program);
+  log.segment(theirs, accesses, program);
+  const LoggedExecution back = read_log_records(memory.data(), 1, weft);
+  ASSERT_EQ(back.events.segments.size(), 2u);
+  const Segment& a = back.events.segments[0];
+  const Segment& b = back.events.segments[1];
+  const auto& got = back.events.segment_accesses;
+  EXPECT_EQ(a.after_step, 3u);
+  EXPECT_EQ(a.thread, kMainThread);
+  EXPECT_FALSE(a.opaque);
+  ASSERT_EQ(a.read_count, 1u);
+  ASSERT_EQ(a.write_count, 1u);
+  EXPECT_EQ(got[a.reads_from], accesses[0]);
+  EXPECT_EQ(got[a.writes_from], accesses[1]);
+  EXPECT_EQ(b.after_step, 5u);
+  EXPECT_EQ(b.thread, *weft.intern("0.0"));
+  EXPECT_TRUE(b.opaque);
+  ASSERT_EQ(b.read_count, 1u);
+  EXPECT_EQ(b.write_count, 0u);
+  EXPECT_EQ(got[b.reads_from], accesses[2]);
+
+  // The first segment record with its read count raised past what it holds (records: a tag
+  // byte, a 4-byte length, the payload; the count follows the step, thread and opaque flag).
+  std::size_t at = sizeof(LogHeader);
+  while (static_cast<Record>(memory[at]) != Record::kSegment) {
+    std::uint32_t length;
+    std::memcpy(&length, memory.data() + at + 1, sizeof length);
+    at += 5 + length;
+  }
+  const std::uint32_t too_many = 1000;
+  std::memcpy(memory.data() + at + 5 + 4 + 4 + 1, &too_many, sizeof too_many);
+  ThreadRegistry other;
+  EXPECT_THROW(read_log_records(memory.data(), 1, other), ProtocolError);
+}
+
 TEST(NativeProtocol, ALogThatRunsOutOfSpaceDropsWholeRecordsAndSaysSo) {
   Trace t;
   t.events = {{kMainThread, memory_op(OpKind::kWrite, 0x10, 4)}};
@@ -248,6 +300,7 @@ TEST(NativeProtocol, OptionsGoThroughTheEnvironmentAndBack) {
   o.keep_spinning = true;
   o.memory_checks = false;
   o.leaks = true;
+  o.record_segments = true;
   o.promoted_sites = {0x10, 0xabc};
   std::vector<std::string> names;
   for (const std::string& setting : o.environment()) {
@@ -269,6 +322,7 @@ TEST(NativeProtocol, OptionsGoThroughTheEnvironmentAndBack) {
   EXPECT_EQ(back.keep_spinning, o.keep_spinning);
   EXPECT_EQ(back.memory_checks, o.memory_checks);
   EXPECT_EQ(back.leaks, o.leaks);
+  EXPECT_EQ(back.record_segments, o.record_segments);
   EXPECT_EQ(back.promoted_sites, o.promoted_sites);
   // Unset, every option is its default.
   const ProgramOptions defaults = ProgramOptions::from_environment();

@@ -154,13 +154,7 @@ void plain_access(void* addr, std::uint64_t size, bool write, std::uint64_t site
   check_heap(*rt, addr, size, write, site);
   // For weft's thread model: what the thread's code between its events reads and writes.
   // (An atomic section is a lock here: its accesses are as those of any critical section.)
-  if (rt->options().segments) {
-    auto& segment = rt->self().segment;
-    if (write)
-      segment.write(addr, size);
-    else
-      segment.read(addr, size);
-  }
+  if (rt->options().segments) rt->note_segment_access(addr, size, write, site);
   // Inside an atomic section (with every access visible) no other thread runs: as good as
   // visible. With --points=sync a plain read is not an event the strategies could reorder,
   // unless it reads the thread's own stack (a loop's local that a function it calls updates

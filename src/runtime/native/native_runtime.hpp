@@ -180,6 +180,16 @@ class NativeRuntime {
   /// creation's for a new thread), and ends (logged), when the thread ends.
   void begin_segment();
   void end_segment(ThreadId id);
+  /// The calling thread's code, at `site`, is about to read or write [addr, addr+size) outside
+  /// an event: its segment notes it (a read with the value it will see; should reading that
+  /// fault, the crash is the program's access at `site`).
+  void note_segment_access(const void* addr, std::uint64_t size, bool write, std::uint64_t site) {
+    SegmentRecorder& segment = self().segment;
+    if (write) return segment.write(addr, size);
+    probe_site_ = site;
+    segment.read(addr, size);
+    probe_site_ = 0;
+  }
   /// The calling thread's next steps depend on state the runtime keeps for the program outside
   /// its memory (Trace::runtime_state_read).
   void note_runtime_state() { runtime_state_read_ = true; }
