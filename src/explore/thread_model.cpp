@@ -776,6 +776,7 @@ bool ThreadModel::start_over() {
   shadow_.clear();
   shadow_undo_.clear();
   mutex_clocks_.clear();
+  atomic_clocks_.clear();
   undo_.clear();
   current_ = Trace{};
   model_number_.clear();
@@ -810,6 +811,11 @@ void ThreadModel::rewind(std::size_t steps) {
     while (shadow_undo_.size() > u.shadow_undo) {
       shadow_[shadow_undo_.back().granule] = shadow_undo_.back().before;
       shadow_undo_.pop_back();
+    }
+    if (u.atomic && u.had_atomic_clocks) {
+      atomic_clocks_[u.atomic] = AtomicClocks{u.atomic_write, u.atomic_reads};
+    } else if (u.atomic) {
+      atomic_clocks_.erase(u.atomic);
     }
     if (u.released && u.had_mutex_clock) {
       mutex_clocks_[u.mutex] = u.mutex_clock;
@@ -1018,6 +1024,24 @@ const Trace* ThreadModel::simulate(const TestDirective& d) {
         it->second = clock;
       } else if (op.kind == OpKind::kThreadJoin) {
         clock.join(threads_[static_cast<ThreadId>(op.object)].clock);
+      } else if (is_atomic_access(op.kind)) {
+        // After the variable's last write; a write also after the reads since (a
+        // compare-exchange counts as a write, as the runtime's clocks count it).
+        const auto [it, added] = atomic_clocks_.try_emplace(op.object);
+        u.atomic = op.object;
+        u.had_atomic_clocks = !added;
+        if (!added) {
+          u.atomic_write = it->second.write;
+          u.atomic_reads = it->second.reads;
+        }
+        clock.join(it->second.write);
+        if (writes_value(op.kind)) {
+          clock.join(it->second.reads);
+          it->second.write = clock;
+          it->second.reads = VectorClock{};
+        } else {
+          it->second.reads.join(clock);
+        }
       }
       if (reads_value(op.kind) || writes_value(op.kind))
         ok = access(op.object, op.size, writes_value(op.kind), is_atomic_access(op.kind), chosen,

@@ -57,8 +57,8 @@ namespace weft::explorer {
 /// between (edges: the values they saw), and the node a segment ends at holds what it wrote.
 /// The program is taken to follow the locking discipline weft checks in this mode (ExitBlock
 /// §4.1): then each plain read sees the last write before it. A computed execution is checked
-/// for that too, with happens-before from program order, thread creation and join and mutexes
-/// (a subset of the runtime's, so it finds every race the runtime would, and some more): any
+/// for that too, with happens-before from program order, thread creation and join, mutexes and
+/// atomics (a subset of the runtime's, so it finds every race the runtime would, and more): any
 /// two conflicting accesses of one granule that it does not order make the model decline, so
 /// that the execution runs and the runtime reports the race.
 class ThreadModel {
@@ -294,6 +294,10 @@ class ThreadModel {
     VectorClock mutex_clock;
     bool released = false;
     bool had_mutex_clock = false;
+    /// The atomic variable the step accessed (with segments), and its clocks before.
+    ObjectKey atomic = 0;
+    bool had_atomic_clocks = false;
+    VectorClock atomic_write, atomic_reads;
     std::size_t inputs = 0;  ///< the trace's inputs, branches and expressions before it
     std::size_t branches = 0;
     std::size_t expressions = 0;
@@ -346,6 +350,13 @@ class ThreadModel {
   };
   std::vector<ShadowUndo> shadow_undo_;
   std::unordered_map<ObjectKey, VectorClock> mutex_clocks_;  ///< at their last release
+  /// By atomic variable (its address): the clock of its last write and the join of its reads'
+  /// since, as the race detector orders atomics (a read after the last write, a write after
+  /// both).
+  struct AtomicClocks {
+    VectorClock write, reads;
+  };
+  std::unordered_map<ObjectKey, AtomicClocks> atomic_clocks_;
   /// Starts the execution again, main at its first event (false if the model does not know
   /// the local code before it).
   bool start_over();
