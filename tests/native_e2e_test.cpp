@@ -355,6 +355,34 @@ TEST(NativeThreadModel, ComputedExecutionsGiveTheSameCountsAndVerdict) {
   EXPECT_EQ(stat(sync_off, "modelled"), 0u);
 }
 
+// With --points=sync, atomics order computed executions as the race detector orders them: data
+// handed over through an atomic flag is computed, race-free, and the counts are those of running
+// every execution.
+TEST(NativeThreadModel, AnAtomicHandOverIsComputedInTheDefaultMode) {
+  const CliRun on = check("atomic_handover.c");
+  const CliRun off = check("atomic_handover.c", "--thread-model=off");
+  ASSERT_EQ(on.exit_code, 0) << on.out << on.err;
+  ASSERT_EQ(off.exit_code, 0) << off.out << off.err;
+  EXPECT_EQ(stat(on, "executions"), stat(off, "executions"));
+  EXPECT_GT(2 * stat(on, "modelled"), stat(on, "executions"));
+  EXPECT_EQ(check("atomic_handover.c", "--thread-model=check").exit_code, 0);
+}
+
+// A race that only some interleavings have, made of steps race-free runs saw: the model
+// declines those executions (its own race check), so every execution with the race runs and
+// reports it, as with the model off.
+TEST(NativeThreadModel, ARaceInAnExecutionMadeOfKnownStepsIsRunAndReported) {
+  const CliRun on = check("late_race.c", "--all-bugs --no-race-points");
+  const CliRun off = check("late_race.c", "--all-bugs --no-race-points --thread-model=off");
+  ASSERT_EQ(on.exit_code, 1) << on.out << on.err;
+  ASSERT_EQ(off.exit_code, 1) << off.out << off.err;
+  EXPECT_EQ(on.result["bugs"][0]["kind"], "data race");
+  EXPECT_EQ(stat(on, "executions"), stat(off, "executions"));
+  EXPECT_EQ(stat(on, "bugs"), stat(off, "bugs"));  // executions with a race: all run
+  EXPECT_EQ(on.result["bugs"][0]["repeats"], off.result["bugs"][0]["repeats"]);
+  EXPECT_GT(stat(on, "modelled"), 0u);
+}
+
 // Memory written behind the events' back (by an uninstrumented library function) makes two
 // executions see different bytes that no event wrote: the model stops computing, says why, and
 // the exploration is the one without it.
