@@ -1008,7 +1008,8 @@ const Trace* ThreadModel::simulate(const TestDirective& d) {
       set_holder(owners_, op, chosen);
     }
     // Happens-before for the race check of segments: the step is its thread's next event; a
-    // lock comes after the mutex's last release, a join after the joined thread's end.
+    // lock comes after the mutex's last release, a join after the joined thread's end, an
+    // atomic access after the variable's accesses as below.
     bool ok = true;  // false: the step races (the model declines, undoing it)
     if (segments_) {
       VectorClock& clock = threads_[chosen].clock;
@@ -1109,14 +1110,10 @@ const Trace* ThreadModel::simulate(const TestDirective& d) {
 
 bool ThreadModel::access(ObjectKey address, std::uint64_t size, bool write, bool atomic,
                          ThreadId thread, std::uint32_t epoch) {
-  const ObjectKey end = address + (size ? size : 1);
-  for (ObjectKey g = address / kMemoryGranule; g * kMemoryGranule < end; ++g) {
-    const ObjectKey from = std::max(address, g * kMemoryGranule);
-    const ObjectKey to = std::min(end, (g + 1) * kMemoryGranule);
-    const auto bytes =
-        static_cast<std::uint8_t>(((1u << (to - from)) - 1) << (from % kMemoryGranule));
-    if (!access_granule(g, bytes, write, atomic, thread, epoch)) return false;
-  }
+  const auto [first, last] = granule_span(address, size);
+  for (ObjectKey g = first; g <= last; ++g)
+    if (!access_granule(g, bytes_in_granule(address, size, g), write, atomic, thread, epoch))
+      return false;
   return true;
 }
 
