@@ -24,6 +24,7 @@
 #include "weft/driver/json_stream.hpp"
 #include "weft/driver/native_report.hpp"
 #include "weft/driver/option_checks.hpp"
+#include "weft/driver/program_build.hpp"
 #include "weft/driver/replay_file.hpp"
 #include "weft/driver/report.hpp"
 #include "weft/driver/symbolizer.hpp"
@@ -208,25 +209,15 @@ static int check_command_unguarded(const std::string& source,
     throw DriverError("cannot find " + compiler.string() + " (weft's compiler wrapper)");
   // Removed on every way out; a bug's replay file gets its own copy of the program.
   const TemporaryDirectory dir("weft-check-");
-  const std::string binary = dir.path() + "/" + fs::path(source).stem().string();
-  std::string command = shell_word(compiler.string());
-  bool has_opt = false;
-  for (const auto& f : compiler_flags) has_opt |= f.starts_with("-O");
-  if (!has_opt) command += " -O0";  // every access in the source stays an access
-  command += cxx ? " -std=c++20" : "";
-  // The source before the flags: libraries and objects given after `--` must follow the
-  // program's object on the link line (preprocessor and code flags apply wherever they are).
-  command += " " + shell_word(source);
-  for (const auto& f : compiler_flags) command.append(" ").append(shell_word(f));
-  command += " -o " + shell_word(binary);
-  const int status = std::system(command.c_str());
-  // system() ignores Ctrl-C while the compiler runs; the compiler died of it instead.
-  if (status != -1 && WIFSIGNALED(status))
-    throw DriverError("compiling '" + source + "' was interrupted");
-  if (status != 0)
-    throw DriverError("compiling '" + source + "' failed (the compiler's messages are above)");
-  program.path = binary;
+  const BuiltProgram built = build_program({.wrapper = compiler,
+                                            .source = source,
+                                            .flags = compiler_flags,
+                                            .cxx = cxx,
+                                            .use_cache = settings.build_cache},
+                                           dir.path());
+  program.path = built.path;
   ExploreSettings check_settings = settings;
+  check_settings.build_reused = built.reused;
   check_settings.program_is_temporary = true;
   check_settings.source = source;
   return explore_and_report(program, check_settings);

@@ -604,7 +604,10 @@ class RunCommand {
         if (m.path.starts_with(cache + "/")) instrumented.insert(m.path.substr(cache.size() + 1));
     if (!instrumented.empty()) j["instrumented_libraries"] = instrumented;
     j["weft_version"] = WEFT_VERSION;
-    if (!settings_.source.empty()) j["source"] = settings_.source;
+    if (!settings_.source.empty()) {
+      j["source"] = settings_.source;
+      j["build"] = {{"reused", settings_.build_reused}};
+    }
     return j;
   }
 

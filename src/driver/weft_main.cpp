@@ -250,6 +250,12 @@ int main(int argc, char** argv) {
   add_exploration_options(*check, settings, program, strategy);
   check->add_option("compiler_flags", compiler_flags, "Flags for the compiler (after --)")
       ->group("Compile");
+  check
+      ->add_flag_callback(
+          "--no-build-cache", [&] { settings.build_cache = false; },
+          "Build the program even if an unchanged build of it was kept, and keep none "
+          "(builds are kept in $WEFT_BUILD_CACHE, else ${XDG_CACHE_HOME:-~/.cache}/weft/builds)")
+      ->group("Compile");
 
   std::vector<std::string> command;
   auto* run = app.add_subcommand(

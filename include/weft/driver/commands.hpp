@@ -51,14 +51,19 @@ struct ExploreSettings : explorer::ExploreOptions {
   std::string replay_file;            ///< where to write the first bug's replay file ("" = default)
   bool program_is_temporary = false;  ///< built by `weft check`: refer to it only via the file
   std::string source;  ///< the source file `weft check` built the program from ("" for run)
+  /// `weft check` looks for a kept build of the program and keeps its own (program_build.hpp);
+  /// --no-build-cache turns this off.
+  bool build_cache = true;
+  bool build_reused = false;  ///< `weft check` took a kept build (shown in the JSON result)
 };
 
 /// Explores `program` and prints the verdict; returns the exit code.
 int run_command(const Program& program, const ExploreSettings& settings);
 
 /// Compiles `source` with weft-cc/weft-c++ (plus `compiler_flags`) into a temporary directory,
-/// then explores it as run_command does. The directory is always removed; if a bug was found,
-/// a copy of the program stays beside its replay file (`x.json` keeps `x.bin`).
+/// or takes a kept build of it (program_build.hpp), then explores it as run_command does. The
+/// directory is always removed; if a bug was found, a copy of the program stays beside its replay
+/// file (`x.json` keeps `x.bin`).
 int check_command(const std::string& source, const std::vector<std::string>& compiler_flags,
                   Program program, const ExploreSettings& settings);
 
