@@ -26,6 +26,7 @@
 #include "native_runtime.hpp"
 #include "process_state.hpp"
 #include "real_functions.hpp"
+#include "signals.hpp"
 #include "unseen_libraries.hpp"
 
 namespace weft::runtime::native {
@@ -212,6 +213,8 @@ namespace {
   weft::runtime::native::libc_single_threaded_flag();  // looked up once, kept by the snapshot
   weft::runtime::native::libraries_with_unseen_synchronisation();  // scanned once, kept too
   weft::runtime::native::read_loaded_modules();                    // the same
+  process_identity();     // main's name and CPU set in every execution: read once
+  process_signal_mask();  // its signal mask, the same
   const bool ok = snapshot.capture();
   shared.state.store(ok ? kIdle : kUnavailable);
   if (!ok) _exit(0);

@@ -271,7 +271,9 @@ void MemorySnapshot::restore() const {
   // Back to the captured break, in both directions: glibc's calloc counts on memory it gets from
   // sbrk being zero, which pages left above the break by this execution would not be; and pages
   // it trimmed must be there again before they are written.
-  if (static_cast<std::uintptr_t>(syscall(SYS_brk, 0)) != brk_) syscall(SYS_brk, brk_);
+  // The C library's record of the break (sbrk(0) asks no system call) is read before the copies
+  // write it back; only the allocator moves the break, through sbrk.
+  if (reinterpret_cast<std::uintptr_t>(sbrk(0)) != brk_) syscall(SYS_brk, brk_);
   for (int i = 0; i < count_; ++i) {
     if (regions_[i].kept)
       restore_sparse(regions_[i]);

@@ -314,6 +314,11 @@ class NativeRuntime {
   std::size_t weak_atomic_sites_noted_ = 0;
 };
 
+/// The process's name and CPU set, which main's identity starts from in every execution. Read
+/// once: a worker does so before its snapshot, so that executions do not repeat the two system
+/// calls (the process's own are restored after each, or noted as changed: process_state.cpp).
+const ThreadIdentity& process_identity();
+
 /// The identity of a thread `creator` creates with `attr`: the creator's name, scheduling and
 /// affinity (as clone(2) copies them), the attribute's scheduling if it asks for explicit
 /// scheduling (pthread_identity.cpp).

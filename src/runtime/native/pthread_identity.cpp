@@ -36,11 +36,7 @@ constexpr pid_t kFirstWeftTid = pid_t{1} << 22;
 // created thread's is copied from its creator in pthread_create (note_created).
 ThreadIdentity& identity_of(NativeRuntime& rt, ThreadId id) {
   ThreadIdentity& who = rt.thread(id).identity;
-  if (!who.ready) {
-    who.ready = true;
-    prctl(PR_GET_NAME, who.name);
-    WEFT_REAL(sched_getaffinity, 0, sizeof who.affinity, &who.affinity);
-  }
+  if (!who.ready) who = weft::runtime::native::process_identity();
   return who;
 }
 
@@ -60,6 +56,17 @@ bool valid_policy(int policy) {
 }  // namespace
 
 namespace weft::runtime::native {
+
+const ThreadIdentity& process_identity() {
+  static const ThreadIdentity who = [] {
+    ThreadIdentity w;
+    w.ready = true;
+    prctl(PR_GET_NAME, w.name);
+    WEFT_REAL(sched_getaffinity, 0, sizeof w.affinity, &w.affinity);
+    return w;
+  }();
+  return who;
+}
 
 ThreadIdentity identity_for_child(NativeRuntime& rt, ThreadId creator, const pthread_attr_t* attr) {
   ThreadIdentity child = identity_of(rt, creator);

@@ -299,11 +299,16 @@ bool names_this_process(pid_t pid) {
 
 namespace weft::runtime::native {
 
+const sigset_t& process_signal_mask() {
+  static const sigset_t mask = os_mask_now();
+  return mask;
+}
+
 void start_signals(NativeRuntime& rt) {
   SignalState& s = rt.signals();
   s = SignalState{};
   sigemptyset(&s.process_pending);
-  s.os_mask = os_mask_now();
+  s.os_mask = process_signal_mask();
   rt.thread(kMainThread).signal_mask = s.os_mask;
 }
 

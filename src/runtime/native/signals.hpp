@@ -33,6 +33,10 @@ struct SignalState {
   std::uint64_t send_site = 0;
 };
 
+/// The OS thread's signal mask when the process started. Read once: a worker does so before its
+/// snapshot, and restores the mask after each execution that changed it (process_state.cpp).
+const sigset_t& process_signal_mask();
+
 /// At the start of an execution: the first thread has the mask the process started with.
 void start_signals(NativeRuntime& rt);
 
