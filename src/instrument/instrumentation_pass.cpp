@@ -35,6 +35,8 @@ std::vector<std::unique_ptr<Instrumenter>> make_instrumenters(Stage stage) {
       // expression must reach shadow memory after its hook, right before the store itself.
       instrumenters.push_back(make_symbolic_instrumenter());
       instrumenters.push_back(make_cxx_guard_redirector());
+      // After every instrumenter that adds calls: it places the thread-pointer requests.
+      instrumenters.push_back(make_thread_pointer_instrumenter());
       // Last: it gives main a runtime name (__weft_*), and instrumenters skip such functions.
       instrumenters.push_back(make_main_renamer());
       break;

@@ -49,6 +49,10 @@ std::unique_ptr<Instrumenter> make_library_spin_remover();
 // Sends the program's calls to the C++ ABI's static-initialisation guards to the runtime's model.
 std::unique_ptr<Instrumenter> make_cxx_guard_redirector();
 
+// Asks the runtime for the running thread's thread pointer where the code needs it: before
+// calls other than access hooks, and around thread-local accesses.
+std::unique_ptr<Instrumenter> make_thread_pointer_instrumenter();
+
 // Renames the program's main so that the runtime's main can run it.
 std::unique_ptr<Instrumenter> make_main_renamer();
 

@@ -54,6 +54,9 @@ struct ThreadRec {
   void* storage = nullptr;  // its own thread pointer (RunLimits::thread_storage), or nullptr
   EhGlobals eh;
   int saved_errno = 0;  // errno lives in the OS thread; every fiber needs its own
+  // Suspended inside an access hook, whose code needs no storage of its own: resumed, it may
+  // keep the thread pointer as it is (RunLimits::lazy_thread_pointer).
+  bool resumes_in_hook = false;
   bool finished = false;
   Operation pending;
   std::uint64_t pending_site = 0;
@@ -108,6 +111,19 @@ struct Scheduler::Impl {
   // ---- fibers --------------------------------------------------------------------------
   void switch_to_thread(ThreadRec& t) {
     set_running(&t);
+    if (t.storage && lazy_thread_pointer) {
+      // Back to code that asks for its storage where it needs it. Not to unwind: the C++
+      // runtime keeps the exception state there.
+      if (!(t.resumes_in_hook && !aborting)) set_own_thread_pointer(t);
+      // Its errno, by address: whichever storage the thread pointer names meanwhile, the
+      // scheduler's code and other threads' hooks may change its errno.
+      int* const own_errno = storage_owner->errno_location(t.storage);
+      *own_errno = t.saved_errno;
+      Fiber::switch_to(main_fiber, *t.fiber);
+      t.saved_errno = *own_errno;
+      set_running(nullptr);
+      return;
+    }
     if (t.storage) {
       // Its own storage holds its exception state. The scheduler goes on with the storage of
       // the thread that ran last (use_os_thread_pointer() gives it back its own), which saves
@@ -146,6 +162,14 @@ struct Scheduler::Impl {
   [[noreturn]] void leave_finished_thread(ThreadRec& t) {
     if (!t.storage) hand_back_os_thread_state(t);
     Fiber::exit_to(*t.fiber, main_fiber);
+  }
+  void set_own_storage_if_lazy(ThreadRec& t) {
+    if (lazy_thread_pointer && t.storage) set_own_thread_pointer(t);
+  }
+  void set_own_thread_pointer(ThreadRec& t) {
+    if (current_thread_pointer == t.storage) return;
+    set_thread_pointer(t.storage);
+    current_thread_pointer = t.storage;
   }
   // Back to the scheduler's own thread pointer (and its thread-local storage), if it runs on a
   // program thread's.
@@ -191,6 +215,7 @@ struct Scheduler::Impl {
   static constexpr std::size_t kStorageGap = std::size_t{512} << 10;
   void* os_thread_pointer = nullptr;       // the scheduler's own, and the first thread's
   void* current_thread_pointer = nullptr;  // the one set now (switch_to_thread)
+  bool lazy_thread_pointer = false;        // RunLimits::lazy_thread_pointer, where it can be
   ThreadStorage* storage_owner = nullptr;  // what gave the threads their storage
   std::vector<std::uintptr_t> used_stack_slots;
 
@@ -248,6 +273,8 @@ struct Scheduler::Impl {
           id, placed ? stack + rec->fiber->stack_bytes() : 0, placed ? kStorageGap : 0,
           placed && mapped && (*mapped & RunLimits::kSlotStorageMapped), &storage_placed);
       if (storage_placed && mapped) *mapped |= RunLimits::kSlotStorageMapped;
+    } else if (lazy_thread_pointer) {
+      rec->storage = os_thread_pointer;  // main's: its errno is then kept by address too
     }
     if (id >= by_id.size()) by_id.resize(id + 1, nullptr);
     by_id[id] = rec.release();
@@ -524,7 +551,7 @@ struct Scheduler::Impl {
       if (!t) continue;
       if (t->fiber) fiber_pool.emplace_back(t->fiber);
       t->fiber = nullptr;
-      if (t->storage) storage_owner->release(t->storage);
+      if (t->storage && t->storage != os_thread_pointer) storage_owner->release(t->storage);
       t->storage = nullptr;
       rec_pool.emplace_back(t);
     }
@@ -570,6 +597,11 @@ Trace Scheduler::Impl::run(const TestDirective& d, const std::function<void()>& 
                            const RunLimits& limits) {
   reset();
   this->limits = &limits;
+  // Only where errno can be kept by address, and not where a thread's local state is hashed
+  // from the thread pointer's storage (RunLimits::local_state).
+  storage_owner = limits.thread_storage;
+  lazy_thread_pointer = limits.lazy_thread_pointer && storage_owner && !limits.local_state &&
+                        storage_owner->errno_location(os_thread_pointer) != nullptr;
   directive_inputs = d.inputs;
   track_inputs = d.track_inputs;
   random_input_seed = d.policy != SchedulePolicy::kSticky ? d.seed : 0;
@@ -700,6 +732,12 @@ Scheduler* Scheduler::current() noexcept {
   return g_current ? g_current : g_storage_switching;
 }
 
+void Scheduler::sync_thread_pointer() noexcept {
+  if (!g_storage_switching) return;
+  Impl& s = *g_storage_switching->impl_;
+  if (s.running) s.set_own_storage_if_lazy(*s.running);
+}
+
 Trace Scheduler::run(const TestDirective& directive, const std::function<void()>& root,
                      const RunLimits& limits) {
   Scheduler* outer = g_current;
@@ -784,10 +822,11 @@ void Scheduler::init_semaphore(ObjectKey key, std::uint64_t count) {
   impl_->sems[key].count = count;
 }
 
-std::uint8_t Scheduler::perform(const Operation& op, std::uint64_t site) {
+std::uint8_t Scheduler::perform(const Operation& op, std::uint64_t site, bool from_hook) {
   Impl& s = *impl_;
   ThreadRec& t = *s.running;
   const auto abort_here = [&]() -> std::uint8_t {
+    s.set_own_storage_if_lazy(t);  // the C++ runtime unwinds with the thread's own
     // The execution is being cut short and this thread must unwind. While it already unwinds,
     // operations in destructors become no-ops. Releasing operations (unlock, post, notify) also
     // return normally, because they are typically called from destructors (lock_guard), where
@@ -806,9 +845,12 @@ std::uint8_t Scheduler::perform(const Operation& op, std::uint64_t site) {
   t.pending = op;
   t.pending_site = site;
   if (s.limits && s.limits->local_state) t.pending_local = s.limits->local_state(op, site);
+  t.resumes_in_hook = from_hook;
   s.switch_to_scheduler(t);
+  t.resumes_in_hook = false;
   if (s.aborting) return abort_here();
   if (s.step_hook) [[unlikely]] {
+    s.set_own_storage_if_lazy(t);          // the hook may run the program's signal handlers
     const std::uint8_t result = t.result;  // the hook may perform operations of its own
     s.step_hook(site);
     return result;
@@ -835,6 +877,7 @@ void Scheduler::record_footprint(const Footprint& footprint) {
 void Scheduler::end_process(int status, Outcome outcome, std::uint64_t site) {
   Impl& s = *impl_;
   ThreadRec& t = *s.running;
+  s.set_own_storage_if_lazy(t);  // it unwinds, as after fail()
   t.exit_outcome = outcome;
   perform(Operation{OpKind::kProcessExit, 0, 0, static_cast<ObjectKey>(status & 0xff), 0}, site);
   throw ExecutionAborted{};  // only reached when the execution is being unwound
@@ -869,6 +912,7 @@ void Scheduler::set_event_observer(std::function<void(const Trace&)> observer) {
 void Scheduler::fail(Outcome outcome, std::string message) {
   Impl& s = *impl_;
   ThreadRec& t = *s.running;
+  s.set_own_storage_if_lazy(t);  // it unwinds: the C++ runtime needs the thread's own storage
   s.record_failure(t, outcome, std::move(message));
   if (!s.aborting) {
     s.stop(t);
@@ -880,6 +924,7 @@ void Scheduler::fail(Outcome outcome, std::string message) {
 void Scheduler::stop_spinning(std::function<bool()> released) {
   Impl& s = *impl_;
   ThreadRec& t = *s.running;
+  s.set_own_storage_if_lazy(t);  // it unwinds, as after fail()
   if (!s.aborting) {
     t.spin_released = std::move(released);
     s.waiting.erase(t.id);

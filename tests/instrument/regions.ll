@@ -9,9 +9,14 @@
 ; CHECK-NEXT: call void @__weft_atomic_begin()
 ; CHECK: yes:
 ; CHECK-NEXT: call void @__weft_atomic_end()
+; (Visible outside its module: its own thread pointer before it returns.)
+; CHECK-NEXT: [[RA1:%[0-9]+]] = call i8* @llvm.returnaddress(i32 0)
+; CHECK-NEXT: call void @__weft_sync_thread_pointer_on_return(i8* [[RA1]])
 ; CHECK-NEXT: ret i32 1
 ; CHECK: no:
 ; CHECK-NEXT: call void @__weft_atomic_end()
+; CHECK-NEXT: [[RA2:%[0-9]+]] = call i8* @llvm.returnaddress(i32 0)
+; CHECK-NEXT: call void @__weft_sync_thread_pointer_on_return(i8* [[RA2]])
 ; CHECK-NEXT: ret i32 0
 define i32 @__VERIFIER_atomic_pick(i1 %c) {
 entry:

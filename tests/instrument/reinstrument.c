@@ -17,6 +17,10 @@ int shared;
 // CHECK: store
 // CHECK-NOT: call void @__weft_{{read|write}}
 // CHECK: call void @__weft_atomic_end()
+// Visible outside its module, it asks for its own thread pointer before it returns
+// (thread_pointer_instrumenter.cpp).
+// CHECK-NEXT: [[RA:%[0-9]+]] = call i8* @llvm.returnaddress(i32 0)
+// CHECK-NEXT: call void @__weft_sync_thread_pointer_on_return(i8* [[RA]])
 // CHECK-NEXT: ret void
 void __VERIFIER_atomic_bump(void) {
   shared++;

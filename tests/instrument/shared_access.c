@@ -194,7 +194,7 @@ static void bump(int* p) {
 // O0-NOT: call void @__weft_{{read|write|atomic|spin|asm}}
 // O0: store i32 0, {{.*}}%v
 // O1-LABEL: define {{.*}} @promoted_local(
-// O1-NOT: call void @__weft
+// O1-NOT: call void @__weft_{{read|write|atomic|spin|asm}}
 // O1: ret i32 1
 int promoted_local(void) {
   int v = 0;

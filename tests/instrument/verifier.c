@@ -20,6 +20,10 @@ void reach_error(void) {
 // CHECK: call void @__weft_atomic_begin(){{.*}}, !dbg
 // CHECK: call void @__weft_read({{.*}}@tokens{{.*}}, i64 4), !dbg
 // CHECK: call void @__weft_atomic_end(){{.*}}, !dbg
+// Visible outside its module, it asks for its own thread pointer before it returns
+// (thread_pointer_instrumenter.cpp).
+// CHECK-NEXT: [[RA:%[0-9]+]] = call i8* @llvm.returnaddress(i32 0)
+// CHECK-NEXT: call void @__weft_sync_thread_pointer_on_return(i8* [[RA]])
 // CHECK-NEXT: ret i32
 // CHECK-NEXT: }
 int __VERIFIER_atomic_take(void) {
@@ -49,6 +53,8 @@ int take(void) {
 // CHECK: call void @__weft_write({{.*}}@tokens{{.*}}, i64 4), !dbg
 // At -O1, reach_error is inlined together with its hook.
 // O1: call void @__weft_reach_error(){{.*}}, !dbg
+// (The C library's abort gets the thread's own thread pointer first.)
+// O1-NEXT: call void @__weft_sync_thread_pointer()
 // O1-NEXT: call void @abort()
 // CHECK-NOT: define {{.*}} @main(
 // CHECK: ![[MAIN]] = distinct !DISubprogram(name: "main"

@@ -36,6 +36,14 @@
   X(void, __weft_spin_local_write, (void* address, uint64_t size), "vpw")                  \
   /* An inline-assembly statement: kind is a weft_asm_kind. */                            \
   X(void, __weft_asm, (uint32_t kind), "vi")                                              \
+  /* Makes the thread pointer name the running thread's storage, if it does not yet        \
+   * (thread_pointer_instrumenter.cpp).                                                  \
+   */                                                                                    \
+  X(void, __weft_sync_thread_pointer, (void), "v")                                         \
+  /* The same before a return to `return_address`, unless that is in the executable (code   \
+   * weft compiled, or the runtime's, which asks where it needs to).                      \
+   */                                                                                    \
+  X(void, __weft_sync_thread_pointer_on_return, (void* return_address), "vp")              \
   /* Shadow expressions (symbolic_instrumenter.cpp, symbolic_hooks.cpp): each takes and   \
    * returns expression ids (0: the value is concrete), with the concrete operands, zero- \
    * extended, and their width in bits. kind is a weft::symbolic::ExprKind. */            \

@@ -54,6 +54,12 @@ struct RunLimits {
   /// what it returns, a hash of the thread's local state there, goes into the trace with the
   /// step (Trace::local_states) or the pending thread. For the strategies that match states.
   std::uint64_t (*local_state)(const Operation& op, std::uint64_t site) = nullptr;
+  /// With thread_storage: a thread resumed inside an access hook (perform's `from_hook`) keeps
+  /// the thread pointer as it is, and instrumented code asks for its own where it needs it
+  /// (sync_thread_pointer; the pass places the requests: thread_pointer_instrumenter.cpp). Saves
+  /// most thread-pointer writes, which are system calls without FSGSBASE. Every thread then has
+  /// storage of its own, the first the OS thread's.
+  bool lazy_thread_pointer = false;
   /// Bytes of the stack region for stacks of `stack_bytes`.
   static constexpr std::uintptr_t stack_region_bytes(std::size_t stack_bytes) {
     return kStackSlots * (stack_bytes + (std::uintptr_t{1} << 20));
@@ -111,6 +117,9 @@ class Scheduler {
 
   /// The scheduler running an execution on this OS thread, or nullptr outside run().
   static Scheduler* current() noexcept;
+  /// Makes the thread pointer name the running thread's storage, if the scheduler running with
+  /// per-thread storage left another's there (RunLimits::lazy_thread_pointer); else nothing.
+  static void sync_thread_pointer() noexcept;
 
   // ---- calls made by program threads during run() ----------------------------------------
 
@@ -140,7 +149,7 @@ class Scheduler {
   /// Performs a visible operation of the calling thread: returns once the scheduler has chosen
   /// to run it and applied its effect. Returns the operation's result bits (trylock: acquired).
   /// `site` is the code address that performs it (for reports; 0 if unknown).
-  std::uint8_t perform(const Operation& op, std::uint64_t site = 0);
+  std::uint8_t perform(const Operation& op, std::uint64_t site = 0, bool from_hook = false);
   /// Creates a thread running `body` (a visible kThreadCreate operation) and returns its id.
   /// `routine` names the code it starts at, the same in every execution (0: not known): the
   /// operation's partner, by which thread symmetry tells threads of one kind.

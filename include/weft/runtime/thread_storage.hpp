@@ -25,6 +25,10 @@ class ThreadStorage {
                        bool* placed) = 0;
   /// Frees what `create` returned (the thread's fiber will not run again).
   virtual void release(void* thread_pointer) = 0;
+  /// Where errno lies in the storage of `thread_pointer` (the OS thread's included), or nullptr
+  /// if unknown: the scheduler keeps a thread's errno by address when it does not switch the
+  /// thread pointer with the thread (RunLimits::lazy_thread_pointer).
+  virtual int* errno_location(void* /*thread_pointer*/) { return nullptr; }
 };
 
 /// Sets the calling OS thread's thread pointer (x86-64: %fs base).

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <link.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -37,6 +38,31 @@ void read_loaded_modules() {
         return 0;
       },
       &table);
+}
+
+bool in_executable_code(const void* address) {
+  struct Range {
+    std::uintptr_t begin = 0, end = 0;
+  };
+  static const Range code = [] {
+    Range r;
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, std::size_t, void* out) {
+          auto& range = *static_cast<Range*>(out);
+          for (ElfW(Half) i = 0; i < info->dlpi_phnum; ++i) {
+            const ElfW(Phdr)& p = info->dlpi_phdr[i];
+            if (p.p_type != PT_LOAD || !(p.p_flags & PF_X)) continue;
+            const std::uintptr_t begin = info->dlpi_addr + p.p_vaddr;
+            if (range.begin == 0 || begin < range.begin) range.begin = begin;
+            range.end = std::max<std::uintptr_t>(range.end, begin + p.p_memsz);
+          }
+          return 1;  // the first object is the executable
+        },
+        &r);
+    return r;
+  }();
+  const auto a = reinterpret_cast<std::uintptr_t>(address);
+  return a >= code.begin && a < code.end;
 }
 
 ModuleOffset module_offset(const void* address) {

@@ -17,5 +17,8 @@ void read_loaded_modules();
 /// Where `address` lies: from the table, or for a module loaded since, from dladdr (which
 /// scans symbol tables: too slow for every thread creation).
 ModuleOffset module_offset(const void* address);
+/// Whether `address` lies in the executable's code (the program weft-cc built, with the
+/// runtime). Found once: a worker does so before its snapshot.
+bool in_executable_code(const void* address);
 
 }  // namespace weft::runtime::native

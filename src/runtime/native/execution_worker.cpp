@@ -212,7 +212,9 @@ namespace {
   ThreadHeap::keep_mapped_between_executions();        // the same
   weft::runtime::native::libc_single_threaded_flag();  // looked up once, kept by the snapshot
   weft::runtime::native::libraries_with_unseen_synchronisation();  // scanned once, kept too
+  weft::runtime::native::libraries_ask_for_thread_pointer();       // the same
   weft::runtime::native::read_loaded_modules();                    // the same
+  weft::runtime::native::in_executable_code(nullptr);              // the same
   process_identity();     // main's name and CPU set in every execution: read once
   process_signal_mask();  // its signal mask, the same
   const bool ok = snapshot.capture();

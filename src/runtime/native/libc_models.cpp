@@ -253,21 +253,25 @@ void* __weft_model_strchr(const char* s, std::uint32_t c) {
 }
 
 std::uint32_t __weft_model_atoi(const char* s) {
+  weft::runtime::Scheduler::sync_thread_pointer();  // the C library's may set errno
   return static_cast<std::uint32_t>(
       decimal_model(s, self(&__weft_model_atoi), 32, WEFT_CALLER_SITE()));
 }
 
 std::uint64_t __weft_model_atol(const char* s) {
+  weft::runtime::Scheduler::sync_thread_pointer();  // the C library's may set errno
   return decimal_model(s, self(&__weft_model_atol), 64, WEFT_CALLER_SITE());
 }
 
 std::uint64_t __weft_model_atoll(const char* s) {
+  weft::runtime::Scheduler::sync_thread_pointer();  // the C library's may set errno
   return decimal_model(s, self(&__weft_model_atoll), 64, WEFT_CALLER_SITE());
 }
 
 // strtol and strtoll in base 10; other bases are the C library's, with symbolic bytes counted as
 // used without constraint (they are rare in tests of concurrent code).
 std::uint64_t __weft_model_strtol(const char* s, char** end, std::uint32_t base) {
+  weft::runtime::Scheduler::sync_thread_pointer();  // the C library's may set errno
   NativeRuntime* rt = following();
   if (!rt || base != 10) {
     if (rt) __weft_sym_unmodelled(s, 0);

@@ -3,6 +3,7 @@
 // for data races and atomics are the scheduling points.
 #include <cstdint>
 
+#include "code_modules.hpp"
 #include "heap_shadow.hpp"
 #include "memory_errors.hpp"
 #include "native_runtime.hpp"
@@ -139,7 +140,7 @@ void plain_access(void* addr, std::uint64_t size, bool write, std::uint64_t site
   if ((all && !in_section) || promoted) {
     sched.perform(Operation{write ? OpKind::kWrite : OpKind::kRead, 0, clamp_size(size),
                             reinterpret_cast<weft::ObjectKey>(addr), 0},
-                  site);
+                  site, true);
     if (promoted) note_races(*rt, addr, size, write, false, site);
     // Checked once it is its turn: a free may have run while it waited.
     check_heap(*rt, addr, size, write, site);
@@ -202,7 +203,7 @@ void __weft_atomic(void* addr, std::uint64_t size, std::uint32_t kind, std::uint
   }
   sched.perform(
       Operation{kOps[kind & 3], 0, clamp_size(size), reinterpret_cast<weft::ObjectKey>(addr), 0},
-      site);
+      site, true);
   // Races first, as for plain accesses: an atomic access to a freed block races with the free.
   if (!rt->options().every_access) {
     auto reports = rt->races().access(
@@ -225,7 +226,22 @@ void __weft_asm(std::uint32_t kind) {
   if (!rt || rt->threads_created() == 1) return;
   RuntimeScope scope(*rt);
   const OpKind op = kind == kAsmBarrier ? OpKind::kYield : OpKind::kAtomicSection;
-  rt->scheduler().perform(Operation{op, 0, 0, weft::kInlineAsmObject, 0}, WEFT_CALLER_SITE());
+  rt->scheduler().perform(Operation{op, 0, 0, weft::kInlineAsmObject, 0}, WEFT_CALLER_SITE(), true);
+}
+
+// Instrumented code's request for the running thread's thread pointer before it reads its
+// storage (thread_pointer_instrumenter.cpp): after an access hook above, the scheduler may have
+// left another thread's there.
+void __weft_sync_thread_pointer(void) {
+  weft::runtime::Scheduler::sync_thread_pointer();
+}
+
+// Before a return: only to code outside the executable, which may read its storage once the
+// callback it called returns (code weft compiled asks for itself; the runtime's, where it runs
+// the program's code or the C library's on its behalf).
+void __weft_sync_thread_pointer_on_return(void* return_address) {
+  if (!weft::runtime::native::in_executable_code(return_address))
+    weft::runtime::Scheduler::sync_thread_pointer();
 }
 
 }  // extern "C"

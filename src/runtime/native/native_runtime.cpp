@@ -24,6 +24,16 @@ extern "C" void __libc_free(void*);
 namespace weft::runtime::native {
 namespace {
 
+// Whether threads may resume without their thread pointer set (RunLimits::lazy_thread_pointer):
+// every library weft-cc built asks for it where it needs it, and no sanitizer runtime keeps
+// state of its own there. WEFT_EAGER_THREAD_POINTER=1 sets it at every switch (for comparing).
+extern "C" void __asan_init() __attribute__((weak));
+bool lazy_thread_pointer_allowed() {
+  const char* eager = std::getenv("WEFT_EAGER_THREAD_POINTER");
+  if (eager && *eager == '1') return false;
+  return &__asan_init == nullptr && libraries_ask_for_thread_pointer();
+}
+
 // pthread_t values handed to the program: recognisable, never 0, never a real pthread address.
 constexpr std::uintptr_t kHandleBase = 0x7ef700000000ULL;
 // Program threads get 8 MiB stacks (as pthreads do by default), placed by thread name so that
@@ -244,6 +254,7 @@ Trace NativeRuntime::run(const TestDirective& directive, int argc, char** argv, 
   if (GlibcThreadStorage::instance().available())
     limits.thread_storage = &GlibcThreadStorage::instance();
   if (options_.local_states) limits.local_state = local_state_hash;
+  limits.lazy_thread_pointer = lazy_thread_pointer_allowed();
   start_signals(*this);
   Trace trace = scheduler_.run(
       directive,

@@ -283,6 +283,9 @@ void run_key_destructors(NativeRuntime& rt) {
       if (it == rt.key_destructors().end() || !it->second) continue;
       void* v = value;
       value = nullptr;
+      // Maybe code weft did not compile: with the thread's own storage, which the thread's last
+      // access hook may have left unset (RunLimits::lazy_thread_pointer).
+      weft::runtime::Scheduler::sync_thread_pointer();
       it->second(v);
       any = true;
     }

@@ -120,6 +120,11 @@ void GlibcThreadStorage::release(void* tp) {
   deallocate_(tp, !placed);  // a placed block stays mapped for the next execution
 }
 
+int* GlibcThreadStorage::errno_location(void* tp) {
+  if (errno_offset_ < 0) return nullptr;
+  return reinterpret_cast<int*>(static_cast<char*>(tp) + libc_block_ + errno_offset_);
+}
+
 void run_thread_local_destructors() {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return;
@@ -129,6 +134,9 @@ void run_thread_local_destructors() {
     const auto [destructor, object] = list.back();
     list.pop_back();
     --rt->self().in_runtime;  // the program's code
+    // Maybe code weft did not compile (libstdc++'s): with the thread's own storage, which its
+    // last access hook may have left unset (RunLimits::lazy_thread_pointer).
+    Scheduler::sync_thread_pointer();
     destructor(object);
     ++rt->self().in_runtime;
   }

@@ -32,6 +32,7 @@ class GlibcThreadStorage final : public ThreadStorage {
   void* create(ThreadId id, std::uintptr_t place, std::size_t bytes, bool mapped,
                bool* placed) override;
   void release(void* thread_pointer) override;
+  int* errno_location(void* thread_pointer) override;
 
  private:
   GlibcThreadStorage();

@@ -49,9 +49,8 @@ bool locked_exchange(const unsigned char* code, std::size_t size, std::size_t at
   return op == 0xb0 || op == 0xb1 || op == 0xc0 || op == 0xc1 || op == 0xc7;
 }
 
-// Whether the object was built by weft-cc: its dynamic string table names weft's hooks, whose
-// calls make its atomics visible.
-bool built_by_weft(const dl_phdr_info* info) {
+// Whether the object's dynamic string table has `text`.
+bool dynamic_strings_have(const dl_phdr_info* info, std::string_view text) {
   for (int i = 0; i < info->dlpi_phnum; ++i) {
     if (info->dlpi_phdr[i].p_type != PT_DYNAMIC) continue;
     const auto* dynamic =
@@ -60,14 +59,22 @@ bool built_by_weft(const dl_phdr_info* info) {
     std::size_t size = 0;
     for (const ElfW(Dyn)* d = dynamic; d->d_tag != DT_NULL; ++d) {
       // The dynamic linker has relocated DT_STRTAB to an address by now.
-      if (d->d_tag == DT_STRTAB) strings = reinterpret_cast<const char*>(d->d_un.d_ptr);
+      // (Not the vDSO's, which the kernel maps unrelocated: an offset from its base.)
+      if (d->d_tag == DT_STRTAB)
+        strings = reinterpret_cast<const char*>(
+            d->d_un.d_ptr < info->dlpi_addr ? info->dlpi_addr + d->d_un.d_ptr : d->d_un.d_ptr);
       if (d->d_tag == DT_STRSZ) size = d->d_un.d_val;
     }
-    if (strings && size &&
-        std::string_view(strings, size).find("__weft_atomic") != std::string_view::npos)
+    if (strings && size && std::string_view(strings, size).find(text) != std::string_view::npos)
       return true;
   }
   return false;
+}
+
+// Whether the object was built by weft-cc: its dynamic string table names weft's hooks, whose
+// calls make its atomics visible.
+bool built_by_weft(const dl_phdr_info* info) {
+  return dynamic_strings_have(info, "__weft_atomic");
 }
 
 struct Scan {
@@ -111,6 +118,26 @@ const std::vector<std::string>& libraries_with_unseen_synchronisation() {
     return scan.found;
   }();
   return found;
+}
+
+bool libraries_ask_for_thread_pointer() {
+  // Computed once before the worker's snapshot, as above. A library weft-cc built before the
+  // pass asked (tools/weft-lib's cache outlives weft's builds) names hooks but not this one.
+  static const bool all = [] {
+    bool ask = true;
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, std::size_t, void* data) -> int {
+          const char* path = info->dlpi_name;
+          if (!path || !*path) return 0;  // the executable, built with this runtime
+          if (dynamic_strings_have(info, "__weft_") &&
+              !dynamic_strings_have(info, "__weft_sync_thread_pointer"))
+            *static_cast<bool*>(data) = false;
+          return 0;
+        },
+        &ask);
+    return ask;
+  }();
+  return all;
 }
 
 }  // namespace weft::runtime::native
