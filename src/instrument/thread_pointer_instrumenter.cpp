@@ -63,6 +63,20 @@ bool uses_thread_local(const llvm::Function& function) {
   return false;
 }
 
+// Whether code outside the module may call `function`: it is visible outside, its address is
+// taken, or such a function hands its call over to it (the symbolic instrumenter's entry, which
+// goes on in the function's plain copy with a musttail call).
+bool reachable_from_outside(const llvm::Function& function) {
+  if (!function.hasLocalLinkage() || function.hasAddressTaken()) return true;
+  for (const llvm::User* user : function.users()) {
+    const auto* call = llvm::dyn_cast<llvm::CallInst>(user);
+    if (call && call->isMustTailCall() && call->getFunction() != &function &&
+        (!call->getFunction()->hasLocalLinkage() || call->getFunction()->hasAddressTaken()))
+      return true;
+  }
+  return false;
+}
+
 class ThreadPointerInstrumenter final : public Instrumenter {
  public:
   bool run(llvm::Module& module) override {
@@ -105,7 +119,7 @@ class ThreadPointerInstrumenter final : public Instrumenter {
       }
     // Code weft did not compile may call it (it is visible outside the module, or its address
     // is taken) and read its own storage once it returns.
-    const bool called_from_outside = !function.hasLocalLinkage() || function.hasAddressTaken();
+    const bool called_from_outside = reachable_from_outside(function);
     if (!calls || !called_from_outside) returns.clear();
     if (before.empty() && returns.empty() && !local_storage) return false;
     const llvm::FunctionCallee sync = declare_hook(module, Hook::__weft_sync_thread_pointer);

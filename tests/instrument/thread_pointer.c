@@ -18,6 +18,11 @@ static int helper(int x) {
 // CHECK: store i32 1, i32* @shared
 // CHECK-NEXT: call void @__weft_sync_thread_pointer()
 // CHECK-NEXT: call i32 @puts(
+// Visible outside the module (through its entry, whose musttail call lands here), it asks before
+// it returns, unless it returns into the executable.
+// CHECK-NEXT: [[RA:%[0-9]+]] = call i8* @llvm.returnaddress(i32 0)
+// CHECK-NEXT: call void @__weft_sync_thread_pointer_on_return(i8* [[RA]])
+// CHECK-NEXT: ret i32
 int calls_outside(void) {
   shared = 1;
   return puts("x");
@@ -27,8 +32,9 @@ int calls_outside(void) {
 // CHECK-LABEL: define internal i32 @calls_inside.weft_plain(
 // CHECK-NOT: call void @__weft_sync_thread_pointer
 // CHECK: call i32 @helper(
-// CHECK-NOT: call void @__weft_sync_thread_pointer
-// CHECK: ret i32
+// CHECK-NOT: call void @__weft_sync_thread_pointer()
+// CHECK: call void @__weft_sync_thread_pointer_on_return(
+// CHECK-NEXT: ret i32
 int calls_inside(void) {
   shared = 2;
   return helper(shared);
