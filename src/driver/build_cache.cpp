@@ -59,13 +59,17 @@ std::optional<std::string> file_fingerprint(const fs::path& path) {
   return fnv.hex() + " " + std::to_string(size);
 }
 
-std::optional<std::string> read_whole(const fs::path& path) {
+}  // namespace
+
+std::optional<std::string> read_whole_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
   std::ostringstream out;
   out << in.rdbuf();
   return out.str();
 }
+
+namespace {
 
 bool write_whole(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -123,7 +127,7 @@ std::optional<BuildCache> BuildCache::open() {
 
 std::optional<KeptBuild> BuildCache::find(const BuildDescription& description) const {
   const fs::path entry = entry_dir(dir_, description);
-  const auto manifest = read_whole(entry / kManifest);
+  const auto manifest = read_whole_file(entry / kManifest);
   if (!manifest) return std::nullopt;
   const std::string head = description.text + kFilesHeader;
   if (manifest->compare(0, head.size(), head) != 0) return std::nullopt;
@@ -138,7 +142,7 @@ std::optional<KeptBuild> BuildCache::find(const BuildDescription& description) c
     if (second == std::string::npos) return std::nullopt;
     if (file_fingerprint(line.substr(second + 1)) != line.substr(0, second)) return std::nullopt;
   }
-  KeptBuild kept{entry / program, read_whole(entry / kDiagnostics).value_or("")};
+  KeptBuild kept{entry / program, read_whole_file(entry / kDiagnostics).value_or("")};
   std::error_code ec;
   if (!fs::is_regular_file(kept.program, ec)) return std::nullopt;
   fs::last_write_time(entry / kManifest, fs::file_time_type::clock::now(), ec);  // recently used

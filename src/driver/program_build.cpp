@@ -5,7 +5,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <optional>
 #include <sstream>
 
@@ -75,13 +74,6 @@ std::optional<BuildDescription> describe(const BuildRequest& request) {
   return d;
 }
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
 }  // namespace
 
 BuiltProgram build_program(const BuildRequest& request, const std::string& dir) {
@@ -119,7 +111,7 @@ BuiltProgram build_program(const BuildRequest& request, const std::string& dir) 
   const int status = std::system(command.c_str());
   std::string messages;
   if (description) {
-    messages = read_file(diagnostics);
+    messages = read_whole_file(diagnostics).value_or("");
     std::fputs(messages.c_str(), stderr);
   }
   // system() ignores Ctrl-C while the compiler runs; the compiler died of it instead.
@@ -129,7 +121,8 @@ BuiltProgram build_program(const BuildRequest& request, const std::string& dir) 
     throw DriverError("compiling '" + request.source +
                       "' failed (the compiler's messages are above)");
   if (description && fs::exists(dependencies, ec)) {
-    std::vector<std::string> files = dependency_file_prerequisites(read_file(dependencies));
+    std::vector<std::string> files =
+        dependency_file_prerequisites(read_whole_file(dependencies).value_or(""));
     for (auto& f : files_named_in_flags(request.flags)) files.push_back(std::move(f));
     if (auto failed = cache->keep(*description, files, binary, messages))
       std::fprintf(stderr,

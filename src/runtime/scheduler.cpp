@@ -114,7 +114,7 @@ struct Scheduler::Impl {
     if (t.storage && lazy_thread_pointer) {
       // Back to code that asks for its storage where it needs it. Not to unwind: the C++
       // runtime keeps the exception state there.
-      if (!(t.resumes_in_hook && !aborting)) set_own_thread_pointer(t);
+      if (!(t.resumes_in_hook && !aborting)) set_current_thread_pointer(t.storage);
       // Its errno, by address: whichever storage the thread pointer names meanwhile, the
       // scheduler's code and other threads' hooks may change its errno.
       int* const own_errno = storage_owner->errno_location(t.storage);
@@ -129,10 +129,7 @@ struct Scheduler::Impl {
       // the thread that ran last (use_os_thread_pointer() gives it back its own), which saves
       // two thread-pointer writes per switch, the most expensive part of one (wrfsbase). So the
       // scheduler's code may change errno there: the thread's own is kept across the switch.
-      if (current_thread_pointer != t.storage) {
-        set_thread_pointer(t.storage);
-        current_thread_pointer = t.storage;
-      }
+      set_current_thread_pointer(t.storage);
       errno = t.saved_errno;
       Fiber::switch_to(main_fiber, *t.fiber);
       t.saved_errno = errno;
@@ -164,20 +161,16 @@ struct Scheduler::Impl {
     Fiber::exit_to(*t.fiber, main_fiber);
   }
   void set_own_storage_if_lazy(ThreadRec& t) {
-    if (lazy_thread_pointer && t.storage) set_own_thread_pointer(t);
+    if (lazy_thread_pointer && t.storage) set_current_thread_pointer(t.storage);
   }
-  void set_own_thread_pointer(ThreadRec& t) {
-    if (current_thread_pointer == t.storage) return;
-    set_thread_pointer(t.storage);
-    current_thread_pointer = t.storage;
+  void set_current_thread_pointer(void* storage) {
+    if (current_thread_pointer == storage) return;
+    set_thread_pointer(storage);
+    current_thread_pointer = storage;
   }
   // Back to the scheduler's own thread pointer (and its thread-local storage), if it runs on a
   // program thread's.
-  void use_os_thread_pointer() {
-    if (current_thread_pointer == os_thread_pointer) return;
-    set_thread_pointer(os_thread_pointer);
-    current_thread_pointer = os_thread_pointer;
-  }
+  void use_os_thread_pointer() { set_current_thread_pointer(os_thread_pointer); }
   // Keeps the thread's errno and exception state, and gives the scheduler back its own.
   void hand_back_os_thread_state(ThreadRec& t) {
     EhGlobals* g = eh_globals();

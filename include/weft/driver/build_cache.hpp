@@ -68,6 +68,9 @@ std::vector<std::string> files_named_in_flags(const std::vector<std::string>& fl
 /// (backslash-newline continuations, "\ " for a space in a name).
 std::vector<std::string> dependency_file_prerequisites(const std::string& text);
 
+/// A file's bytes, or nothing when it cannot be read.
+std::optional<std::string> read_whole_file(const std::filesystem::path& path);
+
 /// `path`'s size and mtime, as one word: what a wrapper's input is compared by.
 std::string file_stamp(const std::filesystem::path& path);
 
