@@ -904,6 +904,17 @@ TEST(NativeRobustness, EveryExecutionInTheWorkerStartsFromAFreshState) {
   EXPECT_EQ(stat(fresh, "executions"), 120u) << fresh.out;
 }
 
+// The stacks the worker clears without asking the kernel which pages are resident
+// (Fiber::clear_used_stack): a stack used deeply in one execution and under a 24 KiB unwritten
+// frame in the next, and one used past the 32 pages cleared in place, read as zero. With the
+// scan below the pages known used cut to one page, or the known pages left as they are, the
+// marks are found.
+TEST(NativeRobustness, StacksReadAsFreshOnesHoweverDeepEarlierExecutionsWent) {
+  const CliRun worker = check("stack_depths.c");
+  EXPECT_EQ(worker.exit_code, 0) << worker.out << worker.err;
+  EXPECT_EQ(stat(worker, "executions"), 6u) << worker.out;
+}
+
 // A worker that dies (here: in the executions that crash) is replaced and loses nothing: the
 // same bugs and executions as with a fresh process per execution.
 TEST(NativeRobustness, CrashingExecutionsLoseNothingInTheWorker) {
@@ -1035,6 +1046,25 @@ TEST(NativeProcessState, ThreadLocalsStayTheThreadsOwnWhenTheThreadPointerIsSetL
   // Optimised, where the backend computes thread-local addresses as it likes within a block.
   const CliRun optimised = check("thread_pointer_after_accesses.c", options + " -- -O1");
   EXPECT_EQ(optimised.exit_code, 0) << optimised.out << optimised.err;
+}
+
+// A thread resumed in a synchronisation operation called from code weft compiled, and a thread
+// starting, keep the thread pointer another thread left until their code asks for their own:
+// thread-locals and errno after create, join, mutex, condition, semaphore and spin lock
+// operations are the thread's own, and a thread started at a C library function (which reads
+// its storage at once) finds its own errno. With the request before such a start removed, the
+// last assertion fails.
+TEST(NativeProcessState, ThreadLocalsStayTheThreadsOwnAfterSynchronisation) {
+  for (const std::string options : {"", "--points=all"}) {
+    const CliRun lazy = check("thread_pointer_after_sync.c", options);
+    const CliRun eager = shell("WEFT_EAGER_THREAD_POINTER=1 " + std::string(WEFT_BIN) +
+                               " check " + fixture("thread_pointer_after_sync.c") + " --json -q " +
+                               options + " --replay-file " + replay_file("eager_sync.json"));
+    EXPECT_EQ(lazy.exit_code, 0) << options << "\n" << lazy.out << lazy.err;
+    EXPECT_EQ(eager.exit_code, 0) << options << "\n" << eager.out << eager.err;
+    EXPECT_GT(stat(lazy, "executions"), 1u) << lazy.out;
+    EXPECT_EQ(stat(eager, "executions"), stat(lazy, "executions")) << options;
+  }
 }
 
 // The pthread functions that act on a thread (names, scheduling, attributes, affinity, clocks,
@@ -1392,6 +1422,16 @@ TEST(NativeReports, StackOverflowIsNamed) {
   EXPECT_NE(m.find("the guard page below the stack of thread 0.0: its stack overflowed"),
             std::string::npos)
       << m;
+}
+
+// Weft's shared memory descriptor is closed on exec: the program's only copy is the one it
+// closes once mapped, so the program sees no descriptor of weft's (a stray one also made the
+// worker close descriptors range by range around it after every execution).
+TEST(NativeProcessState, TheProgramSeesNoDescriptorOfWefts) {
+  for (const std::string options : {"", "--fresh-process"}) {
+    const CliRun r = check("no_weft_descriptors.c", options);
+    EXPECT_EQ(r.exit_code, 0) << options << "\n" << r.out << r.err;
+  }
 }
 
 TEST(NativeProcessState, UnrestoredChangesAreDetectedAndTheRunIsNotCalledComplete) {

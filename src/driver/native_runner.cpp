@@ -128,7 +128,8 @@ struct SharedMemory {
   int fd = -1;
   void* memory = nullptr;
   SharedMemory() {
-    fd = memfd_create("weft-shared", 0);
+    // Close-on-exec: the program gets only the copy WEFT_CONTROL names, and closes it once mapped.
+    fd = memfd_create("weft-shared", MFD_CLOEXEC);
     if (fd < 0) throw DriverError("cannot create shared memory (memfd_create): " + errno_text());
     if (ftruncate(fd, native::kSharedBytes) != 0) {
       close(fd);

@@ -34,6 +34,11 @@ class Fiber {
   /// (zero), so that a later execution can take it over at once (a worker does it between
   /// executions, while weft is busy).
   static void clear_stack(std::uintptr_t place, std::size_t stack_bytes);
+  /// clear_stack without a system call, for a stack cleared at every execution's end:
+  /// `pages_used` (kept by the caller, 0 at first) counts the pages below the top that earlier
+  /// executions wrote; the call zeroes them and reads on below them for pages written since.
+  static void clear_used_stack(std::uintptr_t place, std::size_t stack_bytes,
+                               std::uint8_t& pages_used);
   /// The usable stack (above the guard page): its lowest address and size. Null before start().
   void* stack_low() const;
   std::size_t stack_bytes() const;

@@ -54,9 +54,10 @@ struct ThreadRec {
   void* storage = nullptr;  // its own thread pointer (RunLimits::thread_storage), or nullptr
   EhGlobals eh;
   int saved_errno = 0;  // errno lives in the OS thread; every fiber needs its own
-  // Suspended inside an access hook, whose code needs no storage of its own: resumed, it may
-  // keep the thread pointer as it is (RunLimits::lazy_thread_pointer).
-  bool resumes_in_hook = false;
+  // Suspended where the code it goes on with asks for its storage where it needs it (an access
+  // hook, an interposed call returning to code weft compiled, the start of a thread whose first
+  // code does): resumed, it may keep the thread pointer as it is (RunLimits::lazy_thread_pointer).
+  bool resumes_lazily = false;
   bool finished = false;
   Operation pending;
   std::uint64_t pending_site = 0;
@@ -71,6 +72,7 @@ struct ThreadRec {
   std::function<bool()> spin_released;  // set when stopped at a busy-wait loop
   std::uint64_t wait_epoch = 0;
   std::function<void()> spawn_body;  // handed over by spawn() to the create step
+  bool spawn_lazily = false;         // and whether it starts lazily (spawn's `lazily`)
   Scheduler::Impl* impl = nullptr;
 };
 
@@ -114,7 +116,7 @@ struct Scheduler::Impl {
     if (t.storage && lazy_thread_pointer) {
       // Back to code that asks for its storage where it needs it. Not to unwind: the C++
       // runtime keeps the exception state there.
-      if (!(t.resumes_in_hook && !aborting)) set_current_thread_pointer(t.storage);
+      if (!(t.resumes_lazily && !aborting)) set_current_thread_pointer(t.storage);
       // Its errno, by address: whichever storage the thread pointer names meanwhile, the
       // scheduler's code and other threads' hooks may change its errno.
       int* const own_errno = storage_owner->errno_location(t.storage);
@@ -450,6 +452,7 @@ struct Scheduler::Impl {
         ++t.children;
         ThreadRec& child = new_thread(static_cast<ThreadId>(op.object), std::move(t.spawn_body));
         t.spawn_body = nullptr;
+        child.resumes_lazily = t.spawn_lazily;
         start(child);
         return true;
       }
@@ -815,7 +818,8 @@ void Scheduler::init_semaphore(ObjectKey key, std::uint64_t count) {
   impl_->sems[key].count = count;
 }
 
-std::uint8_t Scheduler::perform(const Operation& op, std::uint64_t site, bool from_hook) {
+std::uint8_t Scheduler::perform(const Operation& op, std::uint64_t site,
+                                bool returns_to_weft_code) {
   Impl& s = *impl_;
   ThreadRec& t = *s.running;
   const auto abort_here = [&]() -> std::uint8_t {
@@ -838,9 +842,9 @@ std::uint8_t Scheduler::perform(const Operation& op, std::uint64_t site, bool fr
   t.pending = op;
   t.pending_site = site;
   if (s.limits && s.limits->local_state) t.pending_local = s.limits->local_state(op, site);
-  t.resumes_in_hook = from_hook;
+  t.resumes_lazily = returns_to_weft_code;
   s.switch_to_scheduler(t);
-  t.resumes_in_hook = false;
+  t.resumes_lazily = false;
   if (s.aborting) return abort_here();
   if (s.step_hook) [[unlikely]] {
     s.set_own_storage_if_lazy(t);          // the hook may run the program's signal handlers
@@ -851,11 +855,13 @@ std::uint8_t Scheduler::perform(const Operation& op, std::uint64_t site, bool fr
   return t.result;
 }
 
-ThreadId Scheduler::spawn(std::function<void()> body, std::uint64_t site, std::uint64_t routine) {
+ThreadId Scheduler::spawn(std::function<void()> body, std::uint64_t site, std::uint64_t routine,
+                          bool lazily) {
   ThreadRec& t = *impl_->running;
   const ThreadId child = impl_->registry.child(t.id, t.children);
   t.spawn_body = std::move(body);
-  perform(Operation{OpKind::kThreadCreate, 0, 0, child, routine}, site);
+  t.spawn_lazily = lazily;
+  perform(Operation{OpKind::kThreadCreate, 0, 0, child, routine}, site, lazily);
   return child;
 }
 

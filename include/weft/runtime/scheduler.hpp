@@ -54,8 +54,9 @@ struct RunLimits {
   /// what it returns, a hash of the thread's local state there, goes into the trace with the
   /// step (Trace::local_states) or the pending thread. For the strategies that match states.
   std::uint64_t (*local_state)(const Operation& op, std::uint64_t site) = nullptr;
-  /// With thread_storage: a thread resumed inside an access hook (perform's `from_hook`) keeps
-  /// the thread pointer as it is, and instrumented code asks for its own where it needs it
+  /// With thread_storage: a thread resumed where it goes on in code weft compiled (perform's
+  /// `returns_to_weft_code`, spawn's `lazily`) keeps the thread pointer as it
+  /// is, and instrumented code asks for its own where it needs it
   /// (sync_thread_pointer; the pass places the requests: thread_pointer_instrumenter.cpp). Saves
   /// most thread-pointer writes, which are system calls without FSGSBASE. Every thread then has
   /// storage of its own, the first the OS thread's.
@@ -149,11 +150,19 @@ class Scheduler {
   /// Performs a visible operation of the calling thread: returns once the scheduler has chosen
   /// to run it and applied its effect. Returns the operation's result bits (trylock: acquired).
   /// `site` is the code address that performs it (for reports; 0 if unknown).
-  std::uint8_t perform(const Operation& op, std::uint64_t site = 0, bool from_hook = false);
+  /// `returns_to_weft_code`: what the thread runs next, until it asks for its storage
+  /// (sync_thread_pointer), reads no thread-local storage of its own: it returns to code weft
+  /// compiled without setting errno or calling other code (RunLimits::lazy_thread_pointer).
+  std::uint8_t perform(const Operation& op, std::uint64_t site = 0,
+                       bool returns_to_weft_code = false);
   /// Creates a thread running `body` (a visible kThreadCreate operation) and returns its id.
   /// `routine` names the code it starts at, the same in every execution (0: not known): the
   /// operation's partner, by which thread symmetry tells threads of one kind.
-  ThreadId spawn(std::function<void()> body, std::uint64_t site = 0, std::uint64_t routine = 0);
+  /// `lazily`: both the creator, returning to code weft compiled (perform's
+  /// `returns_to_weft_code`), and `body`, which asks for its storage before it needs it
+  /// (sync_thread_pointer), may go on with the thread pointer as it is.
+  ThreadId spawn(std::function<void()> body, std::uint64_t site = 0, std::uint64_t routine = 0,
+                 bool lazily = false);
   /// Ends the process (a visible kProcessExit, dependent with everything): the execution stops
   /// here with `outcome` (kComplete for exit, kDiscarded for abort) and every other thread is cut
   /// off. The exit runs only once no other thread can run (whatever goes wrong before an exit

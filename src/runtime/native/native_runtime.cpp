@@ -67,7 +67,8 @@ std::uint8_t* NativeRuntime::mapped_stack_slots() {
   // then part of the snapshot, and the bytes survive every restore, which writes back private
   // mappings only (MemorySnapshot), hence a shared one (no other process maps it).
   static std::uint8_t* slots = [] {
-    void* m = mmap(nullptr, RunLimits::kStackSlots, PROT_READ | PROT_WRITE,
+    // The slots' bytes, then each slot's pages used (Fiber::clear_used_stack).
+    void* m = mmap(nullptr, 2 * RunLimits::kStackSlots, PROT_READ | PROT_WRITE,
                    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     return m == MAP_FAILED ? nullptr : static_cast<std::uint8_t*>(m);
   }();
@@ -89,7 +90,8 @@ void NativeRuntime::clear_used_stacks() {
       if ((slots[slot] & (RunLimits::kSlotStackMapped | RunLimits::kSlotStackCleared)) !=
           RunLimits::kSlotStackMapped)
         continue;
-      Fiber::clear_stack(kStackRegion + slot * stride, kStackBytes);
+      Fiber::clear_used_stack(kStackRegion + slot * stride, kStackBytes,
+                              slots[RunLimits::kStackSlots + slot]);
       slots[slot] |= RunLimits::kSlotStackCleared;
     }
   }

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "code_modules.hpp"
 #include "kernel_channels.hpp"
 #include "race_detector.hpp"
 #include "segment_recorder.hpp"
@@ -325,9 +326,11 @@ const ThreadIdentity& process_identity();
 ThreadIdentity identity_for_child(NativeRuntime& rt, ThreadId creator, const pthread_attr_t* attr);
 
 /// Creates a program thread that runs start(arg), as pthread_create does, the creation recorded
-/// at `site`; a thread beyond --max-threads stops the caller (pthread_threads.cpp).
+/// at `site`; a thread beyond --max-threads stops the caller (pthread_threads.cpp). `lazily`:
+/// the caller returns to code weft compiled (returns_to_weft_code) and `start` is the program's,
+/// so both threads may go on without their thread pointers until they ask for them.
 ThreadId create_thread(NativeRuntime& rt, const pthread_attr_t* attr, void* (*start)(void*),
-                       void* arg, std::uint64_t site);
+                       void* arg, std::uint64_t site, bool lazily = false);
 
 /// Marks weft's own code running on a program thread, so that what it allocates does not shift
 /// the program's deterministic heap addresses.
@@ -390,6 +393,25 @@ inline std::uint8_t perform_sync(NativeRuntime& rt, OpKind kind, const volatile 
                                  bool timed = false) {
   return rt.scheduler().perform(Operation{kind, 0, 0, key_of(object), key_of(partner), timed},
                                 site);
+}
+
+/// Whether the interposed function the calling thread is in goes back, at `site`, straight to
+/// code weft compiled: entered from the program, not from weft's own code (which may go on to
+/// code weft did not compile), and called from the executable. That code asks for its thread
+/// pointer where it needs it (RunLimits::lazy_thread_pointer).
+inline bool returns_to_weft_code(NativeRuntime& rt, std::uint64_t site) {
+  return rt.self().in_runtime == 1 && in_executable_code(reinterpret_cast<const void*>(site));
+}
+
+/// perform_sync for an interposed function that returns to its caller right after the
+/// operation, running no code but weft's and leaving errno alone: the thread may resume with
+/// the thread pointer as it is (returns_to_weft_code).
+inline std::uint8_t perform_sync_and_return(NativeRuntime& rt, OpKind kind,
+                                            const volatile void* object, std::uint64_t site,
+                                            const volatile void* partner = nullptr,
+                                            bool timed = false) {
+  return rt.scheduler().perform(Operation{kind, 0, 0, key_of(object), key_of(partner), timed},
+                                site, returns_to_weft_code(rt, site));
 }
 
 using weft::native::kAtomicSectionKey;

@@ -16,6 +16,7 @@ using weft::OpKind;
 using weft::runtime::native::key_of;
 using weft::runtime::native::NativeRuntime;
 using weft::runtime::native::perform_sync;
+using weft::runtime::native::perform_sync_and_return;
 using weft::runtime::native::RuntimeScope;
 using weft::runtime::native::rw_lock;
 using weft::runtime::native::rw_unlock;
@@ -42,7 +43,7 @@ int lock_mutex(NativeRuntime& rt, pthread_mutex_t* m, OpKind kind, std::uint64_t
         break;  // a normal mutex locked twice by its owner deadlocks, as in POSIX
     }
   }
-  const std::uint8_t acquired = perform_sync(rt, kind, m, site);
+  const std::uint8_t acquired = perform_sync_and_return(rt, kind, m, site);
   if (kind == OpKind::kMutexLock || acquired) return 0;
   return EBUSY;
 }
@@ -59,13 +60,13 @@ int unlock_mutex(NativeRuntime& rt, pthread_mutex_t* m, std::uint64_t site) {
   } else if (mutex_type(m) != PTHREAD_MUTEX_NORMAL) {
     return EPERM;  // recursive and errorcheck mutexes report it; normal ones are misuse
   }
-  perform_sync(rt, OpKind::kMutexUnlock, m, site);
+  perform_sync_and_return(rt, OpKind::kMutexUnlock, m, site);
   return 0;
 }
 
 int cond_wait(NativeRuntime& rt, pthread_cond_t* c, pthread_mutex_t* m, bool timed,
               std::uint64_t site) {
-  const std::uint8_t signalled = perform_sync(rt, OpKind::kCondWait, c, site, m, timed);
+  const std::uint8_t signalled = perform_sync_and_return(rt, OpKind::kCondWait, c, site, m, timed);
   return !timed || signalled ? 0 : ETIMEDOUT;
 }
 
@@ -158,20 +159,20 @@ int pthread_spin_lock(pthread_spinlock_t* s) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(pthread_spin_lock, s);
   RuntimeScope scope(*rt);
-  perform_sync(*rt, OpKind::kMutexLock, s, WEFT_CALLER_SITE());
+  perform_sync_and_return(*rt, OpKind::kMutexLock, s, WEFT_CALLER_SITE());
   return 0;
 }
 int pthread_spin_trylock(pthread_spinlock_t* s) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(pthread_spin_trylock, s);
   RuntimeScope scope(*rt);
-  return perform_sync(*rt, OpKind::kMutexTryLock, s, WEFT_CALLER_SITE()) ? 0 : EBUSY;
+  return perform_sync_and_return(*rt, OpKind::kMutexTryLock, s, WEFT_CALLER_SITE()) ? 0 : EBUSY;
 }
 int pthread_spin_unlock(pthread_spinlock_t* s) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(pthread_spin_unlock, s);
   RuntimeScope scope(*rt);
-  perform_sync(*rt, OpKind::kMutexUnlock, s, WEFT_CALLER_SITE());
+  perform_sync_and_return(*rt, OpKind::kMutexUnlock, s, WEFT_CALLER_SITE());
   return 0;
 }
 
@@ -212,7 +213,7 @@ int pthread_cond_signal(pthread_cond_t* c) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL_V(pthread_cond_signal, "GLIBC_2.3.2", c);
   RuntimeScope scope(*rt);
-  perform_sync(*rt, OpKind::kCondSignal, c, WEFT_CALLER_SITE());
+  perform_sync_and_return(*rt, OpKind::kCondSignal, c, WEFT_CALLER_SITE());
   return 0;
 }
 
@@ -220,7 +221,7 @@ int pthread_cond_broadcast(pthread_cond_t* c) __THROW {
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL_V(pthread_cond_broadcast, "GLIBC_2.3.2", c);
   RuntimeScope scope(*rt);
-  perform_sync(*rt, OpKind::kCondBroadcast, c, WEFT_CALLER_SITE());
+  perform_sync_and_return(*rt, OpKind::kCondBroadcast, c, WEFT_CALLER_SITE());
   return 0;
 }
 
@@ -350,7 +351,7 @@ int sem_wait(sem_t* s) {
   if (!rt) return WEFT_REAL(sem_wait, s);
   RuntimeScope scope(*rt);
   know_semaphore(*rt, s);
-  perform_sync(*rt, OpKind::kSemWait, s, WEFT_CALLER_SITE());
+  perform_sync_and_return(*rt, OpKind::kSemWait, s, WEFT_CALLER_SITE());
   return 0;
 }
 
@@ -379,7 +380,7 @@ int sem_post(sem_t* s) __THROW {
   if (!rt) return WEFT_REAL(sem_post, s);
   RuntimeScope scope(*rt);
   know_semaphore(*rt, s);
-  perform_sync(*rt, OpKind::kSemPost, s, WEFT_CALLER_SITE());
+  perform_sync_and_return(*rt, OpKind::kSemPost, s, WEFT_CALLER_SITE());
   return 0;
 }
 

@@ -20,6 +20,7 @@ using weft::OpKind;
 using weft::runtime::native::is_sanitizer_key;
 using weft::runtime::native::key_of;
 using weft::runtime::native::NativeRuntime;
+using weft::runtime::native::returns_to_weft_code;
 using weft::runtime::native::RuntimeScope;
 using weft::runtime::native::sanitizer_key_value;
 using weft::runtime::native::ThreadExit;
@@ -48,7 +49,7 @@ std::uint64_t start_routine_key(void* (*start)(void*), void* arg) {
 namespace weft::runtime::native {
 
 ThreadId create_thread(NativeRuntime& rt, const pthread_attr_t* attr, void* (*start)(void*),
-                       void* arg, std::uint64_t site) {
+                       void* arg, std::uint64_t site, bool lazily) {
   if (rt.threads_created() >= rt.options().max_threads) {
     rt.scheduler().fail(weft::Outcome::kBoundReached, "the execution reached the bound of " +
                                                           std::to_string(rt.options().max_threads) +
@@ -66,13 +67,17 @@ ThreadId create_thread(NativeRuntime& rt, const pthread_attr_t* attr, void* (*st
   const sigset_t signal_mask = rt.self().signal_mask;  // as pthread_create gives it
   rt.self().creating_argument = reinterpret_cast<std::uintptr_t>(arg);
   const ThreadId id = rt.scheduler().spawn(
-      [runtime, start, arg, identity, signal_mask] {
+      [runtime, start, arg, identity, signal_mask, lazily] {
         runtime->begin_segment();
         runtime->self().identity = identity;
         runtime->self().signal_mask = signal_mask;
         void* result = nullptr;
         try {
           if (runtime->options().local_states) clear_dead_stack();
+          // The new thread ran only weft's code so far; code weft did not compile does not ask
+          // for its storage.
+          if (lazily && !in_executable_code(reinterpret_cast<const void*>(start)))
+            weft::runtime::Scheduler::sync_thread_pointer();
           result = call_start_routine(start, arg, &runtime->self().stack_base);
         } catch (const ThreadExit& e) {
           result = e.result;
@@ -84,7 +89,7 @@ ThreadId create_thread(NativeRuntime& rt, const pthread_attr_t* attr, void* (*st
         run_key_destructors(*runtime);
         runtime->end_segment(runtime->scheduler().self());
       },
-      site, start_routine_key(start, arg));
+      site, start_routine_key(start, arg), lazily);
   rt.thread(id).detached = detach == PTHREAD_CREATE_DETACHED;
   return id;
 }
@@ -98,8 +103,9 @@ int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*start)
   NativeRuntime* rt = NativeRuntime::active();
   if (!rt) return WEFT_REAL(pthread_create, thread, attr, start, arg);
   RuntimeScope scope(*rt);
-  const weft::ThreadId id =
-      weft::runtime::native::create_thread(*rt, attr, start, arg, WEFT_CALLER_SITE());
+  const std::uint64_t site = WEFT_CALLER_SITE();
+  const weft::ThreadId id = weft::runtime::native::create_thread(*rt, attr, start, arg, site,
+                                                                 returns_to_weft_code(*rt, site));
   *thread = NativeRuntime::handle_of(id);
   return 0;
 }
@@ -112,7 +118,9 @@ int pthread_join(pthread_t thread, void** result) {
   if (id == weft::kNoThread || id >= rt->registry().size()) return ESRCH;
   if (id == rt->scheduler().self()) return EDEADLK;
   if (rt->thread(id).detached) return EINVAL;
-  rt->scheduler().perform(Operation{OpKind::kThreadJoin, 0, 0, id, 0}, WEFT_CALLER_SITE());
+  const std::uint64_t site = WEFT_CALLER_SITE();
+  rt->scheduler().perform(Operation{OpKind::kThreadJoin, 0, 0, id, 0}, site,
+                          returns_to_weft_code(*rt, site));
   if (result) {
     *result = rt->thread(id).result;
     // What the joining thread learns from the joined one (without `result`, only its end).
