@@ -1057,9 +1057,9 @@ TEST(NativeProcessState, ThreadLocalsStayTheThreadsOwnWhenTheThreadPointerIsSetL
 TEST(NativeProcessState, ThreadLocalsStayTheThreadsOwnAfterSynchronisation) {
   for (const std::string options : {"", "--points=all"}) {
     const CliRun lazy = check("thread_pointer_after_sync.c", options);
-    const CliRun eager = shell("WEFT_EAGER_THREAD_POINTER=1 " + std::string(WEFT_BIN) +
-                               " check " + fixture("thread_pointer_after_sync.c") + " --json -q " +
-                               options + " --replay-file " + replay_file("eager_sync.json"));
+    const CliRun eager = shell("WEFT_EAGER_THREAD_POINTER=1 " + std::string(WEFT_BIN) + " check " +
+                               fixture("thread_pointer_after_sync.c") + " --json -q " + options +
+                               " --replay-file " + replay_file("eager_sync.json"));
     EXPECT_EQ(lazy.exit_code, 0) << options << "\n" << lazy.out << lazy.err;
     EXPECT_EQ(eager.exit_code, 0) << options << "\n" << eager.out << eager.err;
     EXPECT_GT(stat(lazy, "executions"), 1u) << lazy.out;

@@ -410,8 +410,8 @@ inline std::uint8_t perform_sync_and_return(NativeRuntime& rt, OpKind kind,
                                             const volatile void* object, std::uint64_t site,
                                             const volatile void* partner = nullptr,
                                             bool timed = false) {
-  return rt.scheduler().perform(Operation{kind, 0, 0, key_of(object), key_of(partner), timed},
-                                site, returns_to_weft_code(rt, site));
+  return rt.scheduler().perform(Operation{kind, 0, 0, key_of(object), key_of(partner), timed}, site,
+                                returns_to_weft_code(rt, site));
 }
 
 using weft::native::kAtomicSectionKey;
