@@ -33,8 +33,14 @@ inline std::string slurp(FILE* f) {
 
 // Runs the shell command `command_line` (with `input` on its stdin); parses stdout as JSON when
 // it is JSON, and keeps stderr.
+// The running test's suite and name: two suites may have tests of one name, run in parallel.
+inline std::string test_name() {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  return std::string(info->test_suite_name()) + "." + info->name();
+}
+
 inline CliRun shell(const std::string& command_line, const std::string& input = "") {
-  const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  const std::string test = test_name();
   const auto dir = std::filesystem::temp_directory_path();
   const std::string err_file = (dir / ("weft-e2e-" + test + ".stderr")).string();
   const std::string in_file = (dir / ("weft-e2e-" + test + ".stdin")).string();
@@ -63,7 +69,7 @@ inline CliRun weft_cli(const std::string& args, const std::string& input = "") {
 
 // Per test and program, so that tests running in parallel do not share files.
 inline std::string replay_file(const std::string& name) {
-  const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  const std::string test = test_name();
   return (std::filesystem::temp_directory_path() / ("weft-e2e-" + test + "-" + name + ".json"))
       .string();
 }

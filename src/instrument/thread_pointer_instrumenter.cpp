@@ -6,8 +6,9 @@
 // code the hook returns to asks for it (__weft_sync_thread_pointer, which writes %fs only if
 // another thread's storage is set) where it matters:
 // - before every call to a function that is neither the module's own nor the runtime's (which
-//   ask for it themselves where they need it): the callee may be code weft did not compile, such
-//   as the C library, which keeps errno there;
+//   ask for it themselves where they need it) nor one of the C library's whose model in the
+//   runtime needs none (lazy_thread_pointer_calls.hpp): the callee may be code weft did not
+//   compile, such as the C library, which keeps errno there;
 // - before inline assembly, which may read %fs;
 // - before returning from a function that made calls to code outside the executable that may
 //   have called it (the C library's qsort, a library's callback), which goes on after it;
@@ -28,6 +29,7 @@
 #include "function_filter.hpp"
 #include "hook_calls.hpp"
 #include "instrumenter.hpp"
+#include "weft/runtime/lazy_thread_pointer_calls.hpp"
 
 namespace weft::instrument {
 namespace {
@@ -109,7 +111,8 @@ class ThreadPointerInstrumenter final : public Instrumenter {
         // the symbolic hooks, which the stateful strategies' local states then tell apart).
         const bool asks_itself =
             callee && (is_instrumentable(*callee) || has_prefix(callee->getName(), kRuntimePrefix));
-        const bool hook = callee && is_access_hook(callee->getName());
+        const bool hook = callee && (is_access_hook(callee->getName()) ||
+                                     runtime::needs_no_thread_pointer(callee->getName().str()));
         if (!hook && !asks_itself) before.push_back(call);
         calls = true;
         // (A musttail call is followed by its return, which must come right after it.)

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/single_threaded.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -56,6 +57,9 @@ ThreadId create_thread(NativeRuntime& rt, const pthread_attr_t* attr, void* (*st
                                                           " threads (--max-threads)");
   }
   rt.count_thread();
+  // It marks the thread control block %fs names: the creator's own, which code weft compiled
+  // does not ask for before it calls pthread_create (lazy_thread_pointer_calls.hpp).
+  if (__libc_single_threaded) weft::runtime::Scheduler::sync_thread_pointer();
   mark_process_multithreaded();
   int detach = PTHREAD_CREATE_JOINABLE;
   if (attr) pthread_attr_getdetachstate(attr, &detach);
