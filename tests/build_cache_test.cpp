@@ -21,7 +21,7 @@ namespace {
 
 // A directory of this test's own, empty at the start.
 fs::path scratch(const std::string& name) {
-  const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  const std::string test = weft::test::test_name();
   const fs::path dir = fs::temp_directory_path() / ("weft-build-cache-" + test) / name;
   fs::remove_all(dir);
   fs::create_directories(dir);

@@ -984,7 +984,7 @@ TEST(NativeErrors, AWeftOptionAfterTheProgramIsNoted) {
 // Builds a fixture with weft-cc (and `flags`) into the temporary directory; returns the
 // program's path.
 std::string build_fixture(const std::string& file, const std::string& flags = "") {
-  const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  const std::string test = weft::test::test_name();
   const std::string out =
       (std::filesystem::temp_directory_path() / ("weft-e2e-" + test + "-" + file + ".bin"))
           .string();

@@ -26,7 +26,7 @@ namespace fs = std::filesystem;
 
 // A file of this test in the temporary directory: tests may run in parallel.
 std::string temp_file(const std::string& name) {
-  const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  const std::string test = weft::test::test_name();
   return (fs::temp_directory_path() / ("weft-forms-" + test + "-" + name)).string();
 }
 

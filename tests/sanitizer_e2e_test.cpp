@@ -23,7 +23,7 @@ using weft::test::replay_file;
 using weft::test::shell;
 
 std::filesystem::path temporary(const std::string& suffix) {
-  const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  const std::string test = weft::test::test_name();
   return std::filesystem::temp_directory_path() / ("weft-sanitizer-" + test + suffix);
 }
 

@@ -1,10 +1,12 @@
 // Where instrumented code asks for its thread's own thread pointer (thread_pointer_instrumenter.cpp):
 // the runtime leaves %fs as the last thread left it when a thread resumes inside an access hook.
 // Checked in each function's plain copy (the one that runs when no input is followed).
+#include <pthread.h>
 #include <stdio.h>
 
 static __thread int counter;
 int shared;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int helper(int x) {
   return x + 1;
@@ -57,4 +59,21 @@ int uses_thread_local(void) {
   shared = 3;
   counter = shared;
   return counter;
+}
+
+// A call to a C library function whose model in the runtime needs no thread pointer
+// (lazy_thread_pointer_calls.hpp: locks, conditions, semaphores, create, join) does not ask
+// first; a call to another one does.
+// CHECK-LABEL: define internal void @locks.weft_plain(
+// CHECK-NOT: call void @__weft_sync_thread_pointer()
+// CHECK: call i32 @pthread_mutex_lock(
+// CHECK-NOT: call void @__weft_sync_thread_pointer()
+// CHECK: call i32 @pthread_mutex_unlock(
+// CHECK-NEXT: call void @__weft_sync_thread_pointer()
+// CHECK-NEXT: call i32 @puts(
+void locks(void) {
+  pthread_mutex_lock(&lock);
+  shared = 4;
+  pthread_mutex_unlock(&lock);
+  puts("y");
 }
