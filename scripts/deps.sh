@@ -5,6 +5,8 @@ set -euo pipefail
 # libclang-rt-14-dev: libFuzzer and clang's sanitizer runtimes, for the fuzz test (tests/fuzz), and
 # for programs built by weft-cc -fsanitize=address/undefined (docs/sanitizers.md).
 # lld-14: LLVM's linker, which weft-cc links programs with when it is there (faster than GNU ld).
+# libclang-14-dev, liblld-14-dev: clang's and lld's static libraries, which weft-build links to
+# compile and link a program in one process (src/instrument/CMakeLists.txt).
 # libomp-14-dev: omp.h for OpenMP programs (weft models the runtime itself; docs/openmp.md).
 # libz3-dev: the SMT solver that finds input values (docs/inputs.md).
 # pkg-config: the install test builds a program with weft.pc (docs/install.md).
@@ -17,7 +19,7 @@ set -euo pipefail
 # zlib1g-dev, libtinfo-dev: what LLVM's static Support library links (weft links LLVM's
 # symbolizer from the static libraries of llvm-14-dev).
 packages=(cmake ninja-build g++ python3 libgtest-dev libgmock-dev libbenchmark-dev
-          clang-14 lld-14 libclang-rt-14-dev llvm-14-dev llvm-14-tools zlib1g-dev libtinfo-dev
+          clang-14 lld-14 libclang-14-dev liblld-14-dev libclang-rt-14-dev llvm-14-dev llvm-14-tools zlib1g-dev libtinfo-dev
           libcli11-dev nlohmann-json3-dev
           gdb libomp-14-dev libz3-dev pkg-config chromium python3-jsonschema libglib2.0-dev
           libabsl-dev make)

@@ -21,16 +21,11 @@ namespace {
 
 // A directory of this test's own, empty at the start.
 fs::path scratch(const std::string& name) {
-  const std::string test = weft::test::test_name();
-  const fs::path dir = fs::temp_directory_path() / ("weft-build-cache-" + test) / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
+  return weft::test::scratch_dir("weft-build-cache", name);
 }
 
 void write(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::trunc);
-  out << text;
+  weft::test::write_file(path, text);
 }
 
 TEST(BuildCacheParts, DependencyFilesAreReadAsMakeWritesThem) {
@@ -104,6 +99,29 @@ TEST(BuildCacheParts, TheLeastRecentlyUsedEntriesGoBeyondTheLimit) {
   EXPECT_EQ(entries, BuildCache::kMaxEntries);
 }
 
+TEST(BuildCacheParts, APlanIsFoundByItsWholeKeyAndTheLeastRecentlyUsedGo) {
+  const fs::path dir = scratch("cache");
+  const BuildCache cache(dir / "builds");
+  const auto key = [](std::size_t i) { return BuildDescription{"plan " + std::to_string(i)}; };
+  cache.keep_plan(key(0), "commands 0\n");
+  EXPECT_EQ(cache.find_plan(key(0)), "commands 0\n");
+  EXPECT_FALSE(cache.find_plan(BuildDescription{"plan 0 and more"}));
+  for (std::size_t i = 1; i <= BuildCache::kMaxEntries; ++i) {
+    cache.keep_plan(key(i), "commands " + std::to_string(i) + "\n");
+    ASSERT_TRUE(cache.find_plan(key(0)));  // used after every other: it stays
+  }
+  EXPECT_FALSE(cache.find_plan(key(1)));
+  EXPECT_EQ(cache.find_plan(key(2)), "commands 2\n");
+  std::size_t plans = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir / "builds" / "plans")) ++plans;
+  EXPECT_EQ(plans, BuildCache::kMaxEntries);
+  // Plans are not entries: keeping builds does not evict them, nor they builds.
+  write(dir / "prog", "p");
+  ASSERT_FALSE(cache.keep(BuildDescription{"source 0\n"}, {}, dir / "prog", ""));
+  EXPECT_TRUE(cache.find(BuildDescription{"source 0\n"}));
+  EXPECT_TRUE(cache.find_plan(key(2)));
+}
+
 // `weft check` of prog.c in `dir` with its own cache, as JSON.
 CliRun check_in(const fs::path& dir, const std::string& options = "") {
   return shell("cd " + dir.string() + " && WEFT_BUILD_CACHE=" + (dir / "builds").string() + " " +
@@ -146,6 +164,57 @@ TEST(BuildCacheCli, AChangedHeaderIsRebuiltAndAnUnchangedProgramIsNot) {
   EXPECT_TRUE(reused(check_in(dir)));
 }
 
+std::size_t plans_in(const fs::path& dir) {
+  std::size_t plans = 0;
+  std::error_code ec;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir / "builds" / "plans", ec))
+    ++plans;
+  return plans;
+}
+
+TEST(BuildCacheCli, AnEditedOrAnotherProgramIsBuiltFromTheKeptPlan) {
+  const fs::path dir = scratch("program");
+  const auto program = [](int limit) {
+    return "#include <assert.h>\n#include <pthread.h>\n"
+           "static int n; static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;\n"
+           "static void *add(void *a) { pthread_mutex_lock(&m); n++; pthread_mutex_unlock(&m);"
+           " return a; }\n"
+           "int main(void) { pthread_t t[2]; for (int i = 0; i < 2; i++)"
+           " pthread_create(&t[i], 0, add, 0);\n"
+           "  for (int i = 0; i < 2; i++) pthread_join(t[i], 0); assert(n <= " +
+           std::to_string(limit) + "); }\n";
+  };
+  write(dir / "prog.c", program(2));
+  const CliRun first = check_in(dir);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_EQ(plans_in(dir), 1u);
+  // The edit is built (from the plan: no other is made) and checked: now the assertion fails.
+  write(dir / "prog.c", program(1));
+  const CliRun edited = check_in(dir);
+  EXPECT_EQ(edited.exit_code, 1) << edited.err;
+  EXPECT_FALSE(reused(edited));
+  EXPECT_EQ(edited.result["bugs"][0]["kind"], "assertion failure") << edited.out;
+  EXPECT_EQ(plans_in(dir), 1u);
+  // Another program, in a subdirectory, with the same flags: the same plan.
+  fs::create_directories(dir / "more");
+  write(dir / "more" / "other.c",
+        "#include <assert.h>\nint main(int argc, char **argv) { assert(argc == 7); }\n");
+  const CliRun other =
+      shell("cd " + dir.string() + " && WEFT_BUILD_CACHE=" + (dir / "builds").string() + " " +
+            WEFT_BIN + " check more/other.c --json -q");
+  EXPECT_EQ(other.exit_code, 1) << other.err;
+  EXPECT_EQ(other.result["bugs"][0]["kind"], "assertion failure") << other.out;
+  EXPECT_EQ(plans_in(dir), 1u);
+  // A program that does not compile, built from the plan: the compiler's message, and the
+  // build's failure.
+  write(dir / "prog.c", "int main(void) { return undeclared_here; }\n");
+  const CliRun broken = check_in(dir);
+  EXPECT_EQ(broken.exit_code, 2);
+  EXPECT_NE(broken.err.find("undeclared_here"), std::string::npos) << broken.err;
+  EXPECT_NE(broken.err.find("weft: error: compiling 'prog.c' failed"), std::string::npos)
+      << broken.err;
+}
+
 TEST(BuildCacheCli, AKeptBuildShowsTheCompilersWarningsAgain) {
   const fs::path dir = scratch("program");
   write(dir / "prog.c", "int main(void) { int unused_here; return 0; }\n");
@@ -175,7 +244,11 @@ TEST(BuildCacheCli, ABuildReadingALibraryFromTheSearchPathIsNotKept) {
   write(dir / "prog.c", "int main(void) { return 0; }\n");
   EXPECT_FALSE(reused(check_in(dir, "-- -L" + dir.string())));
   EXPECT_FALSE(reused(check_in(dir, "-- -L" + dir.string())));
-  EXPECT_FALSE(fs::exists(dir / "builds"));
+  // Only its plan is kept: what the driver runs does not depend on the library's contents.
+  std::vector<fs::path> kept;
+  for (const auto& e : fs::directory_iterator(dir / "builds")) kept.push_back(e.path().filename());
+  EXPECT_EQ(kept, std::vector<fs::path>{"plans"});
+  EXPECT_EQ(plans_in(dir), 1u);
 }
 
 }  // namespace

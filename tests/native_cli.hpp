@@ -62,6 +62,23 @@ inline CliRun shell(const std::string& command_line, const std::string& input = 
   return r;
 }
 
+// A directory of the running test's own under $TMPDIR (`kind`, the test's name, then `name`),
+// empty at the start.
+inline std::filesystem::path scratch_dir(const std::string& kind, const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / (kind + "-" + test_name()) / name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// `text` as the whole of the file `path`.
+inline void write_file(const std::filesystem::path& path, const std::string& text) {
+  std::FILE* out = std::fopen(path.c_str(), "w");
+  ASSERT_NE(out, nullptr) << path;
+  std::fputs(text.c_str(), out);
+  std::fclose(out);
+}
+
 // Runs the weft command line with `args`.
 inline CliRun weft_cli(const std::string& args, const std::string& input = "") {
   return shell(std::string(WEFT_BIN) + " " + args, input);

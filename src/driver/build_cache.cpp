@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -21,6 +22,8 @@ namespace {
 constexpr const char* kFilesHeader = "--- files\n";
 constexpr const char* kManifest = "build";
 constexpr const char* kDiagnostics = "diagnostics";
+constexpr const char* kPlans = "plans";  // a directory of build plans beside the entries
+constexpr const char* kPlanHeader = "--- plan\n";
 
 // FNV-1a, 64 bits: names entries and fingerprints files. A collision costs nothing: an entry's
 // description is compared in full, and a file is compared by its size too.
@@ -78,10 +81,26 @@ bool write_whole(const fs::path& path, const std::string& text) {
   return static_cast<bool>(out);
 }
 
-fs::path entry_dir(const fs::path& dir, const BuildDescription& description) {
+std::string name_of(const BuildDescription& description) {
   Fnv fnv;
   fnv.add(description.text.data(), description.text.size());
-  return dir / fnv.hex();
+  return fnv.hex();
+}
+
+fs::path entry_dir(const fs::path& dir, const BuildDescription& description) {
+  return dir / name_of(description);
+}
+
+// Removes the least recently used files of `dir` beyond kMaxEntries.
+void evict_plans(const fs::path& dir) {
+  std::error_code ec;
+  std::vector<std::pair<fs::file_time_type, fs::path>> plans;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    plans.emplace_back(fs::last_write_time(e.path(), ec), e.path());
+  if (plans.size() <= BuildCache::kMaxEntries) return;
+  std::sort(plans.begin(), plans.end());
+  for (std::size_t i = 0; i < plans.size() - BuildCache::kMaxEntries; ++i)
+    fs::remove(plans[i].second, ec);
 }
 
 // Removes the least recently used entries beyond kMaxEntries, and scratch directories a killed
@@ -92,6 +111,7 @@ void evict(const fs::path& dir) {
   const auto now = fs::file_time_type::clock::now();
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     const fs::path path = e.path();
+    if (path.filename() == kPlans) continue;
     if (path.filename().string().starts_with(".")) {
       const auto made = fs::last_write_time(path, ec);
       if (!ec && now - made > std::chrono::hours(1)) fs::remove_all(path, ec);
@@ -189,6 +209,34 @@ std::optional<std::string> BuildCache::keep(const BuildDescription& description,
   }
   evict(dir_);
   return std::nullopt;
+}
+
+std::optional<std::string> BuildCache::find_plan(const BuildDescription& key) const {
+  const fs::path file = dir_ / kPlans / name_of(key);
+  const auto text = read_whole_file(file);
+  const std::string head = key.text + kPlanHeader;
+  if (!text || text->compare(0, head.size(), head) != 0) return std::nullopt;
+  std::error_code ec;
+  fs::last_write_time(file, fs::file_time_type::clock::now(), ec);  // recently used
+  return text->substr(head.size());
+}
+
+void BuildCache::keep_plan(const BuildDescription& key, const std::string& plan) const {
+  std::error_code ec;
+  const fs::path plans = dir_ / kPlans;
+  fs::create_directories(plans, ec);
+  std::string scratch = (plans / ".new-XXXXXX").string();
+  const int fd = ::mkstemp(scratch.data());
+  if (fd < 0) return;
+  ::close(fd);
+  // Into place in one step: a weft reading the plan meanwhile sees all of it or none.
+  if (write_whole(scratch, key.text + kPlanHeader + plan)) {
+    // Its time orders plans by use; the file system's own clock is too coarse to.
+    fs::last_write_time(scratch, fs::file_time_type::clock::now(), ec);
+    fs::rename(scratch, plans / name_of(key), ec);
+  }
+  fs::remove(scratch, ec);
+  evict_plans(plans);
 }
 
 std::optional<std::string> uncacheable_flags(const std::vector<std::string>& flags) {

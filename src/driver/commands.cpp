@@ -207,9 +207,18 @@ static int check_command_unguarded(const std::string& source,
   const fs::path compiler = self.parent_path() / (cxx ? "weft-c++" : "weft-cc");
   if (!fs::exists(compiler, ec))
     throw DriverError("cannot find " + compiler.string() + " (weft's compiler wrapper)");
+  // weft-build: beside weft in the build tree, in lib/weft/ when installed.
+  fs::path build_tool;
+  for (const fs::path& candidate :
+       {self.parent_path() / "weft-build", self.parent_path() / "../lib/weft/weft-build"})
+    if (::access(candidate.c_str(), X_OK) == 0) {
+      build_tool = candidate;
+      break;
+    }
   // Removed on every way out; a bug's replay file gets its own copy of the program.
   const TemporaryDirectory dir("weft-check-");
   const BuiltProgram built = build_program({.wrapper = compiler,
+                                            .build_tool = build_tool,
                                             .source = source,
                                             .flags = compiler_flags,
                                             .cxx = cxx,

@@ -23,6 +23,10 @@ for f in bin/weft bin/weft-cc bin/weft-c++ lib/weft/libweft_pass.so lib/weft/lib
          lib/pkgconfig/weft.pc share/doc/weft/README.md share/weft/examples/bank_transfer.c; do
   [ -e "$work/first/$f" ] || fail "$f was not installed"
 done
+# weft-build, which runs weft check's builds in one process, where the build tree has one.
+[ ! -x "$build/bin/weft-build" ] || [ -x "$work/first/lib/weft/weft-build" ] ||
+  fail "lib/weft/weft-build was not installed"
+
 # Only the public API's headers and what they include: not the driver's, the protocol's or the
 # hook ABI's.
 for f in include/weft/driver include/weft/runtime/native_protocol.hpp include/weft/runtime/hooks.h; do

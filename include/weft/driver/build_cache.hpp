@@ -47,9 +47,15 @@ class BuildCache {
                                   const std::filesystem::path& program,
                                   const std::string& diagnostics) const;
 
+  /// The build plan (build_plan.hpp) kept for `key`, if any.
+  std::optional<std::string> find_plan(const BuildDescription& key) const;
+
+  /// Keeps `plan` for `key`; a plan that cannot be written is not kept, and nothing else happens.
+  void keep_plan(const BuildDescription& key, const std::string& plan) const;
+
   const std::filesystem::path& dir() const { return dir_; }
 
-  /// Entries beyond this many are removed, least recently used first.
+  /// Entries beyond this many are removed, least recently used first; plans likewise.
   static constexpr std::size_t kMaxEntries = 64;
 
  private:

@@ -9,7 +9,10 @@
 namespace weft::driver {
 
 struct BuildRequest {
-  std::filesystem::path wrapper;   ///< weft-cc or weft-c++
+  std::filesystem::path wrapper;  ///< weft-cc or weft-c++
+  /// weft-build, which runs a kept build plan in one process (build_plan.hpp); empty when it was
+  /// not built, and the plan's commands are then started one by one.
+  std::filesystem::path build_tool;
   std::string source;              ///< the C or C++ file
   std::vector<std::string> flags;  ///< the compiler flags after `--`
   bool cxx = false;                ///< C++: built with -std=c++20 unless the flags say otherwise
