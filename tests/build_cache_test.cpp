@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "native_cli.hpp"
@@ -213,6 +214,34 @@ TEST(BuildCacheCli, AnEditedOrAnotherProgramIsBuiltFromTheKeptPlan) {
   EXPECT_NE(broken.err.find("undeclared_here"), std::string::npos) << broken.err;
   EXPECT_NE(broken.err.find("weft: error: compiling 'prog.c' failed"), std::string::npos)
       << broken.err;
+}
+
+// A plan naming a startup object that is gone (as after a compiler upgrade) is made again.
+TEST(BuildCacheCli, APlanNamingAFileThatIsGoneIsMadeAgain) {
+  const fs::path dir = scratch("program");
+  write(dir / "prog.c", "int main(void) { return 0; }\n");
+  ASSERT_EQ(check_in(dir).exit_code, 0);
+  ASSERT_EQ(plans_in(dir), 1u);
+  const fs::path plan = fs::directory_iterator(dir / "builds" / "plans")->path();
+  std::string text;
+  {
+    std::ifstream in(plan);
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  const std::string object = "crti.o";
+  const auto at = text.find(object);
+  ASSERT_NE(at, std::string::npos) << text;
+  const auto start = text.rfind('\x1f', at) + 1;
+  text.replace(start, at + object.size() - start, "/no/such/dir/crti.o");
+  write(plan, text);
+  write(dir / "prog.c", "int main(void) { return 0; }\n// edited\n");
+  const CliRun again = check_in(dir);
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(again.err, "");
+  std::ifstream in(plan);
+  const std::string remade((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(remade.find("/no/such/dir"), std::string::npos);
+  EXPECT_NE(remade.find(object), std::string::npos);
 }
 
 TEST(BuildCacheCli, AKeptBuildShowsTheCompilersWarningsAgain) {

@@ -150,6 +150,22 @@ struct PlannedBuild {
   bool kept = false;              ///< the plan was a kept one
 };
 
+// Whether the programs the plan runs and the objects and libraries it names by absolute paths
+// outside the build's own directory still exist: a compiler or C library upgraded since the plan
+// was made (the startup objects of gcc's directory, the linker) makes it stale. (Not every
+// path: the driver passes include directories that need not exist.)
+bool names_only_existing_files(const BuildPlan& plan, const PlanPaths& paths) {
+  const auto exists = [](const std::string& file) { return ::access(file.c_str(), F_OK) == 0; };
+  for (const auto& command : plan.commands) {
+    if (!exists(command[0])) return false;
+    for (const auto& arg : command)
+      if (arg.starts_with("/") && !arg.starts_with(paths.dir + "/") &&
+          (arg.ends_with(".o") || arg.ends_with(".a") || arg.ends_with(".so")) && !exists(arg))
+        return false;
+  }
+  return true;
+}
+
 // The build's plan: the kept one for `key` filled in for `paths`; else the driver's for
 // `wrapper_command`, made and run in weft-build (`tool`) when there is one, or asked of the
 // driver (`-###`). Nothing when neither gives one: the wrapper then builds as it would.
@@ -158,10 +174,11 @@ PlannedBuild plan_build(const BuildCache& cache, const BuildDescription& key,
                         const fs::path& tool, const std::string& messages) {
   PlannedBuild build;
   if (auto text = cache.find_plan(key))
-    if ((build.plan = fill_plan(*text, paths))) {
+    if ((build.plan = fill_plan(*text, paths)) && names_only_existing_files(*build.plan, paths)) {
       build.kept = true;
       return build;
     }
+  build.plan.reset();
   const std::string output = paths.dir + "/build.plan";
   std::error_code ec;
   // The command the wrapper would run, one argument a line (flags holding a line break cannot be
