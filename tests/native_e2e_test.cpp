@@ -1434,6 +1434,17 @@ TEST(NativeProcessState, TheProgramSeesNoDescriptorOfWefts) {
   }
 }
 
+// The worker closes the descriptors an execution opened only after an execution that ran code
+// weft did not compile; every way of opening one without a call from the program's own code
+// must count as such (descriptors_opened.c).
+TEST(NativeProcessState, DescriptorsAnExecutionOpenedAreClosedHoweverItOpenedThem) {
+  for (const std::string way : {"0", "1", "2"}) {
+    const CliRun r = check("descriptors_opened.c", "-- -DOPEN_WITH=" + way);
+    EXPECT_EQ(r.exit_code, 0) << way << "\n" << r.out << r.err;
+    EXPECT_GE(stat(r, "executions"), 6u) << way << "\n" << r.out;
+  }
+}
+
 TEST(NativeProcessState, UnrestoredChangesAreDetectedAndTheRunIsNotCalledComplete) {
   const CliRun worker = check("unrestored_state.c");
   EXPECT_EQ(worker.exit_code, 3) << worker.out;  // incomplete

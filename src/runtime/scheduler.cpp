@@ -26,6 +26,9 @@ thread_local Scheduler* g_current = nullptr;
 // with storage of its own sees its own, unset, copy of g_current, so current() falls back to
 // this one. Only the native runtime uses thread storage, with one scheduler per process.
 Scheduler* g_storage_switching = nullptr;
+// Set by every sync_thread_pointer() (thread_pointer_asked): a request for the thread pointer
+// comes before code weft did not compile runs.
+bool g_thread_pointer_asked = false;
 
 // The C++ runtime keeps the caught-exception stack and the uncaught count per OS thread; every
 // fiber needs its own, so they are swapped on each switch.
@@ -728,10 +731,19 @@ Scheduler* Scheduler::current() noexcept {
   return g_current ? g_current : g_storage_switching;
 }
 
-void Scheduler::sync_thread_pointer() noexcept {
+void Scheduler::sync_thread_pointer(bool foreign_code_follows) noexcept {
+  if (foreign_code_follows) g_thread_pointer_asked = true;
   if (!g_storage_switching) return;
   Impl& s = *g_storage_switching->impl_;
   if (s.running) s.set_own_storage_if_lazy(*s.running);
+}
+
+bool Scheduler::thread_pointer_asked() noexcept {
+  return g_thread_pointer_asked;
+}
+
+void Scheduler::forget_thread_pointer_requests() noexcept {
+  g_thread_pointer_asked = false;
 }
 
 Trace Scheduler::run(const TestDirective& directive, const std::function<void()>& root,

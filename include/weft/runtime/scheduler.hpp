@@ -120,7 +120,15 @@ class Scheduler {
   static Scheduler* current() noexcept;
   /// Makes the thread pointer name the running thread's storage, if the scheduler running with
   /// per-thread storage left another's there (RunLimits::lazy_thread_pointer); else nothing.
-  static void sync_thread_pointer() noexcept;
+  /// `foreign_code_follows`: code weft did not compile runs next (false: the runtime's own).
+  static void sync_thread_pointer(bool foreign_code_follows = true) noexcept;
+  /// Whether sync_thread_pointer(true) was called since forget_thread_pointer_requests(), with
+  /// or without per-thread storage. Instrumented code asks before every call to code weft did
+  /// not compile (and before inline assembly), and the runtime before it runs such code on a
+  /// thread's behalf; so while none asked, only code weft compiled and the runtime's models ran
+  /// (the native worker then knows that an execution opened no file descriptor).
+  static bool thread_pointer_asked() noexcept;
+  static void forget_thread_pointer_requests() noexcept;
 
   // ---- calls made by program threads during run() ----------------------------------------
 

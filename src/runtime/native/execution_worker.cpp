@@ -28,6 +28,7 @@
 #include "real_functions.hpp"
 #include "signals.hpp"
 #include "unseen_libraries.hpp"
+#include "weft/runtime/scheduler.hpp"
 
 namespace weft::runtime::native {
 namespace {
@@ -238,7 +239,11 @@ namespace {
     shared.started_ns.store(now);
     shared.state.store(kRunning);
     cpu_limit.renew(now);
+    weft::runtime::Scheduler::forget_thread_pointer_requests();
     run(context);
+    // Only code weft did not compile (the C library's, a library's, inline assembly) opens
+    // descriptors, and it runs only after a request for the thread pointer (scheduler.hpp).
+    const bool may_have_opened = weft::runtime::Scheduler::thread_pointer_asked();
     std::uint32_t expected = kRunning;
     if (!shared.state.compare_exchange_strong(expected, kIdle))
       for (;;) pause();  // the server has claimed this execution (a limit) and kills us
@@ -249,7 +254,7 @@ namespace {
     // Before the descriptors the execution opened are closed (it keeps one of the working
     // directory) and before the snapshot restore, which clears its record.
     restore_process_settings();
-    descriptors.close_new();
+    if (may_have_opened) descriptors.close_new();
     descriptors.restore_offsets();
     snapshot.restore();
     // After the restore, which takes back what the execution grew the brk heap by.

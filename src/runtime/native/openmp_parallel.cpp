@@ -39,8 +39,9 @@ template <std::size_t N>
 void call_microtask(Microtask task, std::int32_t* gtid, std::int32_t* tid, void** args) {
   call_with(task, gtid, tid, args, std::make_index_sequence<N>{});
   // The team's code below keeps its task in thread-local storage, which the region's last
-  // access hook may have left naming another thread's (RunLimits::lazy_thread_pointer).
-  weft::runtime::Scheduler::sync_thread_pointer();
+  // access hook may have left naming another thread's (RunLimits::lazy_thread_pointer). It is
+  // weft's own code (openmp_team.cpp).
+  weft::runtime::Scheduler::sync_thread_pointer(false);
 }
 using Caller = void (*)(Microtask, std::int32_t*, std::int32_t*, void**);
 template <std::size_t... N>

@@ -59,7 +59,7 @@ ThreadId create_thread(NativeRuntime& rt, const pthread_attr_t* attr, void* (*st
   rt.count_thread();
   // It marks the thread control block %fs names: the creator's own, which code weft compiled
   // does not ask for before it calls pthread_create (lazy_thread_pointer_calls.hpp).
-  if (__libc_single_threaded) weft::runtime::Scheduler::sync_thread_pointer();
+  if (__libc_single_threaded) weft::runtime::Scheduler::sync_thread_pointer(false);
   mark_process_multithreaded();
   int detach = PTHREAD_CREATE_JOINABLE;
   if (attr) pthread_attr_getdetachstate(attr, &detach);
