@@ -73,10 +73,18 @@ ShadowRange sanitizer_shadow() {
 // The mapping is shared, so that it is not itself a private writable mapping in the list.
 class MapsText {
  public:
-  MapsText() {
-    void* m = mmap(nullptr, kCapacity, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED) return;
-    text_ = static_cast<char*>(m);
+  static constexpr std::size_t kCapacity = std::size_t{1} << 20;
+  /// Reads into `*buffer`, mapped on the first read and kept for the next ones: shared, so
+  /// that the snapshot leaves it out, and kept, since unmapping written shared memory (every
+  /// drift check) cost about as much as an execution on a machine where it flushes the TLB
+  /// through the hypervisor.
+  explicit MapsText(char** buffer) {
+    if (!*buffer) {
+      void* m = mmap(nullptr, kCapacity, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+      if (m == MAP_FAILED) return;
+      *buffer = static_cast<char*>(m);
+    }
+    text_ = *buffer;
     const int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
     if (fd < 0) return;
     while (size_ < kCapacity - 1) {
@@ -88,9 +96,6 @@ class MapsText {
     close(fd);
     ok_ = size_ > 0 && size_ < kCapacity - 1;
     text_[size_] = '\0';
-  }
-  ~MapsText() {
-    if (text_) munmap(text_, kCapacity);
   }
   MapsText(const MapsText&) = delete;
   MapsText& operator=(const MapsText&) = delete;
@@ -105,7 +110,6 @@ class MapsText {
   }
 
  private:
-  static constexpr std::size_t kCapacity = std::size_t{1} << 20;
   char* text_ = nullptr;
   std::size_t size_ = 0;
   bool ok_ = false;
@@ -182,10 +186,11 @@ std::size_t heap_bytes_in_use(std::uintptr_t start, std::uintptr_t end, std::uin
 
 MemorySnapshot::~MemorySnapshot() {
   if (storage_) munmap(storage_, storage_bytes_);
+  if (maps_text_) munmap(maps_text_, MapsText::kCapacity);
 }
 
 bool MemorySnapshot::capture() {
-  MapsText maps;
+  MapsText maps(&maps_text_);
   if (!maps.ok()) return false;
   count_ = 0;
   bytes_ = 0;
@@ -283,7 +288,7 @@ void MemorySnapshot::restore() const {
 }
 
 bool MemorySnapshot::mappings_grew(std::initializer_list<Range> ignored) const {
-  MapsText maps;
+  MapsText maps(&maps_text_);
   if (!maps.ok()) return true;
   int count = 0;
   for (const char* p = maps.begin(); p < maps.end();) {

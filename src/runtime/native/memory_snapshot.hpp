@@ -63,6 +63,7 @@ class MemorySnapshot {
   std::size_t storage_bytes_ = 0;
   std::size_t bytes_ = 0;
   std::uintptr_t brk_ = 0;
+  mutable char* maps_text_ = nullptr;  // /proc/self/maps is read into it (MapsText)
 };
 
 }  // namespace weft::runtime::native
