@@ -26,8 +26,8 @@ thread_local Scheduler* g_current = nullptr;
 // with storage of its own sees its own, unset, copy of g_current, so current() falls back to
 // this one. Only the native runtime uses thread storage, with one scheduler per process.
 Scheduler* g_storage_switching = nullptr;
-// Set by every sync_thread_pointer() (thread_pointer_asked): a request for the thread pointer
-// comes before code weft did not compile runs.
+// Set by sync_thread_pointer(true) (thread_pointer_asked): that request comes before code weft
+// did not compile runs; the runtime's requests for its own code pass false.
 bool g_thread_pointer_asked = false;
 
 // The C++ runtime keeps the caught-exception stack and the uncaught count per OS thread; every
