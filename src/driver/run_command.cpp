@@ -280,6 +280,11 @@ class RunCommand {
     // The threads' steps can be learned and executions made of known steps computed
     // (thread_model.hpp): with every shared access an event, from the events' values; with
     // synchronisation points only, from what the threads' code between events read and wrote.
+    // ExitBlock-RW prunes by what the blocks read and write: with synchronisation points only,
+    // that is what the code between events did (the segments).
+    if (settings_.strategy == explorer::StrategyKind{"exitblock-rw"} &&
+        program_.options.points != "all")
+      round_program_.options.record_segments = true;
     if (settings_.thread_model != "off" && !check_every_state_) {
       const bool segments = program_.options.points != "all";
       round_program_.options.record_segments = segments;

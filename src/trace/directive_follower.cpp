@@ -49,8 +49,11 @@ void DirectiveFollower::start_step(std::size_t step, const Event* previous) {
   // thread's next operation by now: an atomic section's footprint is known only when it ended.)
   if (step > d_.sleep_from && !sleep_.empty() && previous)
     std::erase_if(sleep_, [&](const SleepEntry& s) {
-      return s.wake_on.empty() ? dependent(*previous, Event{s.thread, s.op}, d_.read_policy)
-                               : touches_any(previous->op, s.wake_on);
+      if (s.wake_on.empty()) return dependent(*previous, Event{s.thread, s.op}, d_.read_policy);
+      if (std::find(s.wake_on.begin(), s.wake_on.end(), kWakeAtBlockExit) != s.wake_on.end() &&
+          ends_atomic_block(previous->op))
+        return true;
+      return touches_any(previous->op, s.wake_on);
     });
   if (step == d_.sleep_from) sleep_ = d_.sleep;
 }

@@ -34,6 +34,33 @@ ObjectKey mutex_of(const Operation& op) {
   return domain_of(op.kind) == Domain::kCond ? op.partner : op.object;
 }
 
+bool ends_atomic_block(const Operation& op) {
+  if (gives_mutex(op.kind)) return true;
+  switch (op.kind) {
+    case OpKind::kThreadJoin:
+    case OpKind::kSemWait:
+    case OpKind::kSemPost:
+    case OpKind::kSemTryWait:
+    case OpKind::kAtomicLoad:
+    case OpKind::kAtomicStore:
+    case OpKind::kAtomicRmw:
+    case OpKind::kAtomicCas:
+    case OpKind::kAtomicSection:
+    case OpKind::kBarrierWait:
+    case OpKind::kFutexWait:
+    case OpKind::kFutexWake:
+    case OpKind::kFutexWoken:
+    case OpKind::kChannelSend:
+    case OpKind::kChannelReceive:
+    case OpKind::kChannelClose:
+    case OpKind::kChannelSelect:
+    case OpKind::kChannelWatch:
+      return true;
+    default:
+      return false;
+  }
+}
+
 std::string object_name(ObjectKey key) {
   // In-process keys encode (creating thread + 1, creation count); show them compactly.
   if (key >= kInProcessObjectSpacing && key % kInProcessObjectSpacing == 0) {

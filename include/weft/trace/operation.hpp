@@ -322,6 +322,12 @@ inline bool releases_mutex(const Operation& op) {
 /// The mutex an operation acquires or releases (its object, or partner for condition waits).
 ObjectKey mutex_of(const Operation& op);
 
+/// Whether `op` ends an atomic block of ExitBlock (Bruening and Chapin §4.3): a lock exit (an
+/// unlock or a condition wait), or an operation the Java setting has only inside a monitor,
+/// which weft takes as one of its own: a join, semaphore, barrier, futex and channel operations
+/// and atomic accesses.
+bool ends_atomic_block(const Operation& op);
+
 /// Short lower-case name, e.g. "read", "lock", "cond_wait".
 inline const char* op_name(OpKind kind) {
   return static_cast<std::uint8_t>(kind) < kOpKindCount ? op_kind_detail::of(kind).name : "unknown";

@@ -18,6 +18,12 @@ namespace weft {
 inline ObjectKey sync_key(Domain domain, ObjectKey object) {
   return static_cast<ObjectKey>(domain) << 59 ^ object;
 }
+/// SleepEntry::wake_on keys that name no object (no operation touches an object of Domain::kNone):
+/// a sleeper with kWakeAtBlockExit wakes at the first operation that ends an atomic block
+/// (ends_atomic_block: ExitBlock's delayed thread, Bruening and Chapin §4.4); one with only
+/// kNeverWake stays asleep (the strategy that put it there decides when it runs again).
+inline constexpr ObjectKey kWakeAtBlockExit = 1;
+inline constexpr ObjectKey kNeverWake = 2;
 /// Whether `key` (from sync_key) is a channel's.
 inline bool is_channel_key(ObjectKey key) {
   return key >> 59 == static_cast<ObjectKey>(Domain::kChannel);

@@ -1,0 +1,221 @@
+// ExitBlock and ExitBlock-RW (strategies/exitblock.cpp) on the programs of Bruening and Chapin's
+// paper: the trees of schedules of Figs. 4, 7 and 9, path by path in the order of the search, and
+// SplitSync (Fig. 1) failing on the third schedule.
+//
+// Each numbered "<arbitrary code>" section of a figure appends its number to a log when it runs
+// (a plain vector: fibers run one at a time), so an execution reads as the paper writes a path.
+// The figures' threads are started by main, which then ends (as Java's main thread does), so that
+// only they have atomic blocks.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <vector>
+
+#include "weft/explore/strategy.hpp"
+#include "weft/runtime/scheduler.hpp"
+#include "weft/weft.hpp"
+
+namespace weft {
+namespace {
+
+struct Path {
+  std::vector<int> sections;
+  bool complete;  // false: undone where a lock could not be taken (an X of the figures)
+  friend bool operator==(const Path&, const Path&) = default;
+};
+
+void PrintTo(const Path& p, std::ostream* os) {
+  for (int s : p.sections) *os << s << ",";
+  *os << (p.complete ? "" : "X");
+}
+
+// Every execution of `strategy` on `body`, as the sections it ran.
+std::vector<Path> paths(const char* strategy, const std::function<void(std::vector<int>&)>& body) {
+  explorer::StrategyConfig config;
+  config.strategy = StrategyKind{strategy};
+  auto s = explorer::make_strategy(config);
+  ThreadRegistry threads;
+  runtime::Scheduler scheduler(threads);
+  std::vector<Path> out;
+  std::vector<int> log;
+  while (auto d = s->next()) {
+    log.clear();
+    const Trace t = scheduler.run(
+        *d, [&] { body(log); }, runtime::RunLimits{});
+    s->observe(t);
+    out.push_back({log, t.outcome == Outcome::kComplete});
+  }
+  return out;
+}
+
+// Section `n` runs: a yield (a visible operation that ends no block) makes the log follow the
+// order in which weft schedules the sections, not the order in which threads run ahead through
+// their local code.
+void mark(std::vector<int>& log, int n) {
+  yield();
+  log.push_back(n);
+}
+
+// Fig. 2 (and with `shared_x`, the data dependency between sections 2 and 7 of Fig. 7).
+void figure_2(std::vector<int>& log, bool shared_x) {
+  struct State {
+    mutex a, b;
+    shared<int> x{0};
+  };
+  auto s = std::make_shared<State>();
+  thread([s, &log, shared_x] {
+    mark(log, 1);
+    s->a.lock();
+    mark(log, 2);
+    if (shared_x) s->x = 1;
+    s->b.lock();
+    mark(log, 3);
+    s->b.unlock();
+    mark(log, 4);
+    s->a.unlock();
+    mark(log, 5);
+  }).detach();
+  thread([s, &log, shared_x] {
+    mark(log, 6);
+    s->a.lock();
+    mark(log, 7);
+    if (shared_x) (void)static_cast<int>(s->x);
+    s->a.unlock();
+    mark(log, 8);
+    s->b.lock();
+    mark(log, 9);
+    s->b.unlock();
+    mark(log, 10);
+  }).detach();
+}
+
+// Fig. 8: the two threads take a and b in opposite orders.
+void figure_8(std::vector<int>& log) {
+  struct State {
+    mutex a, b;
+  };
+  auto s = std::make_shared<State>();
+  thread([s, &log] {
+    mark(log, 1);
+    s->a.lock();
+    mark(log, 2);
+    s->b.lock();
+    mark(log, 3);
+    s->b.unlock();
+    mark(log, 4);
+    s->a.unlock();
+    mark(log, 5);
+  }).detach();
+  thread([s, &log] {
+    mark(log, 6);
+    s->b.lock();
+    mark(log, 7);
+    s->a.lock();
+    mark(log, 8);
+    s->a.unlock();
+    mark(log, 9);
+    s->b.unlock();
+    mark(log, 10);
+  }).detach();
+}
+
+// Fig. 4: ExitBlock's tree for Fig. 2, depth first. The second path is undone at 6 (T1 holds a);
+// the last is the one the paper names, 6,7,1,2,3,8,9,10,4,5.
+TEST(ExitBlock, Figure4TreeOfSchedules) {
+  const std::vector<Path> expected = {
+      {{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, true}, {{1, 2, 3, 6}, false},
+      {{6, 7, 8, 9, 10, 1, 2, 3, 4, 5}, true}, {{6, 7, 1, 2, 3, 4, 5, 8, 9, 10}, true},
+      {{6, 7, 1, 2, 3, 8, 9, 10, 4, 5}, true},
+  };
+  EXPECT_EQ(paths("exitblock", [](auto& log) { figure_2(log, false); }), expected);
+}
+
+// Fig. 7: ExitBlock-RW's tree for Fig. 2 when only sections 2 and 7 share data: the schedule
+// 6,7,1,2,3,4,5 is not finished (T2's later blocks interact with nothing after), and the last
+// schedule of Fig. 4 is not run at all.
+TEST(ExitBlock, Figure7TreeOfSchedulesWithReadWritePruning) {
+  const std::vector<Path> expected = {
+      {{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, true},
+      {{1, 2, 3, 6}, false},
+      {{6, 7, 8, 9, 10, 1, 2, 3, 4, 5}, true},
+      {{6, 7, 1, 2, 3, 4, 5}, false},
+  };
+  EXPECT_EQ(paths("exitblock-rw", [](auto& log) { figure_2(log, true); }), expected);
+  // Without it, T1 delayed at the start is never woken: the third path ends when T2 does.
+  const std::vector<Path> independent = {
+      {{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, true},
+      {{1, 2, 3, 6}, false},
+      {{6, 7, 8, 9, 10}, false},
+  };
+  EXPECT_EQ(paths("exitblock-rw", [](auto& log) { figure_2(log, false); }), independent);
+}
+
+// Fig. 9: ExitBlock's tree for Fig. 8: two paths undone where a thread cannot take its inner lock,
+// the two places the deadlock shows (§6.1).
+TEST(ExitBlock, Figure9TreeOfSchedules) {
+  const std::vector<Path> expected = {
+      {{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, true},
+      {{1, 2, 3, 6, 7}, false},
+      {{6, 7, 8, 9, 10, 1, 2, 3, 4, 5}, true},
+      {{6, 7, 8, 1, 2}, false},
+  };
+  EXPECT_EQ(paths("exitblock", figure_8), expected);
+}
+
+// Fig. 1: SplitSync, with its invariant as an assertion, and main starting both threads and
+// ending as Java's does. The paper's tester reports it on the third schedule (§7); by the search
+// of Fig. 3, which backs up to the last boundary first, it is the second: T1 reads x in its first
+// block, then the branch at T1's second block runs T2 to its end, and T1 finds x changed. (The
+// paper's count likely includes a schedule from the Java library code its tester ran, such as the
+// synchronized Thread.start; weft follows the pseudocode.)
+TEST(ExitBlock, SplitSyncFailsOnTheSecondScheduleOfFigure3) {
+  Options o;
+  o.strategy = StrategyKind{"exitblock"};
+  const Result r = explore(o, [] {
+    struct State {
+      mutex resource;
+      shared<int> x{0};
+    };
+    auto s = std::make_shared<State>();
+    for (int i = 0; i < 2; ++i)
+      thread([s] {
+        int y;
+        {
+          std::lock_guard<mutex> g(s->resource);
+          y = s->x;
+        }
+        {
+          std::lock_guard<mutex> g(s->resource);
+          WEFT_ASSERT(s->x == y);
+          s->x = y + 1;
+        }
+      }).detach();
+  });
+  ASSERT_EQ(r.verdict, Verdict::kBugFound);
+  EXPECT_EQ(r.stats.executions, 2u);
+  // ExitBlock-RW finds it too (the blocks all touch x).
+  o.strategy = StrategyKind{"exitblock-rw"};
+  EXPECT_EQ(explore(o,
+                    [] {
+                      mutex resource;
+                      shared<int> x{0};
+                      auto increment = [&] {
+                        int y;
+                        {
+                          std::lock_guard<mutex> g(resource);
+                          y = x;
+                        }
+                        std::lock_guard<mutex> g(resource);
+                        WEFT_ASSERT(x == y);
+                        x = y + 1;
+                      };
+                      thread t1(increment), t2(increment);
+                      t1.join();
+                      t2.join();
+                    })
+                .verdict,
+            Verdict::kBugFound);
+}
+
+}  // namespace
+}  // namespace weft
