@@ -184,6 +184,45 @@ Program generate_lock_program(std::uint64_t seed) {
   return p;
 }
 
+Program generate_disciplined_program(std::uint64_t seed, bool deadlocks) {
+  std::mt19937_64 rng(seed);
+  auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  Program p;
+  p.vars = uniform(1, 3);
+  p.mutexes = uniform(1, 3);
+  std::vector<int> guard;
+  for (int v = 0; v < p.vars; ++v) guard.push_back(uniform(0, p.mutexes - 1));
+  const int n = uniform(2, 4);
+  for (int t = 0; t < n; ++t) {
+    std::vector<Instr> code;
+    for (int sections = uniform(1, n == 4 ? 2 : 3); sections > 0; --sections) {
+      int outer = uniform(0, p.mutexes - 1);
+      int inner = p.mutexes > 1 && uniform(0, 2) == 0 ? uniform(0, p.mutexes - 1) : -1;
+      if (inner == outer) inner = -1;
+      if (inner >= 0 && !deadlocks && inner < outer) std::swap(inner, outer);
+      code.push_back(Instr{Instr::kLock, 0, outer, 0});
+      if (inner >= 0) code.push_back(Instr{Instr::kLock, 0, inner, 0});
+      for (int accesses = uniform(1, 2); accesses > 0; --accesses) {
+        const int v = uniform(0, p.vars - 1);
+        if (guard[v] != outer && guard[v] != inner) continue;
+        const int roll = uniform(0, 3);
+        if (roll == 0) {
+          code.push_back(Instr{Instr::kRead, v, 0, 0});
+          code.push_back(Instr{Instr::kAssertNot, 0, 0, uniform(1, 3)});
+        } else if (roll == 1) {
+          code.push_back(Instr{Instr::kRead, v, 0, 0});
+        } else {
+          code.push_back(Instr{Instr::kWrite, v, 0, uniform(0, 2)});
+        }
+      }
+      if (inner >= 0) code.push_back(Instr{Instr::kUnlock, 0, inner, 0});
+      code.push_back(Instr{Instr::kUnlock, 0, outer, 0});
+    }
+    p.threads.push_back(std::move(code));
+  }
+  return p;
+}
+
 Program generate_blocking_program(std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };

@@ -59,6 +59,13 @@ Program generate_program(std::uint64_t seed, double max_interleavings);
 /// where optimal DPOR once lost traces that smaller random programs never showed.
 Program generate_lock_program(std::uint64_t seed);
 
+/// A program that follows a mutual-exclusion locking discipline (ExitBlock's criterion, Bruening
+/// and Chapin §4.1): 2–4 threads of 1–3 critical sections over 1–3 mutexes, each of up to 3
+/// shared variables guarded by one mutex and accessed only while it is held (reads, writes and
+/// assertions on the value read). Mutexes are nested in one global order (`deadlocks` false) or
+/// in any order (true: lock-cycle deadlocks are possible).
+Program generate_disciplined_program(std::uint64_t seed, bool deadlocks);
+
 /// A program that blocks on semaphores and a condition variable: 2–3 threads of 1–4 operations
 /// each (a semaphore wait or post, a wait on the condition variable without a predicate, so that
 /// a signal sent before it is lost, a signal or broadcast, a read or write). Many of them can

@@ -25,11 +25,13 @@ std::optional<OptionProblem> problem_with(const ExploreOptions& options) {
                                              std::to_string(kMaxAlternatives) + " (it is " +
                                              std::to_string(options.alternatives) + ")"};
   const StrategyInfo& strategy = strategy_info(options.strategy);
-  if (options.search_deadlocks && !strategy.has(kBuildsUnfolding))
+  if (options.search_deadlocks && !strategy.has(kBuildsUnfolding) &&
+      !strategy.has(kSearchesDeadlocks))
     return OptionProblem{"search_deadlocks",
-                         "searches an unfolding for deadlocks: use it with a strategy that "
-                         "builds one (" +
-                             strategies_taking(kBuildsUnfolding) + "; " + strategy.name +
+                         "looks for deadlocks no execution runs into: use it with a strategy "
+                         "that builds an unfolding (" +
+                             strategies_taking(kBuildsUnfolding) + ") or with " +
+                             strategies_taking(kSearchesDeadlocks) + " (" + strategy.name +
                              " runs into every deadlock by itself)"};
   return std::nullopt;
 }

@@ -141,7 +141,9 @@ struct StrategyChoice {
   /// Sleep sets (thesis §2.4) for DFS and both DPORs; optimal DPOR always uses them.
   bool sleep_sets = true;
   /// The unfolding strategies: once the unfolding is complete, search it for deadlocks (thesis
-  /// §6.2, §6.3) and run a test into each one found.
+  /// §6.2, §6.3) and run a test into each one found. ExitBlock: reverse lock chain analysis
+  /// where a block cannot take a lock, and the check for condition deadlocks (Bruening and
+  /// Chapin §6, ExitBlock-DD), each with a run into what it found.
   bool search_deadlocks = false;
   /// Random, PCT and POS: how many executions, and the seed of the first.
   std::uint64_t random_executions = 1000;
@@ -202,6 +204,8 @@ enum StrategyTakes : unsigned {
   kMatchesStatesWhenItCan = 1u << 10,
   /// Runs in the in-process API only so far: the command line refuses it for native programs.
   kInProcessOnly = 1u << 11,
+  /// --deadlocks: looks for deadlocks its executions do not run into (ExitBlock-DD, §6).
+  kSearchesDeadlocks = 1u << 12,
 };
 
 /// One row of the table of strategies: all that the front ends (the command line, the in-process
