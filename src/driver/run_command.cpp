@@ -281,11 +281,12 @@ class RunCommand {
     // (thread_model.hpp): with every shared access an event, from the events' values; with
     // synchronisation points only, from what the threads' code between events read and wrote.
     // ExitBlock-RW prunes by what the blocks read and write: with synchronisation points only,
-    // that is what the code between events did (the segments).
-    if (settings_.strategy == explorer::StrategyKind{"exitblock-rw"} &&
-        program_.options.points != "all")
-      round_program_.options.record_segments = true;
-    if (settings_.thread_model != "off" && !check_every_state_) {
+    // that is what the code between events did (the segments), which every execution must
+    // record: the thread model, whose executions come without them, stays off.
+    const bool reads_segments = settings_.strategy == explorer::StrategyKind{"exitblock-rw"} &&
+                                program_.options.points != "all";
+    if (reads_segments) round_program_.options.record_segments = true;
+    if (settings_.thread_model != "off" && !check_every_state_ && !reads_segments) {
       const bool segments = program_.options.points != "all";
       round_program_.options.record_segments = segments;
       modelled_.emplace(settings_.thread_model == "check" ? explorer::ModelledRunner::Mode::kCheck

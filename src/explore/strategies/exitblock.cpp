@@ -202,6 +202,11 @@ class ExitBlock final : public Strategy {
     return e;
   }
 
+  static bool ended_at_bug(const Trace& t) {
+    return std::any_of(t.failures.begin(), t.failures.end(),
+                       [](const Failure& f) { return f.outcome != Outcome::kDataRace; });
+  }
+
   static std::vector<ThreadId> threads_of(const Trace& t, std::size_t steps) {
     std::vector<ThreadId> p;
     p.reserve(steps);
@@ -293,6 +298,8 @@ class ExitBlock final : public Strategy {
                          : e.contains(current)                  ? current
                                                                 : e.first();
       if (c == kNoThread || !e.contains(c)) return;
+      // The execution ended at a bug (the runtime goes no further after one): so does the path.
+      if (k >= t.events.size() && ended_at_bug(t)) return;
       if (k >= t.events.size() || t.events[k].thread != c) {
         // The runtime went another way here (it does not know the delays and block sets the
         // algorithm keeps): the path goes on from this boundary in another execution.
@@ -318,7 +325,8 @@ class ExitBlock final : public Strategy {
           exited = true;
           break;
         }
-        if (finished || op.kind == OpKind::kProcessExit) {
+        if (op.kind == OpKind::kProcessExit) return;  // the process ended: so did the path
+        if (finished) {
           died = true;
           break;
         }
@@ -332,8 +340,10 @@ class ExitBlock final : public Strategy {
           // blocks must still get their turn before this one, as at a lock exit (the paper's
           // tester stops at the first failure; weft goes on to find the rest).
           exited = true;
-        } else if (!next || next->kind == OpKind::kProcessExit) {
+        } else if (!next) {
           died = true;
+        } else if (next->kind == OpKind::kProcessExit) {
+          return;  // the end of the process, which runs once no other thread can: the path's
         } else if (next->kind == OpKind::kMutexLock) {
           // §4.4: the block cannot finish; undo it and put c in the mutex's block set.
           if (deadlocks_) look_for_lock_cycle(t, k, c, next->object);
@@ -385,13 +395,13 @@ WEFT_STRATEGY_ROWS(exitblock,
                    {"exitblock",
                     "ExitBlock: orders of atomic blocks, for lock-disciplined programs "
                     "(Bruening and Chapin §4)",
-                    70, ReadPolicy::kReadsCommute, kInProcessOnly | kSearchesDeadlocks,
+                    70, ReadPolicy::kReadsCommute, kSearchesDeadlocks,
                     [](const StrategyConfig& config) {
                       return std::unique_ptr<Strategy>(std::make_unique<ExitBlock>(config, false));
                     }},
                    {"exitblock-rw",
                     "ExitBlock-RW: ExitBlock pruned by the blocks' reads and writes (§5)", 71,
-                    ReadPolicy::kReadsCommute, kInProcessOnly | kSearchesDeadlocks,
+                    ReadPolicy::kReadsCommute, kSearchesDeadlocks,
                     [](const StrategyConfig& config) {
                       return std::unique_ptr<Strategy>(std::make_unique<ExitBlock>(config, true));
                     }})
