@@ -64,10 +64,6 @@ void check_options(const ProgramOptions& program, const ExploreSettings& setting
                               " (every state of every interleaving; slow) (" + strategy.name +
                               " skips states that lie inside its executions' equivalence "
                               "classes)");
-  if (strategy.has(explorer::kInProcessOnly))
-    bad("--strategy", std::string(strategy.name) +
-                          " runs only in the in-process API so far (weft::explore); for a "
-                          "native program choose another strategy");
   if (strategy.has(explorer::kMatchesStates) && program.points != "all")
     bad("--strategy", std::string(strategy.name) +
                           " needs --points=all: the states it matches hold the shared memory, "

@@ -24,6 +24,7 @@ constexpr std::pair<weft::explorer::StrategyTakes, const char*> kStrategyOptions
     {weft::explorer::kTakesReductions, "--symmetry"},
     {weft::explorer::kTakesAlternatives, "--alternatives"},
     {weft::explorer::kBuildsUnfolding, "--deadlocks"},
+    {weft::explorer::kSearchesDeadlocks, "--deadlocks"},
     {weft::explorer::kBuildsUnfolding, "--dump-unfolding"},
     {weft::explorer::kBuildsUnfolding, "--check-global"},
     {weft::explorer::kVisitsEveryState, "--check-global"}};
@@ -69,7 +70,10 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
                "With --strategy " + unfoldings +
                    ": search the unfolding for deadlocks (mutexes, joins, condition variables, "
                    "semaphores), also ones no test ran into, and run a test into each (thesis "
-                   "§6.2, §6.3)");
+                   "§6.2, §6.3); with --strategy " +
+                   weft::explorer::strategies_taking(weft::explorer::kSearchesDeadlocks) +
+                   ": reverse lock chain analysis where a block cannot take its lock, and the "
+                   "check for condition deadlocks (ExitBlock-DD, Bruening and Chapin §6)");
   cmd.add_option("--check-global", s.check_global,
                  "With --points=all and --strategy " + unfoldings +
                      ": once the unfolding is built, search its global states for one where EXPR "

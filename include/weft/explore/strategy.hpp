@@ -202,10 +202,8 @@ enum StrategyTakes : unsigned {
   /// With --points=all, a part of it matches states (the portfolio's stateful testing): the
   /// program records its threads' local states for it.
   kMatchesStatesWhenItCan = 1u << 10,
-  /// Runs in the in-process API only so far: the command line refuses it for native programs.
-  kInProcessOnly = 1u << 11,
   /// --deadlocks: looks for deadlocks its executions do not run into (ExitBlock-DD, §6).
-  kSearchesDeadlocks = 1u << 12,
+  kSearchesDeadlocks = 1u << 11,
 };
 
 /// One row of the table of strategies: all that the front ends (the command line, the in-process
