@@ -16,7 +16,7 @@ namespace {
 
 // DFS explores programs of at most this many executions completely; larger ones are skipped
 // (few are: the programs are small).
-constexpr std::uint64_t kMaxOracleExecutions = 20000;
+constexpr std::uint64_t kMaxOracleExecutions = 4000;
 
 ProgramRun run(const Program& p, const char* strategy, std::uint64_t max_executions = 0) {
   Options o;

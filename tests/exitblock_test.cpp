@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "weft/explore/strategy.hpp"
@@ -59,101 +61,50 @@ void mark(std::vector<int>& log, int n) {
   log.push_back(n);
 }
 
-// Fig. 2 (and with `shared_x`, the data dependency between sections 2 and 7 of Fig. 7).
-void figure_2(std::vector<int>& log, bool shared_x) {
+// Runs one thread of a figure, written as the paper lists it: a number is a section (marked),
+// "a(" and "b(" take mutex a or b, ")a" and ")b" release it, "w" writes x and "r" reads it.
+void run_listing(const std::string& listing, std::vector<int>& log, mutex& a, mutex& b,
+                 shared<int>& x) {
+  std::istringstream in(listing);
+  for (std::string token; in >> token;) {
+    if (token == "a(" || token == "b(")
+      (token[0] == 'a' ? a : b).lock();
+    else if (token == ")a" || token == ")b")
+      (token[1] == 'a' ? a : b).unlock();
+    else if (token == "w")
+      x = 1;
+    else if (token == "r")
+      (void)static_cast<int>(x);
+    else
+      mark(log, std::stoi(token));
+  }
+}
+
+// A figure's two threads, started by main, which then ends (as Java's main thread does).
+void figure(std::vector<int>& log, const std::string& thread_1, const std::string& thread_2) {
   struct State {
     mutex a, b;
     shared<int> x{0};
   };
   auto s = std::make_shared<State>();
-  thread([s, &log, shared_x] {
-    mark(log, 1);
-    s->a.lock();
-    mark(log, 2);
-    if (shared_x) s->x = 1;
-    s->b.lock();
-    mark(log, 3);
-    s->b.unlock();
-    mark(log, 4);
-    s->a.unlock();
-    mark(log, 5);
-  }).detach();
-  thread([s, &log, shared_x] {
-    mark(log, 6);
-    s->a.lock();
-    mark(log, 7);
-    if (shared_x) (void)static_cast<int>(s->x);
-    s->a.unlock();
-    mark(log, 8);
-    s->b.lock();
-    mark(log, 9);
-    s->b.unlock();
-    mark(log, 10);
-  }).detach();
+  for (const std::string& listing : {thread_1, thread_2})
+    thread([s, &log, listing] { run_listing(listing, log, s->a, s->b, s->x); }).detach();
+}
+
+// Fig. 2 (and with `shared_x`, the data dependency between sections 2 and 7 of Fig. 7).
+void figure_2(std::vector<int>& log, bool shared_x) {
+  figure(log, shared_x ? "1 a( 2 w b( 3 )b 4 )a 5" : "1 a( 2 b( 3 )b 4 )a 5",
+         shared_x ? "6 a( 7 r )a 8 b( 9 )b 10" : "6 a( 7 )a 8 b( 9 )b 10");
 }
 
 // Fig. 8: the two threads take a and b in opposite orders.
 void figure_8(std::vector<int>& log) {
-  struct State {
-    mutex a, b;
-  };
-  auto s = std::make_shared<State>();
-  thread([s, &log] {
-    mark(log, 1);
-    s->a.lock();
-    mark(log, 2);
-    s->b.lock();
-    mark(log, 3);
-    s->b.unlock();
-    mark(log, 4);
-    s->a.unlock();
-    mark(log, 5);
-  }).detach();
-  thread([s, &log] {
-    mark(log, 6);
-    s->b.lock();
-    mark(log, 7);
-    s->a.lock();
-    mark(log, 8);
-    s->a.unlock();
-    mark(log, 9);
-    s->b.unlock();
-    mark(log, 10);
-  }).detach();
+  figure(log, "1 a( 2 b( 3 )b 4 )a 5", "6 b( 7 a( 8 )a 9 )b 10");
 }
 
-// Fig. 10: as Fig. 8's T1, and a T2 that takes a alone first, then b and inside it a.
+// Fig. 10: Fig. 8's T1, and a T2 that takes a alone first, then b and inside it a.
 void figure_10(std::vector<int>& log) {
-  struct State {
-    mutex a, b;
-  };
-  auto s = std::make_shared<State>();
-  thread([s, &log] {
-    mark(log, 1);
-    s->a.lock();
-    mark(log, 2);
-    s->b.lock();
-    mark(log, 3);
-    s->b.unlock();
-    mark(log, 4);
-    s->a.unlock();
-    mark(log, 5);
-  }).detach();
-  thread([s, &log] {
-    mark(log, 6);
-    s->a.lock();
-    mark(log, 7);
-    s->a.unlock();
-    mark(log, 8);
-    s->b.lock();
-    mark(log, 9);
-    s->a.lock();
-    mark(log, 10);
-    s->a.unlock();
-    mark(log, 11);
-    s->b.unlock();
-    mark(log, 12);
-  }).detach();
+  figure(log, "1 a( 2 b( 3 )b 4 )a 5", "6 a( 7 )a 8 b( 9 a( 10 )a 11 )b 12");
 }
 
 // Fig. 4: ExitBlock's tree for Fig. 2, depth first. The second path is undone at 6 (T1 holds a);
