@@ -65,6 +65,11 @@ class AccessSet {
       granules_[a.address / kMemoryGranule].second |= a.mask;
     }
   }
+  /// An operation on a synchronisation object other than a mutex (`key`: sync_key): a write of
+  /// the object. Mutexes order blocks through the block sets (§4.4); what else a block does to
+  /// condition variables, semaphores, channels or futexes decides what other blocks see, as its
+  /// memory accesses do.
+  void add_sync(ObjectKey key) { sync_.insert(key); }
   void make_everything() { everything_ = true; }
   bool everything() const { return everything_; }
   /// The runtime's keys of the granules (sync_key): a delayed block's sleeper wakes at an
@@ -74,11 +79,14 @@ class AccessSet {
   std::vector<ObjectKey> keys() const {
     std::vector<ObjectKey> k;
     for (const auto& [granule, rw] : granules_) k.push_back(sync_key(Domain::kMemory, granule));
+    k.insert(k.end(), sync_.begin(), sync_.end());
     return k;
   }
   /// Whether an order of the two blocks can matter: one writes a byte the other reads or writes.
   bool conflicts_with(const AccessSet& other) const {
     if (everything_ || other.everything_) return true;
+    for (ObjectKey key : sync_)
+      if (other.sync_.count(key)) return true;
     for (const auto& [granule, rw] : granules_) {
       const auto it = other.granules_.find(granule);
       if (it == other.granules_.end()) continue;
@@ -90,6 +98,7 @@ class AccessSet {
 
  private:
   std::map<ObjectKey, std::pair<ByteMask, ByteMask>> granules_;  // read, written
+  std::set<ObjectKey> sync_;
   bool everything_ = false;
 };
 
@@ -319,6 +328,12 @@ class ExitBlock final : public Strategy {
         for (std::uint32_t s : segments[k]) accesses.add_segment(t, t.segments[s]);
         if (domain_of(op.kind) == Domain::kMemory || op.kind == OpKind::kAtomicSection)
           accesses.add(op);
+        else if (domain_of(op.kind) != Domain::kMutex)
+          for (ObjectKey key : sync_objects(op).list())
+            if (key >> 59 != static_cast<ObjectKey>(Domain::kMutex)) accesses.add_sync(key);
+        // A behaviour that depended on state the runtime keeps (a read-write lock's readers, a
+        // barrier's arrivals) is not in any read or write set: such blocks conflict with all.
+        if (t.runtime_state_read) accesses.make_everything();
         const bool finished = t.finished_thread[k];
         ++k;
         if (ends_atomic_block(op)) {
