@@ -50,6 +50,7 @@ TEST_P(ExitBlockDifferential, FindsWhatDfsFindsOnDisciplinedPrograms) {
     }
   }
   EXPECT_GT(compared, 5);
+  RecordProperty("compared", compared);
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, ExitBlockDifferential, ::testing::Range(0, 200));
@@ -87,6 +88,7 @@ TEST_P(ExitBlockDeadlockDifferential, DeadlocksExactlyWhenDfsFindsOne) {
     EXPECT_EQ(dd_failures, dfs_failures);
   }
   EXPECT_GT(compared, 5);
+  RecordProperty("compared", compared);
   RecordProperty("deadlocking", deadlocking);
 }
 
