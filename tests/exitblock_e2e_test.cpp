@@ -44,5 +44,39 @@ TEST(ExitBlockEndToEnd, LockCycleNeedsTheAnalysisAndTheVerdictSaysWhatItAssumes)
   EXPECT_EQ(first_bug_kind(dd), "deadlock");
 }
 
+// --lockset predicts from one execution what happens-before sees only in another: in the first
+// execution of lockset_prediction.c the mutex orders the two writes (no data race there), but no
+// lock guards x; the replay file reproduces the report.
+TEST(LocksetEndToEnd, PredictsAViolationFromOneExecutionAndReplaysIt) {
+  const CliRun plain = check("lockset_prediction.c", "--max-executions 1");
+  EXPECT_EQ(plain.exit_code, 3) << plain.out << plain.err;
+  EXPECT_TRUE(plain.result["bugs"].empty());
+  const CliRun r = check("lockset_prediction.c", "--lockset --max-executions 1");
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(first_bug_kind(r), "locking discipline violation");
+  const std::string m = first_bug_message(r);
+  EXPECT_NE(m.find("on x"), std::string::npos) << m;
+  EXPECT_NE(m.find("holding mutex a"), std::string::npos) << m;
+  EXPECT_NE(m.find("holding no lock"), std::string::npos) << m;
+  const CliRun again = weft_cli("replay " + replay_file("lockset_prediction.c"));
+  EXPECT_EQ(again.exit_code, 1) << again.out << again.err;
+  EXPECT_NE(again.out.find("locking discipline violation"), std::string::npos) << again.out;
+}
+
+// With --lockset, ExitBlock-DD's verdict on a program that keeps the discipline is complete;
+// on one that breaks it, the violation is reported and the claim withdrawn.
+TEST(LocksetEndToEnd, ExitBlockVerdictRestsOnTheCheckedDiscipline) {
+  const CliRun kept = check("abba_deadlock.c", "--strategy exitblock --deadlocks --lockset");
+  ASSERT_EQ(kept.exit_code, 1) << kept.out << kept.err;
+  EXPECT_EQ(first_bug_kind(kept), "deadlock");
+  const CliRun broken =
+      check("lockset_prediction.c", "--strategy exitblock --deadlocks --lockset --all-bugs");
+  ASSERT_EQ(broken.exit_code, 1) << broken.out << broken.err;
+  EXPECT_EQ(first_bug_kind(broken), "locking discipline violation");
+  EXPECT_NE(broken.result["incomplete_because"].get<std::string>().find("as --lockset found"),
+            std::string::npos)
+      << broken.out;
+}
+
 }  // namespace
 }  // namespace weft::test

@@ -22,6 +22,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "weft/explore/lockset.hpp"
 #include "weft/runtime/native_protocol.hpp"
 #include "weft/trace/one_line.hpp"
 #include "weft/trace/wire.hpp"
@@ -543,10 +544,11 @@ Trace ForkServer::run_once(const TestDirective& directive) {
 
 // ---- the log ------------------------------------------------------------------------------
 
-Trace read_log(const void* log, std::size_t sent_threads, const TestDirective& directive,
-               int wait_status, Killed killed, int blocked_system_call,
-               const ProgramOptions& options, ThreadRegistry& threads,
-               const symbolic::ExpressionPool* known_expressions) {
+namespace {
+Trace read_log_unchecked(const void* log, std::size_t sent_threads, const TestDirective& directive,
+                         int wait_status, Killed killed, int blocked_system_call,
+                         const ProgramOptions& options, ThreadRegistry& threads,
+                         const symbolic::ExpressionPool* known_expressions) {
   const auto* header = static_cast<const native::LogHeader*>(log);
   native::LoggedExecution logged;
   try {
@@ -663,6 +665,18 @@ Trace read_log(const void* log, std::size_t sent_threads, const TestDirective& d
     trace.failing_thread = who;
     trace.failures.push_back({trace.outcome, trace.message, who, trace.events.size()});
   }
+  return trace;
+}
+}  // namespace
+
+Trace read_log(const void* log, std::size_t sent_threads, const TestDirective& directive,
+               int wait_status, Killed killed, int blocked_system_call,
+               const ProgramOptions& options, ThreadRegistry& threads,
+               const symbolic::ExpressionPool* known_expressions) {
+  Trace trace = read_log_unchecked(log, sent_threads, directive, wait_status, killed,
+                                   blocked_system_call, options, threads, known_expressions);
+  // Every execution the program runs, explored or replayed, is checked the same way.
+  if (options.lockset && !trace.past_time_limit) explorer::check_locking_discipline(trace, false);
   return trace;
 }
 

@@ -146,6 +146,7 @@ std::string replay_file_text(const ReplayFile& file) {
             {"explore_inputs", file.options.explore_inputs},
             {"track_inputs", file.track_inputs},
             {"keep_spinning", file.options.keep_spinning},
+            {"lockset", file.options.lockset},
             {"memory_checks", file.options.memory_checks},
             {"leaks", file.options.leaks},
             {"promoted_sites", file.options.promoted_sites},
@@ -216,6 +217,10 @@ ReplayFile parse_replay_file(std::string_view text, const std::string& file_name
   test.track_inputs = r.track_inputs;
   if (const auto it = j.find("keep_spinning"); it != j.end())
     r.options.keep_spinning = check.boolean(*it, "keep_spinning");
+  if (const auto it = j.find("lockset"); it != j.end()) {
+    r.options.lockset = check.boolean(*it, "lockset");
+    r.options.record_segments = r.options.lockset && r.options.points != "all";
+  }
   if (const auto it = j.find("memory_checks"); it != j.end())
     r.options.memory_checks = check.boolean(*it, "memory_checks");
   if (const auto it = j.find("leaks"); it != j.end()) r.options.leaks = check.boolean(*it, "leaks");

@@ -280,12 +280,15 @@ class RunCommand {
     // The threads' steps can be learned and executions made of known steps computed
     // (thread_model.hpp): with every shared access an event, from the events' values; with
     // synchronisation points only, from what the threads' code between events read and wrote.
-    // ExitBlock-RW prunes by what the blocks read and write: with synchronisation points only,
-    // that is what the code between events did (the segments), which every execution must
-    // record: the thread model, whose executions come without them, stays off.
-    const bool reads_segments = settings_.strategy == explorer::StrategyKind{"exitblock-rw"} &&
-                                program_.options.points != "all";
-    if (reads_segments) round_program_.options.record_segments = true;
+    // ExitBlock-RW prunes by what the blocks read and write, and the lockset checks every
+    // access: with synchronisation points only, what the code between events did (the
+    // segments), which every execution must record. The thread model, whose executions come
+    // without them and are not run (so not checked), stays off for both.
+    const bool reads_segments =
+        settings_.strategy == explorer::StrategyKind{"exitblock-rw"} || settings_.lockset;
+    if (reads_segments && program_.options.points != "all")
+      round_program_.options.record_segments = true;
+    round_program_.options.lockset = settings_.lockset;
     if (settings_.thread_model != "off" && !check_every_state_ && !reads_segments) {
       const bool segments = program_.options.points != "all";
       round_program_.options.record_segments = segments;
@@ -529,6 +532,7 @@ class RunCommand {
                                          : fs::absolute(program_.path).string();
     Program replayed = program_;
     replayed.options.promoted_sites = found_[replayed_bug_].promoted;
+    replayed.options.lockset = round_program_.options.lockset;  // the replay checks it too
     write_replay_file(replay_path_, program_path, replayed, bug, threads_,
                       bug_message(bug, symbols()), settings_.check_global);
     // The replay file names the program; `weft check` builds it in a temporary directory, so

@@ -129,7 +129,7 @@ nlohmann::json code_flow(const nlohmann::json& bug, const std::vector<BugSite>& 
 // Every outcome, in the order of the enumeration (for the kind names in the JSON).
 std::vector<Outcome> all_outcomes() {
   std::vector<Outcome> all;
-  for (int o = 0; o <= static_cast<int>(Outcome::kGlobalState); ++o)
+  for (int o = 0; o <= static_cast<int>(Outcome::kLockDiscipline); ++o)
     all.push_back(static_cast<Outcome>(o));
   return all;
 }
@@ -238,6 +238,10 @@ SarifRule sarif_rule(Outcome outcome) {
       return {"global-state",
               "The program reaches a global state where the --check-global "
               "predicate holds."};
+    case Outcome::kLockDiscipline:
+      return {"locking-discipline",
+              "Two threads access the same memory, at least one writing, and no lock is held "
+              "at every access (Eraser's lockset): they may race in some schedule."};
   }
   return {"unknown", "An unknown kind of bug."};
 }

@@ -74,6 +74,12 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
                    weft::explorer::strategies_taking(weft::explorer::kSearchesDeadlocks) +
                    ": reverse lock chain analysis where a block cannot take its lock, and the "
                    "check for condition deadlocks (ExitBlock-DD, Bruening and Chapin §6)");
+  cmd.add_flag("--lockset", s.lockset,
+               "Check every execution with Eraser's lockset: report each location two threads "
+               "access, one writing, with no lock held at every access (a locking-discipline "
+               "violation, predicted even where no execution runs the two as a race); with "
+               "--strategy exitblock or exitblock-rw, the verdict then says whether the "
+               "discipline their completeness rests on held");
   cmd.add_option("--check-global", s.check_global,
                  "With --points=all and --strategy " + unfoldings +
                      ": once the unfolding is built, search its global states for one where EXPR "

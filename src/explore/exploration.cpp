@@ -13,6 +13,12 @@
 namespace weft::explorer {
 
 std::string bug_key(Outcome outcome, const std::string& message) {
+  // A location breaks the locking discipline once, whichever accesses showed it.
+  if (outcome == Outcome::kLockDiscipline) {
+    const std::size_t at = message.find("{data:");
+    if (at != std::string::npos) return "lockset" + message.substr(at, message.find('}', at) - at);
+    return message.substr(0, message.find(':'));
+  }
   if (outcome != Outcome::kDataRace) return message;
   // The code marks, in either order: the same two instructions race whichever ran first.
   std::vector<std::string> marks;

@@ -5,6 +5,7 @@
 #include "counted_channels.hpp"
 #include "weft/driver/report.hpp"
 #include "weft/driver/verdict_text.hpp"
+#include "weft/explore/lockset.hpp"
 #include "weft/trace/wire.hpp"
 #include "weft/weft.hpp"
 
@@ -200,7 +201,12 @@ Result explore(const Options& options, const std::function<void()>& test) {
 
   const auto policy = explorer::read_policy_of(options.strategy);
   auto explored = explorer::run_exploration(
-      *strategy, policy, [&](const TestDirective& d) { return scheduler.run(d, test, run_limits); },
+      *strategy, policy,
+      [&](const TestDirective& d) {
+        Trace t = scheduler.run(d, test, run_limits);
+        if (options.lockset) explorer::check_locking_discipline(t, true);
+        return t;
+      },
       limits);
 
   Result result;
@@ -231,6 +237,7 @@ Result replay(std::string_view schedule, const std::function<void()>& test,
   limits.max_steps_per_thread = options.max_steps_per_thread;
   const auto started = std::chrono::steady_clock::now();
   Trace trace = scheduler.run(d, test, limits);
+  if (options.lockset) explorer::check_locking_discipline(trace, true);
   if (trace.diverged_at) {
     const std::size_t k = *trace.diverged_at;
     throw replay_error("the schedule does not fit this test: step " + std::to_string(k + 1) +

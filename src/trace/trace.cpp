@@ -6,7 +6,8 @@ bool is_bug(Outcome o) {
   return o == Outcome::kDeadlock || o == Outcome::kAssertionFailure ||
          o == Outcome::kUncaughtException || o == Outcome::kMisuse || o == Outcome::kDataRace ||
          o == Outcome::kCrash || o == Outcome::kLivelock || is_memory_error(o) ||
-         o == Outcome::kSanitizerReport || o == Outcome::kGlobalState;
+         o == Outcome::kSanitizerReport || o == Outcome::kGlobalState ||
+         o == Outcome::kLockDiscipline;
 }
 
 bool is_memory_error(Outcome o) {
@@ -70,6 +71,8 @@ const char* outcome_name(Outcome o) {
       return "sanitizer report";
     case Outcome::kGlobalState:
       return "global state";
+    case Outcome::kLockDiscipline:
+      return "locking discipline violation";
   }
   return "unknown";
 }

@@ -167,6 +167,10 @@ struct StrategyChoice {
   /// call with the same past. Sound only if the program takes them as interchangeable, which
   /// weft cannot check (their data may differ); the verdict says it assumed so.
   bool thread_symmetry = false;
+  /// Eraser's lockset check (explore/lockset.hpp) on every execution: each location accessed by
+  /// two threads, one writing, with no lock held at every access, is reported (a prediction);
+  /// ExitBlock's verdict rests on the discipline it checks.
+  bool lockset = false;
   /// QPOR: the k of its k-partial alternatives, the disabled events an alternative must be in
   /// conflict with (1: cheap, some tests may end sleep-set blocked; large: optimal).
   std::uint32_t alternatives = 1;

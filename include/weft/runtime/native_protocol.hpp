@@ -68,6 +68,9 @@ struct ProgramOptions {
   /// Put the instrumented libraries of the library cache (tools/weft-lib) first on the program's
   /// library path (off: --no-library-cache). weft's side only: not in the environment().
   bool library_cache = true;
+  /// Check every execution for locking-discipline violations (--lockset, explore/lockset.hpp),
+  /// which needs record_segments with points "sync". weft's side only: not in the environment().
+  bool lockset = false;
   /// With points "sync": code addresses of plain accesses that are scheduling points all the
   /// same, the instructions of races found earlier in the run (race-directed scheduling points),
   /// sorted.

@@ -79,6 +79,10 @@ enum class Outcome : std::uint8_t {
   /// the unfolding and confirmed by an execution that passes through the state; the driver
   /// reports it, no execution ends in it.
   kGlobalState,
+  /// --lockset: a location two threads access, one writing, with no lock held at every access
+  /// (Eraser's lockset, explore/lockset.hpp): a prediction from one execution, whether or not
+  /// the accesses raced in it.
+  kLockDiscipline,
 };
 
 /// One of the memory-error outcomes (kUseAfterFree to kMemoryLeak).
