@@ -167,6 +167,9 @@ class ExitBlock final : public Strategy {
     discipline_broken_ |= std::any_of(t.failures.begin(), t.failures.end(), [](const Failure& f) {
       return f.outcome == Outcome::kLockDiscipline;
     });
+    // A segment too large to record hides its accesses from the lockset as well.
+    discipline_unseen_ |= std::any_of(t.segments.begin(), t.segments.end(),
+                                      [](const Segment& s) { return s.opaque; });
     if (node.witness) return;  // a deadlock, if it was one, is the trace's outcome
     if (!node.continuation) ++schedules_;
     follow_path(t, node);
@@ -183,6 +186,10 @@ class ExitBlock final : public Strategy {
     if (discipline_broken_)
       return "what the program does where it breaks the locking discipline, as --lockset found "
              "(ExitBlock covers every behaviour only of programs that keep it)";
+    if (lockset_ && discipline_unseen_)
+      return "what the program does where it may break the locking discipline in code --lockset "
+             "could not follow (a stretch between two events that touched more memory than "
+             "weft records)";
     if (lockset_) {
       if (deadlocks_ && !read_write_) return nullptr;
       if (deadlocks_)
@@ -416,6 +423,7 @@ class ExitBlock final : public Strategy {
   bool deadlocks_;  // ExitBlock-DD and -RWDD (§6)
   bool lockset_;    // the discipline is checked on every execution (--lockset)
   bool discipline_broken_ = false;
+  bool discipline_unseen_ = false;  // some accesses were not recorded for the check
   std::vector<ThreadId> initial_prefix_;
   std::vector<Node> stack_;
   std::optional<Node> running_;
