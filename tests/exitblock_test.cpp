@@ -200,6 +200,29 @@ TEST(ExitBlock, Figure11DeadlockFoundByExitBlockDdNotByRwDd) {
   EXPECT_EQ(explore(o, program).verdict, Verdict::kBugFound);
 }
 
+// Fig. 11: the trees of ExitBlock (left) and ExitBlock-RW (right) for Fig. 10. ExitBlock comes
+// upon the deadlock in two places, the fourth and sixth paths (T1 cannot take b, T2 holds b and
+// last held a that T1 holds; then T2 cannot take a); ExitBlock-RW's pruning removes both.
+TEST(ExitBlock, Figure11TreesOfSchedules) {
+  const std::vector<Path> exitblock = {
+      {{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, true}, {{1, 2, 3, 6}, false},
+      {{6, 7, 8, 9, 10, 11, 12, 1, 2, 3, 4, 5}, true}, {{6, 7, 8, 9, 10, 1, 2}, false},
+      {{6, 7, 1, 2, 3, 4, 5, 8, 9, 10, 11, 12}, true}, {{6, 7, 1, 2, 3, 8, 9}, false},
+  };
+  EXPECT_EQ(paths("exitblock", figure_10), exitblock);
+  const std::vector<Path> rw = {
+      {{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, true},
+      {{1, 2, 3, 6}, false},
+      {{6, 7, 8, 9, 10, 11, 12}, false},
+  };
+  EXPECT_EQ(paths("exitblock-rw", figure_10), rw);
+  // With the analysis, a run into the deadlock follows each of the two places.
+  int deadlocks = 0;
+  for (const Path& p : paths("exitblock", figure_10, true)) deadlocks += p.deadlock;
+  EXPECT_EQ(deadlocks, 2);
+  for (const Path& p : paths("exitblock-rw", figure_10, true)) EXPECT_FALSE(p.deadlock);
+}
+
 // Fig. 1: SplitSync, with its invariant as an assertion, and main starting both threads and
 // ending as Java's does. The paper's tester reports it on the third schedule (§7); by the search
 // of Fig. 3, which backs up to the last boundary first, it is the second: T1 reads x in its first
