@@ -53,7 +53,7 @@ TEST_P(ExitBlockDifferential, FindsWhatDfsFindsOnDisciplinedPrograms) {
   RecordProperty("compared", compared);
 }
 
-INSTANTIATE_TEST_SUITE_P(Seeds, ExitBlockDifferential, ::testing::Range(0, 200));
+INSTANTIATE_TEST_SUITE_P(Seeds, ExitBlockDifferential, ::testing::Range(0, 205));
 
 bool has_deadlock(const ProgramRun& r) {
   return std::any_of(r.result.bugs.begin(), r.result.bugs.end(),
