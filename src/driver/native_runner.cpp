@@ -676,7 +676,8 @@ Trace read_log(const void* log, std::size_t sent_threads, const TestDirective& d
   Trace trace = read_log_unchecked(log, sent_threads, directive, wait_status, killed,
                                    blocked_system_call, options, threads, known_expressions);
   // Every execution the program runs, explored or replayed, is checked the same way.
-  if (options.lockset && !trace.past_time_limit) explorer::check_locking_discipline(trace, false);
+  if (options.lockset && !trace.past_time_limit)
+    explorer::check_locking_discipline(trace, threads, false);
   return trace;
 }
 

@@ -41,7 +41,8 @@ std::string locks_text(const std::vector<ObjectKey>& locks) {
 
 class Checker {
  public:
-  Checker(Trace& t, bool in_process) : t_(t), in_process_(in_process) {}
+  Checker(Trace& t, const ThreadRegistry& threads, bool in_process)
+      : t_(t), threads_(threads), in_process_(in_process) {}
 
   std::size_t run() {
     std::vector<std::vector<std::uint32_t>> segments_after(t_.events.size());
@@ -59,8 +60,6 @@ class Checker {
     for (const Segment& s : t_.segments) threads = std::max<std::size_t>(threads, s.thread + 1);
     clocks_.resize(threads);
     held_.resize(threads);
-    names_.resize(threads);
-    name(kMainThread) = "0";
     for (std::size_t i = 0; i < t_.events.size(); ++i) {
       const Event& e = t_.events[i];
       VectorClock& c = clock(e.thread);
@@ -69,7 +68,6 @@ class Checker {
       if (op.kind == OpKind::kThreadCreate) {
         const auto child = static_cast<ThreadId>(op.object);
         clock(child) = clock(e.thread);
-        name(child) = name(e.thread) + "." + std::to_string(children_[e.thread]++);
       } else if (op.kind == OpKind::kThreadJoin) {
         clock(e.thread).join(clock(static_cast<ThreadId>(op.object)));
       } else if (acquires_mutex(op)) {
@@ -88,7 +86,6 @@ class Checker {
  private:
   VectorClock& clock(ThreadId t) { return clocks_.at(t); }
   std::multiset<ObjectKey>& held(ThreadId t) { return held_.at(t); }
-  std::string& name(ThreadId t) { return names_.at(t); }
 
   void segment(const Segment& s, std::size_t step) {
     if (s.opaque) return;
@@ -144,7 +141,7 @@ class Checker {
       }
     if (!other) return;
     const auto describe = [&](const Access& x) {
-      return "thread " + name(x.thread) + " " + (x.write ? "wrote" : "read") + " it" +
+      return "thread " + threads_.name(x.thread) + " " + (x.write ? "wrote" : "read") + " it" +
              (x.site ? (x.after ? " after " : " at ") + code_mark(x.site) : "") + " " +
              locks_text(x.locks);
     };
@@ -173,11 +170,10 @@ class Checker {
   }
 
   Trace& t_;
+  const ThreadRegistry& threads_;
   bool in_process_;
   std::vector<VectorClock> clocks_;
   std::vector<std::multiset<ObjectKey>> held_;
-  std::vector<std::string> names_;
-  std::map<ThreadId, unsigned> children_;
   std::map<ObjectKey, Location> bytes_;
   std::set<ObjectKey> reported_granules_;
   std::size_t reported_ = 0;
@@ -185,8 +181,8 @@ class Checker {
 
 }  // namespace
 
-std::size_t check_locking_discipline(Trace& trace, bool in_process) {
-  return Checker(trace, in_process).run();
+std::size_t check_locking_discipline(Trace& trace, const ThreadRegistry& threads, bool in_process) {
+  return Checker(trace, threads, in_process).run();
 }
 
 }  // namespace weft::explorer

@@ -204,7 +204,7 @@ Result explore(const Options& options, const std::function<void()>& test) {
       *strategy, policy,
       [&](const TestDirective& d) {
         Trace t = scheduler.run(d, test, run_limits);
-        if (options.lockset) explorer::check_locking_discipline(t, true);
+        if (options.lockset) explorer::check_locking_discipline(t, threads, true);
         return t;
       },
       limits);
@@ -237,7 +237,7 @@ Result replay(std::string_view schedule, const std::function<void()>& test,
   limits.max_steps_per_thread = options.max_steps_per_thread;
   const auto started = std::chrono::steady_clock::now();
   Trace trace = scheduler.run(d, test, limits);
-  if (options.lockset) explorer::check_locking_discipline(trace, true);
+  if (options.lockset) explorer::check_locking_discipline(trace, threads, true);
   if (trace.diverged_at) {
     const std::size_t k = *trace.diverged_at;
     throw replay_error("the schedule does not fit this test: step " + std::to_string(k + 1) +

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 
+#include "weft/trace/thread_id.hpp"
 #include "weft/trace/trace.hpp"
 
 namespace weft::explorer {
@@ -21,8 +22,8 @@ namespace weft::explorer {
 /// and the trace's outcome if it had no bug before. Accesses are the memory events and, with
 /// synchronisation points only, the segments' reads and writes (Trace::segments); an opaque
 /// segment's are not seen. Returns how many it appended.
-/// `in_process`: memory is named by the in-process API's object keys (object_name); otherwise
-/// by address, marked for the driver to name ({data:...}).
-std::size_t check_locking_discipline(Trace& trace, bool in_process);
+/// `threads` names the threads; `in_process`: memory is named by the in-process API's object
+/// keys (object_name), otherwise by address, marked for the driver to name ({data:...}).
+std::size_t check_locking_discipline(Trace& trace, const ThreadRegistry& threads, bool in_process);
 
 }  // namespace weft::explorer

@@ -132,12 +132,9 @@ struct Node {
 class ExitBlock final : public Strategy {
  public:
   ExitBlock(const StrategyConfig& config, bool read_write)
-      : read_write_(read_write),
-        deadlocks_(config.search_deadlocks),
-        lockset_(config.lockset),
-        initial_prefix_(config.initial_prefix) {
+      : read_write_(read_write), deadlocks_(config.search_deadlocks), lockset_(config.lockset) {
     Node root;
-    root.prefix = initial_prefix_;
+    root.prefix = config.initial_prefix;
     stack_.push_back(std::move(root));
   }
 
@@ -171,7 +168,6 @@ class ExitBlock final : public Strategy {
     discipline_unseen_ |= std::any_of(t.segments.begin(), t.segments.end(),
                                       [](const Segment& s) { return s.opaque; });
     if (node.witness) return;  // a deadlock, if it was one, is the trace's outcome
-    if (!node.continuation) ++schedules_;
     follow_path(t, node);
   }
 
@@ -424,10 +420,8 @@ class ExitBlock final : public Strategy {
   bool lockset_;    // the discipline is checked on every execution (--lockset)
   bool discipline_broken_ = false;
   bool discipline_unseen_ = false;  // some accesses were not recorded for the check
-  std::vector<ThreadId> initial_prefix_;
   std::vector<Node> stack_;
   std::optional<Node> running_;
-  std::uint64_t schedules_ = 0;
   std::string gaps_;
 };
 
