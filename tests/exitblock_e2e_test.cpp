@@ -63,6 +63,19 @@ TEST(LocksetEndToEnd, PredictsAViolationFromOneExecutionAndReplaysIt) {
   EXPECT_NE(again.out.find("locking discipline violation"), std::string::npos) << again.out;
 }
 
+// What a read-write lock guards the lockset does not see (weft keeps its holds in the runtime):
+// a report then says it may be a false alarm rather than blame the program outright.
+TEST(LocksetEndToEnd, SaysWhatItCannotSeeOfReadWriteLocks) {
+  const CliRun r = check("split_sync.c", "--lockset -- -DRWLOCK");
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(first_bug_kind(r), "locking discipline violation");
+  EXPECT_NE(first_bug_message(r).find("may be a false alarm"), std::string::npos)
+      << first_bug_message(r);
+  const CliRun mutexes = check("split_sync.c", "--lockset");
+  ASSERT_EQ(mutexes.exit_code, 1) << mutexes.out << mutexes.err;  // its assertion, no violation
+  EXPECT_EQ(first_bug_kind(mutexes), "assertion failure");
+}
+
 // With --lockset, ExitBlock-DD's verdict on a program that keeps the discipline is complete;
 // on one that breaks it, the violation is reported and the claim withdrawn.
 TEST(LocksetEndToEnd, ExitBlockVerdictRestsOnTheCheckedDiscipline) {

@@ -153,6 +153,12 @@ class Checker {
                 ", and " + describe(a) +
                 "; no lock is held at every access (Eraser's lockset), so some schedule may run "
                 "them as a data race";
+    // Read-write locks and barriers keep their state in weft's runtime, not in mutexes the
+    // check sees held: what they guard looks unguarded to it.
+    if (t_.runtime_state_read)
+      f.message +=
+          " (unless a read-write lock or barrier guards it: the execution used one, and the "
+          "lockset does not see what those hold, so this may be a false alarm)";
     t_.failures.push_back(f);
     if (!is_bug(t_.outcome)) {
       t_.outcome = f.outcome;
