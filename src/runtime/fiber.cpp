@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "zero_bytes.hpp"
+
 #if !defined(__x86_64__)
 #error "weft's fibers are implemented for x86-64 only so far"
 #endif
@@ -87,19 +89,6 @@ void Fiber::clear_stack(std::uintptr_t place, std::size_t stack_bytes) {
   for (std::size_t p = 0; p < kClearInPlace; ++p)
     if (resident[p] & 1) std::memset(base + (first + p) * page_size(), 0, page_size());
 }
-
-namespace {
-
-bool reads_as_zero(const char* page, std::size_t bytes) {
-  // The C library's memcmp uses the widest vectors the machine has; a loop of ours would be
-  // built for the oldest x86-64.
-  alignas(64) static const char zeros[4096] = {};
-  for (std::size_t at = 0; at < bytes; at += sizeof zeros)
-    if (std::memcmp(page + at, zeros, std::min(sizeof zeros, bytes - at)) != 0) return false;
-  return true;
-}
-
-}  // namespace
 
 void Fiber::clear_used_stack(std::uintptr_t place, std::size_t stack_bytes,
                              std::uint8_t& pages_used) {

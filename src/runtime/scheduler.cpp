@@ -605,6 +605,8 @@ Trace Scheduler::Impl::run(const TestDirective& d, const std::function<void()>& 
   track_inputs = d.track_inputs;
   random_input_seed = d.policy != SchedulePolicy::kSticky ? d.seed : 0;
   used_stack_slots.clear();
+  // Most executions run past the prefix a strategy gives, rarely by more than a few dozen steps.
+  trace.reserve_steps(d.prefix.size() + 64);
   DirectiveFollower follower(d);
   std::vector<ThreadId> bounded;
   ThreadId last = kMainThread;

@@ -241,6 +241,15 @@ struct Trace {
     add_step(event, std::move(enabled_before), site, finishes);
     values.push_back(step_values);
   }
+  /// Makes room for `steps` steps in the per-step vectors that every execution fills, so that
+  /// a fresh trace does not grow them a step at a time (the native worker builds one per
+  /// execution).
+  void reserve_steps(std::size_t steps) {
+    events.reserve(steps);
+    enabled.reserve(steps);
+    finished_thread.reserve(steps);
+    sites.reserve(steps);
+  }
   /// Records the local state of the last step's thread as it began that step (local_states).
   void add_local_state(std::uint64_t hash) { local_states.push_back(hash); }
   /// Keeps the first `steps` steps, and the library callers among them.

@@ -24,7 +24,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -33,6 +35,9 @@
 #include "process_state.hpp"
 #include "real_functions.hpp"
 #include "weft/trace/wire.hpp"
+
+extern "C" void* __libc_malloc(std::size_t);
+extern "C" void __libc_free(void*);
 
 using weft::ObjectKey;
 using weft::Operation;
@@ -66,20 +71,34 @@ const char* channel_name(ChannelKind kind) {
   return "descriptor";
 }
 
+KernelChannels::~KernelChannels() {
+  __libc_free(fds_);
+}
+
+KernelChannels::Descriptor* KernelChannels::descriptors() {
+  if (!fds_) {
+    fds_ = static_cast<Descriptor*>(__libc_malloc(sizeof(Descriptor) * kTracked));
+    if (!fds_) std::abort();
+    std::uninitialized_value_construct_n(fds_, kTracked);
+  }
+  return fds_;
+}
+
 void KernelChannels::opened(int fd, ChannelKind kind, ObjectKey key) {
   if (!valid(fd)) return;
-  fds_[fd] = {kind, key};
+  descriptors()[fd] = {kind, key};
   any_ = true;
 }
 
 void KernelChannels::duplicated(int from, int fd) {
   if (!valid(fd)) return;
+  if (!fds_) return;  // nothing followed: `from` is no channel, and neither is `fd`
   fds_[fd] = valid(from) ? fds_[from] : Descriptor{};
 }
 
 void KernelChannels::closed(int fd) {
   if (!valid(fd)) return;
-  fds_[fd] = {};
+  if (fds_) fds_[fd] = {};
   std::erase_if(listeners_, [&](const Listener& l) { return l.fd == fd; });
 }
 
@@ -249,7 +268,7 @@ void KernelChannels::end_execution() {
 void KernelChannels::reset() {
   end_execution();
   if (!any_) return;
-  fds_.fill({});
+  if (fds_) std::fill_n(fds_, kTracked, Descriptor{});
   listeners_.clear();
   watchers_.clear();
   waits_.clear();

@@ -42,16 +42,21 @@ class KernelChannels final : public ChannelKeeper {
  public:
   static constexpr int kTracked = 1024;  ///< descriptors above are not followed
 
+  KernelChannels() = default;
+  ~KernelChannels();
+  KernelChannels(const KernelChannels&) = delete;
+  KernelChannels& operator=(const KernelChannels&) = delete;
+
   /// `fd` is a new channel of `kind` with the given key.
   void opened(int fd, ChannelKind kind, ObjectKey key);
   /// `fd` now refers to what `from` refers to (dup).
   void duplicated(int from, int fd);
   /// `fd` is closed: not a channel any more.
   void closed(int fd);
-  ChannelKind kind(int fd) const { return valid(fd) ? fds_[fd].kind : ChannelKind::kNone; }
-  ObjectKey key(int fd) const { return valid(fd) ? fds_[fd].key : 0; }
+  ChannelKind kind(int fd) const { return valid(fd) && fds_ ? fds_[fd].kind : ChannelKind::kNone; }
+  ObjectKey key(int fd) const { return valid(fd) && fds_ ? fds_[fd].key : 0; }
   void set_kind(int fd, ChannelKind kind) {
-    if (valid(fd)) fds_[fd].kind = kind;
+    if (valid(fd) && fds_) fds_[fd].kind = kind;
   }
   /// Whether no channel was made yet: the interposed calls then cost one test.
   bool none() const { return !any_; }
@@ -118,8 +123,14 @@ class KernelChannels final : public ChannelKeeper {
   };
   static bool valid(int fd) { return fd >= 0 && fd < kTracked; }
   Listener* listener(int fd);
+  // The table, made at the first descriptor followed.
+  Descriptor* descriptors();
 
-  std::array<Descriptor, kTracked> fds_{};
+  // kTracked entries, or none until a descriptor is followed: most executions open none, and
+  // clearing 16 KiB in each (the runtime is made afresh per execution) was a cost of its own.
+  // From the C library, as the runtime's thread entries are: a hook may note a descriptor
+  // outside the runtime's scope, where the interposed malloc would serve the program.
+  Descriptor* fds_ = nullptr;
   std::vector<Listener> listeners_;
   std::vector<std::pair<ObjectKey, ObjectKey>> watchers_;  // (channel, epoll instance watching it)
   std::vector<std::pair<std::string, ObjectKey>> queues_;  // created by the execution, by name

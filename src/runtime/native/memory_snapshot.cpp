@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "../zero_bytes.hpp"
 #include "real_functions.hpp"
 
 // AddressSanitizer's, weak: defined only in a program built by weft-cc -fsanitize=address.
@@ -33,6 +34,7 @@ void copy_bytes(void* to, const void* from, std::size_t bytes) {
 }
 
 constexpr std::size_t kPage = 4096;
+
 // Anonymous regions this large are copied page by page, only the pages in use: a sanitizer's
 // runtime reserves megabytes of tables in its bss that a program never touches, and copying
 // them back after every execution would cost more than the execution.
@@ -219,9 +221,9 @@ bool MemorySnapshot::capture() {
     }
   }
   mappings_ = maps.lines() + 1;  // with the storage mapped below
-  // The copies, then the sparse regions' page flags, then room for their pagemap entries. Pages
-  // of the copies that are never written cost nothing.
-  const std::size_t entries_at = (bytes_ + sparse_pages + 7) & ~std::size_t{7};
+  // The copies, then a flag per page (sparse regions: kept; the others: zero), then room for the
+  // sparse regions' pagemap entries. Pages of the copies that are never written cost nothing.
+  const std::size_t entries_at = (bytes_ + bytes_ / kPage + 7) & ~std::size_t{7};
   storage_bytes_ = entries_at + largest_sparse * sizeof(std::uint64_t) + 1;
   void* s =
       mmap(nullptr, storage_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -249,7 +251,16 @@ bool MemorySnapshot::capture() {
       continue;
     }
     r.kept = nullptr;
-    copy_bytes(r.copy, r.start, r.restored);
+    // A page of zeros is not copied: restore() checks it reads as zero, one stream of loads
+    // from memory the execution's own reads mostly keep cached (libstdc++'s 72 KiB emergency
+    // exception pool in the brk heap, zeroed bss), where comparing with a copy reads two.
+    r.zero = flags;
+    flags += pages;
+    for (std::size_t p = 0; p * kPage < r.restored; ++p) {
+      const std::size_t n = std::min(kPage, r.restored - p * kPage);
+      r.zero[p] = reads_as_zero(r.start + p * kPage, n);
+      if (!r.zero[p]) copy_bytes(r.copy + p * kPage, r.start + p * kPage, n);
+    }
   }
   return true;
 }
@@ -272,6 +283,21 @@ void MemorySnapshot::restore_sparse(const Region& r) const {
   }
 }
 
+void MemorySnapshot::write_back_changed(const Region& r) const {
+  // An execution changes few of the pages a worker restores (Writes: 9 of 64), and reading an
+  // unchanged page costs less than writing it (docs/performance.md). Finer blocks (512 bytes)
+  // gained nothing more.
+  for (std::size_t p = 0; p * kPage < r.restored; ++p) {
+    char* const live = r.start + p * kPage;
+    const std::size_t n = std::min(kPage, r.restored - p * kPage);
+    if (r.zero[p]) {
+      if (!reads_as_zero(live, n)) WEFT_REAL(memset, live, 0, n);
+    } else if (WEFT_REAL(memcmp, live, r.copy + p * kPage, n) != 0) {
+      copy_bytes(live, r.copy + p * kPage, n);
+    }
+  }
+}
+
 void MemorySnapshot::restore() const {
   // Back to the captured break, in both directions: glibc's calloc counts on memory it gets from
   // sbrk being zero, which pages left above the break by this execution would not be; and pages
@@ -283,7 +309,7 @@ void MemorySnapshot::restore() const {
     if (regions_[i].kept)
       restore_sparse(regions_[i]);
     else
-      copy_bytes(regions_[i].start, regions_[i].copy, regions_[i].restored);
+      write_back_changed(regions_[i]);
   }
 }
 

@@ -53,8 +53,13 @@ class MemorySnapshot {
     /// Bytes from `start` written back (less than `size` for the brk heap: what lies past the
     /// start of the C library's top chunk is free memory, whose contents do not matter).
     std::size_t restored = 0;
+    /// Any other region: one byte per page, 1 if the page was all zero at the capture (and not
+    /// copied).
+    std::uint8_t* zero = nullptr;
   };
   void restore_sparse(const Region& r) const;
+  /// Writes back the pages of `r` that differ from the capture.
+  void write_back_changed(const Region& r) const;
   Region regions_[kMaxRegions];
   int count_ = 0;
   int mappings_ = 0;                       // lines of /proc/self/maps at the capture

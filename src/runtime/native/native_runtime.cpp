@@ -187,6 +187,7 @@ Trace NativeRuntime::run(const TestDirective& directive, int argc, char** argv, 
   active_ = this;
   logged_ = 0;
   values_.clear();
+  if (options_.record_values) values_.reserve(directive.prefix.size() + 64);  // as the trace's
   runtime_state_read_ = false;
   noted_caveats_.clear();
   weak_atomic_sites_noted_ = 0;

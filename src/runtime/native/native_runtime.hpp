@@ -286,7 +286,9 @@ class NativeRuntime {
   weft::native::LogWriter* log_;
   ThreadRegistry registry_;
   Scheduler scheduler_;
-  static constexpr std::size_t kThreadChunk = 16;
+  // Small chunks: the runtime is made afresh per execution and each entry is 1.4 KiB to
+  // construct, so a program of 6 threads built 16 of them with chunks of 16.
+  static constexpr std::size_t kThreadChunk = 4;
   std::vector<NativeThread*> thread_chunks_;  // entries by id, kThreadChunk to a chunk
   NativeThread& new_thread_chunk(ThreadId id);
   std::unordered_map<ObjectKey, std::uint32_t> recursion_;

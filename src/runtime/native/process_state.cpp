@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <sys/mman.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -174,15 +175,22 @@ OpenDescriptorSet open_descriptors() {
   int polled_count = kDescriptorsFollowed;
   if (limited && raised.rlim_cur < kDescriptorsFollowed)
     polled_count = static_cast<int>(raised.rlim_cur);
-  static pollfd polled[kDescriptorsFollowed];  // static: 32 KiB is much for a thread's stack
-  for (int fd = 0; fd < polled_count; ++fd) polled[fd] = {fd, 0, 0};
-  const bool polled_all = WEFT_REAL(poll, polled, static_cast<nfds_t>(polled_count), 0) >= 0;
+  // Mapped for the call: 32 KiB is much for a thread's stack, and as a static array it would sit
+  // in the memory a worker compares and writes back after every execution.
+  const std::size_t bytes = sizeof(pollfd) * kDescriptorsFollowed;
+  void* m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  auto* polled = m == MAP_FAILED ? nullptr : static_cast<pollfd*>(m);
+  if (polled)
+    for (int fd = 0; fd < polled_count; ++fd) polled[fd] = {fd, 0, 0};
+  const bool polled_all =
+      polled && WEFT_REAL(poll, polled, static_cast<nfds_t>(polled_count), 0) >= 0;
   if (raised.rlim_cur != files.rlim_cur) setrlimit(RLIMIT_NOFILE, &files);
   OpenDescriptorSet open;
   for (int fd = 0; fd < kDescriptorsFollowed; ++fd)
     open[static_cast<std::size_t>(fd)] = polled_all && fd < polled_count
                                              ? !(polled[fd].revents & POLLNVAL)
                                              : fcntl(fd, F_GETFD) != -1;
+  if (polled) munmap(m, bytes);
   return open;
 }
 
