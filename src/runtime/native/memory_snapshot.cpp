@@ -196,7 +196,7 @@ bool MemorySnapshot::capture() {
   if (!maps.ok()) return false;
   count_ = 0;
   bytes_ = 0;
-  std::size_t sparse_pages = 0, largest_sparse = 0;
+  std::size_t largest_sparse = 0;
   const ShadowRange shadow = sanitizer_shadow();
   const std::uintptr_t free_from = free_heap_start();
   for (const char* p = maps.begin(); p < maps.end();) {
@@ -215,10 +215,7 @@ bool MemorySnapshot::capture() {
     if (is_named(m, "[heap]"))
       regions_[count_ - 1].restored = heap_bytes_in_use(m.start, m.end, free_from);
     bytes_ += m.end - m.start;
-    if (sparse) {
-      sparse_pages += (m.end - m.start) / kPage;
-      largest_sparse = std::max(largest_sparse, (m.end - m.start) / kPage);
-    }
+    if (sparse) largest_sparse = std::max(largest_sparse, (m.end - m.start) / kPage);
   }
   mappings_ = maps.lines() + 1;  // with the storage mapped below
   // The copies, then a flag per page (sparse regions: kept; the others: zero), then room for the
