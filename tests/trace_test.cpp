@@ -341,5 +341,43 @@ TEST(ThreadRegistry, IdsAreStableCreationPaths) {
   EXPECT_FALSE(r.intern("0..1"));
 }
 
+TEST(ThreadRegistry, AStoreBufferIsNamedAfterItsOwner) {
+  ThreadRegistry r;
+  const ThreadId t = r.child(kMainThread, 1);
+  const ThreadId buffer = r.store_buffer(t);
+  EXPECT_EQ(r.name(buffer), "0.1.b");
+  EXPECT_EQ(r.intern("0.1.b"), buffer);
+  EXPECT_TRUE(r.is_store_buffer(buffer));
+  EXPECT_FALSE(r.is_store_buffer(t));
+  EXPECT_FALSE(r.is_store_buffer(kMainThread));
+  EXPECT_FALSE(r.intern("0.1.bb"));
+  EXPECT_FALSE(r.intern("0.1."));  // the fuzzer's find: a name ending in a dot
+}
+
+// x86-TSO (op_kinds.def): a store and its flush share a slot, which orders them and the fence
+// after them; stores of other slots commute with them, and a flush is a write of its location.
+TEST(Dependence, AStoreBufferOrdersAStoreItsFlushAndTheFenceOnly) {
+  const ThreadId t = 1, buffer = 3, other = 2;
+  const ObjectKey slot0 = store_buffer_slot(t, 0), slot1 = store_buffer_slot(t, 1);
+  EXPECT_EQ(store_buffer_owner(slot1), t);
+  const Event store0 = ev(t, OpKind::kBufferedStore, slot0, 1, 200);
+  const Event flush0 = ev(buffer, OpKind::kBufferFlush, 200, 4, slot0);
+  const Event flush1 = ev(buffer, OpKind::kBufferFlush, 208, 4, slot1);
+  const Event fence1 = ev(t, OpKind::kStoreFence, slot1, 1);
+  for (const ReadPolicy p : {ReadPolicy::kReadsCommute, ReadPolicy::kReadsConflict}) {
+    EXPECT_TRUE(dependent(store0, flush0, p));
+    EXPECT_FALSE(dependent(store0, flush1, p));
+    EXPECT_TRUE(dependent(fence1, flush1, p));
+    EXPECT_FALSE(dependent(fence1, flush0, p));
+    // The buffered store is not yet a write of its location; its flush is.
+    EXPECT_FALSE(dependent(store0, ev(other, OpKind::kAtomicLoad, 200), p));
+    EXPECT_TRUE(dependent(flush0, ev(other, OpKind::kAtomicLoad, 200), p));
+    EXPECT_FALSE(dependent(flush0, ev(other, OpKind::kAtomicLoad, 204), p));
+  }
+  EXPECT_FALSE(may_be_coenabled(store0, flush0));
+  EXPECT_FALSE(may_be_coenabled(flush1, fence1));
+  EXPECT_TRUE(may_be_coenabled(flush0, ev(other, OpKind::kAtomicLoad, 200)));
+}
+
 }  // namespace
 }  // namespace weft

@@ -18,6 +18,7 @@
 // Using a primitive outside explore()/replay() throws weft::usage_error.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -102,6 +103,8 @@ struct Result {
   /// Options::thread_symmetry was set: what the verdict covers, it covers up to the order of
   /// threads taken as interchangeable (summary() says so).
   bool assumed_thread_symmetry = false;
+  /// The memory model the executions followed (Options::memory_model).
+  MemoryModel memory_model = MemoryModel::kSequentialConsistency;
   bool ok() const { return bugs.empty(); }
   /// One paragraph: verdict and statistics.
   std::string summary() const;
@@ -417,6 +420,16 @@ ObjectKey memory_object(const char* what) {
   static_assert(sizeof(T) < kInProcessObjectSpacing, "type too large for a weft location");
   return scheduler(what).new_object();
 }
+/// An atomic store of `size` bytes: buffered under x86-TSO, then fenced if `seq_cst`
+/// (Scheduler::store).
+void atomic_store(ObjectKey key, void* where, const void* bytes, std::size_t size, bool seq_cst,
+                  const char* what);
+/// Overlays the calling thread's buffered stores to `key` on `value` (x86-TSO).
+void forward_buffered(ObjectKey key, void* value, std::size_t size);
+/// Scheduler::fence of the calling thread.
+void fence(const char* what);
+/// Scheduler::forget_location, when an execution runs (an atomic's destructor).
+void forget_location(ObjectKey key, std::size_t size) noexcept;
 template <class T>
 Operation access(OpKind kind, ObjectKey key) {
   return Operation{kind, 0, static_cast<std::uint32_t>(sizeof(T)), key, 0};
@@ -456,7 +469,11 @@ class shared {
   T value_;
 };
 
-/// A sequentially consistent atomic.
+/// An atomic. Each access is a visible operation; the memory order matters under the weak
+/// memory models (Options::memory_model): under x86-TSO a store waits in its thread's store
+/// buffer, except a seq_cst one, which is followed by a fence (as compilers map it to x86);
+/// read-modify-writes drain the buffer first, as x86's locked instructions do. Under sequential
+/// consistency every order acts as seq_cst.
 template <class T>
 class atomic {
  public:
@@ -464,20 +481,28 @@ class atomic {
   atomic(T value) : key_(detail::memory_object<T>("weft::atomic")), value_(value) {}
   atomic(const atomic&) = delete;
   atomic& operator=(const atomic&) = delete;
+  /// Stores still waiting in a buffer for it are dropped (after this thread's own are flushed).
+  ~atomic() { detail::forget_location(key_, sizeof(T)); }
 
-  T load() const {
+  T load(std::memory_order order = std::memory_order_seq_cst) const {
+    (void)order;  // x86 loads need no fence, whatever the order
     detail::perform(detail::access<T>(OpKind::kAtomicLoad, key_), "weft::atomic::load");
-    return value_;
+    T value = value_;
+    detail::forward_buffered(key_, &value, sizeof(T));
+    return value;
   }
-  void store(T value) {
-    detail::perform(detail::access<T>(OpKind::kAtomicStore, key_), "weft::atomic::store");
-    value_ = value;
+  void store(T value, std::memory_order order = std::memory_order_seq_cst) {
+    detail::atomic_store(key_, &value_, &value, sizeof(T), order == std::memory_order_seq_cst,
+                         "weft::atomic::store");
   }
-  T exchange(T value) {
+  // Read-modify-writes are locked instructions on x86, whatever the order: each drains the
+  // thread's buffer first (Scheduler::perform), so the order is not needed here.
+  T exchange(T value, std::memory_order = std::memory_order_seq_cst) {
     detail::perform(detail::access<T>(OpKind::kAtomicRmw, key_), "weft::atomic::exchange");
     return std::exchange(value_, value);
   }
-  bool compare_exchange_strong(T& expected, T desired) {
+  bool compare_exchange_strong(T& expected, T desired,
+                               std::memory_order = std::memory_order_seq_cst) {
     detail::perform(detail::access<T>(OpKind::kAtomicCas, key_), "weft::atomic::compare_exchange");
     if (value_ == expected) {
       value_ = desired;
@@ -486,22 +511,23 @@ class atomic {
     expected = value_;
     return false;
   }
-  bool compare_exchange_weak(T& expected, T desired) {
-    return compare_exchange_strong(expected, desired);
+  bool compare_exchange_weak(T& expected, T desired,
+                             std::memory_order order = std::memory_order_seq_cst) {
+    return compare_exchange_strong(expected, desired, order);
   }
-  T fetch_add(T d) {
+  T fetch_add(T d, std::memory_order = std::memory_order_seq_cst) {
     return rmw([d](T v) { return static_cast<T>(v + d); });
   }
-  T fetch_sub(T d) {
+  T fetch_sub(T d, std::memory_order = std::memory_order_seq_cst) {
     return rmw([d](T v) { return static_cast<T>(v - d); });
   }
-  T fetch_and(T d) {
+  T fetch_and(T d, std::memory_order = std::memory_order_seq_cst) {
     return rmw([d](T v) { return static_cast<T>(v & d); });
   }
-  T fetch_or(T d) {
+  T fetch_or(T d, std::memory_order = std::memory_order_seq_cst) {
     return rmw([d](T v) { return static_cast<T>(v | d); });
   }
-  T fetch_xor(T d) {
+  T fetch_xor(T d, std::memory_order = std::memory_order_seq_cst) {
     return rmw([d](T v) { return static_cast<T>(v ^ d); });
   }
   operator T() const { return load(); }
@@ -525,6 +551,14 @@ class atomic {
   ObjectKey key_;
   T value_;
 };
+
+/// A fence (std::atomic_thread_fence; call it qualified, weft::atomic_thread_fence, since a
+/// std::memory_order argument also finds std's): under x86-TSO a seq_cst fence waits until the
+/// calling thread's store buffer is empty (mfence); weaker fences are no-ops there, as on x86. A
+/// no-op under sequential consistency.
+inline void atomic_thread_fence(std::memory_order order) {
+  if (order == std::memory_order_seq_cst) detail::fence("weft::atomic_thread_fence");
+}
 
 /// A scheduling point that touches nothing (std::this_thread::yield).
 inline void yield() {

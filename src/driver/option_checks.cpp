@@ -34,6 +34,13 @@ void check_count(const char* option, std::uint64_t value, std::uint64_t max) {
 
 void check_options(const ProgramOptions& program, const ExploreSettings& settings) {
   if (program.points != "sync" && program.points != "all") bad("--points", "must be sync or all");
+  if (!parse_memory_model(program.memory_model)) bad("--memory-model", "must be sc or tso");
+  if (settings.thread_model_given && settings.thread_model != "off" &&
+      settings.memory_model != MemoryModel::kSequentialConsistency)
+    bad("--thread-model",
+        "computes sequentially consistent executions only: leave it out with "
+        "--memory-model=" +
+            std::string(memory_model_name(settings.memory_model)));
   check_count("--max-steps", program.max_steps_per_thread, kMaxStepsBound);
   check_count("--max-threads", program.max_threads, kMaxThreadsBound);
   check_seconds("--execution-timeout", program.execution_seconds);
@@ -45,7 +52,8 @@ void check_options(const ProgramOptions& program, const ExploreSettings& setting
         {"max_seconds", "--time-limit"},
         {"pct_depth", "--depth"},
         {"alternatives", "--alternatives"},
-        {"search_deadlocks", "--deadlocks"}};
+        {"search_deadlocks", "--deadlocks"},
+        {"memory_model", "--memory-model"}};
     const char* option = problem->field;
     for (const auto& [field, name] : kNames)
       if (field == problem->field) option = name;

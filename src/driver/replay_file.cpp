@@ -140,6 +140,7 @@ std::string replay_file_text(const ReplayFile& file) {
             {"program", file.program},
             {"args", file.args},
             {"points", file.options.points},
+            {"memory_model", file.options.memory_model},
             {"max_steps_per_thread", file.options.max_steps_per_thread},
             {"max_threads", file.options.max_threads},
             {"nondet", file.options.nondet_value},
@@ -194,6 +195,13 @@ ReplayFile parse_replay_file(std::string_view text, const std::string& file_name
     }
   }
 
+  // Absent from files older than the memory models: those ran under sequential consistency.
+  if (const auto it = j.find("memory_model"); it != j.end()) {
+    r.options.memory_model = check.string(*it, "memory_model", 16);
+    if (!parse_memory_model(r.options.memory_model))
+      check.fail("memory_model",
+                 "must be \"sc\" or \"tso\" (it is \"" + one_line(r.options.memory_model) + "\")");
+  }
   if (const auto it = j.find("points"); it != j.end()) {
     r.options.points = check.string(*it, "points", 16);
     if (r.options.points != "sync" && r.options.points != "all")

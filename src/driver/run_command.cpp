@@ -289,7 +289,9 @@ class RunCommand {
     if (reads_segments && program_.options.points != "all")
       round_program_.options.record_segments = true;
     round_program_.options.lockset = settings_.lockset;
-    if (settings_.thread_model != "off" && !check_every_state_ && !reads_segments) {
+    // The thread model computes executions of sequentially consistent steps: not under TSO.
+    const bool sc = settings_.memory_model == MemoryModel::kSequentialConsistency;
+    if (settings_.thread_model != "off" && !check_every_state_ && !reads_segments && sc) {
       const bool segments = program_.options.points != "all";
       round_program_.options.record_segments = segments;
       modelled_.emplace(settings_.thread_model == "check" ? explorer::ModelledRunner::Mode::kCheck
@@ -594,8 +596,9 @@ class RunCommand {
     }
     if (!unrestored_text_.empty()) j["unrestored_state"] = result_.unrestored_state;
     if (bugs_not_kept_ > 0) j["bugs_not_kept"] = bugs_not_kept_;
-    // weft explores sequential consistency; the places whose weaker orderings allow more.
-    j["memory_model"] = "sequential-consistency";
+    // The model explored; the places whose weaker orderings allow more than it.
+    j["memory_model"] =
+        settings_.memory_model == MemoryModel::kTso ? "x86-tso" : "sequential-consistency";
     // What --symmetry assumed: the threads one thread created at one function are
     // interchangeable; what the verdict covers rests on it.
     if (settings_.thread_symmetry) j["thread_symmetry"] = true;
@@ -679,7 +682,9 @@ class RunCommand {
         break;
       case kExitNoBug:
         std::printf("weft: no bug found; every behaviour %s%swas explored",
-                    seen.weak_memory() ? "under sequential consistency " : "",
+                    settings_.memory_model == MemoryModel::kTso ? "under x86-TSO "
+                    : seen.weak_memory()                        ? "under sequential consistency "
+                                                                : "",
                     settings_.thread_symmetry
                         ? "up to the order of threads taken as interchangeable (--symmetry) "
                         : "");
@@ -743,11 +748,14 @@ class RunCommand {
           group_digits(bugs_not_kept_).c_str(), group_digits(limits_.max_bugs_kept).c_str());
     if (seen.weak_memory())
       std::printf(
-          "weft: %s atomics weaker than seq_cst (at %s), which weft explores as sequentially "
-          "consistent: behaviours only a weaker memory model allows were not explored\n",
+          "weft: %s atomics weaker than seq_cst (at %s), which weft explores %s: behaviours only "
+          "a weaker memory model allows were not explored\n",
           seen.weak_atomics.empty() ? "library code the program compiled in uses"
                                     : "the program uses",
-          listed(seen.weak_atomics.empty() ? seen.weak_in_library : seen.weak_atomics, 3).c_str());
+          listed(seen.weak_atomics.empty() ? seen.weak_in_library : seen.weak_atomics, 3).c_str(),
+          settings_.memory_model == MemoryModel::kTso
+              ? "as x86 runs them (--memory-model=tso; the C/C++ model, and ARM, allow more)"
+              : "as sequentially consistent (--memory-model=tso explores x86's store buffers)");
     if (!unrestored_text_.empty() && code_ == kExitBug)
       std::printf(
           "weft: the program changed process state weft does not restore between executions "

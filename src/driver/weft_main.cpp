@@ -56,6 +56,18 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
                  "checked for data races) or all (every shared access)")
       ->check(CLI::IsMember({"sync", "all"}))
       ->capture_default_str();
+  cmd.add_option_function<std::string>(
+         "--memory-model",
+         [&s, &p](const std::string& model) {
+           p.options.memory_model = model;
+           s.memory_model =
+               weft::parse_memory_model(model).value_or(weft::MemoryModel::kSequentialConsistency);
+         },
+         "The memory model the executions follow: sc (sequential consistency: every store is "
+         "seen at once) or tso (x86-TSO: each thread's stores wait in a store buffer, which "
+         "fences, locked instructions and synchronisation drain; docs/memory-models.md)")
+      ->check(CLI::IsMember({"sc", "tso"}))
+      ->default_str("sc");
   cmd.add_flag(
       "--all-bugs", [&s](std::int64_t) { s.stop_on_first_bug = false; },
       "Keep exploring after the first bug");

@@ -38,9 +38,20 @@ void for_each_race(const Trace& trace, std::size_t first_new, ReadPolicy policy,
     if (t >= count.size()) count.resize(t + 1, 0);
     local[k] = ++count[t];
   }
-  // Threads that exist at state k: main, and every thread whose creation precedes k.
+  // Threads that exist at state k: main, every thread whose creation precedes k, and every store
+  // buffer (x86-TSO) whose owner's first buffered store precedes k. A buffer's thread is found
+  // by its flushes, which name their owner in their slot.
   ThreadSet alive;
   alive.insert(kMainThread);
+  std::vector<ThreadId> flusher;  // by owner
+  const auto note_flusher = [&](const Event& e) {
+    if (e.op.kind != OpKind::kBufferFlush) return;
+    const ThreadId owner = store_buffer_owner(e.op.partner);
+    if (owner >= flusher.size()) flusher.resize(owner + 1, kNoThread);
+    flusher[owner] = e.thread;
+  };
+  for (const Event& e : ev) note_flusher(e);
+  for (const auto& p : trace.pending) note_flusher(Event{p.thread, p.op});
   ClockTracker clocks(policy);
 
   for (std::size_t k = 0; k <= n; ++k) {
@@ -55,7 +66,8 @@ void for_each_race(const Trace& trace, std::size_t first_new, ReadPolicy policy,
         }
         if (!v) continue;  // finished
         const Event next{t, *v};
-        const VectorClock& tc = clocks.thread_clock(t);
+        // A store buffer's flush also comes after the store it flushes (clock_before).
+        const VectorClock& tc = clocks.clock_before(next);
         for (std::size_t j = k; j-- > 0;) {
           const Event& e = ev[j];
           if (e.thread == t || !dependent(e, next, policy) || !may_be_coenabled(e, next)) continue;
@@ -71,6 +83,8 @@ void for_each_race(const Trace& trace, std::size_t first_new, ReadPolicy policy,
     upcoming[u] = next_of[k];
     if (ev[k].op.kind == OpKind::kThreadCreate)
       alive.insert(static_cast<ThreadId>(ev[k].op.object));
+    if (ev[k].op.kind == OpKind::kBufferedStore && u < flusher.size() && flusher[u] != kNoThread)
+      alive.insert(flusher[u]);
   }
 }
 

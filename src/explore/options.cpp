@@ -25,6 +25,11 @@ std::optional<OptionProblem> problem_with(const ExploreOptions& options) {
                                              std::to_string(kMaxAlternatives) + " (it is " +
                                              std::to_string(options.alternatives) + ")"};
   const StrategyInfo& strategy = strategy_info(options.strategy);
+  if (options.memory_model != MemoryModel::kSequentialConsistency && !strategy.has(kWeakMemory))
+    return OptionProblem{"memory_model",
+                         "is " + std::string(memory_model_name(options.memory_model)) + ", which " +
+                             strategy.name + " does not explore: use it with one of " +
+                             strategies_taking(kWeakMemory) + ", or explore sc"};
   if (options.search_deadlocks && !strategy.has(kBuildsUnfolding) &&
       !strategy.has(kSearchesDeadlocks))
     return OptionProblem{"search_deadlocks",

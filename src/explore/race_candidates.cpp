@@ -15,6 +15,9 @@ void RaceCandidates::of(const Event& e, std::vector<std::size_t>& out) const {
     if (last_exit_ != kNone && last_exit_thread_ != e.thread) out.push_back(last_exit_);
     return;
   }
+  // A fence (x86-TSO) reads only the slot of its thread's last store, which the store and its
+  // flush write: the fence cannot come before the flush, which enables it.
+  if (op.kind == OpKind::kStoreFence) return;
   // Every event races with the last footprint-less atomic section of another thread.
   if (last_global_ != kNone && last_global_thread_ != e.thread) out.push_back(last_global_);
   const auto push = [&](const auto& map, ObjectKey key) {

@@ -1,5 +1,7 @@
 // Atomic instructions become __weft_atomic(addr, size, kind, ordering) calls immediately before
 // them. They are visible operations whether or not the memory looks shared, so nothing is filtered.
+// A load or store of up to 8 bytes is also followed by __weft_atomic_after(), where the runtime
+// undoes what it set up for the instruction under x86-TSO's store buffers (memory_hooks.cpp).
 #include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/Instructions.h>
 
@@ -62,6 +64,7 @@ class AtomicAccessInstrumenter final : public Instrumenter {
  public:
   bool run(llvm::Module& module) override {
     hook_ = declare_hook(module, Hook::__weft_atomic);
+    after_ = declare_hook(module, Hook::__weft_atomic_after);
     bool changed = false;
     for (llvm::Function& function : module) {
       if (is_instrumentable(function)) changed |= instrument(function);
@@ -94,11 +97,16 @@ class AtomicAccessInstrumenter final : public Instrumenter {
       builder.CreateCall(hook_, {pointer, builder.getInt64(size),
                                  builder.getInt32(static_cast<std::uint32_t>(access.kind)),
                                  builder.getInt32(static_cast<std::uint32_t>(access.ordering))});
+      if ((access.kind == WEFT_ATOMIC_LOAD || access.kind == WEFT_ATOMIC_STORE) && size <= 8) {
+        builder.SetInsertPoint(access.inst->getNextNode());
+        builder.CreateCall(after_);
+      }
     }
     return !accesses.empty();
   }
 
   llvm::FunctionCallee hook_;
+  llvm::FunctionCallee after_;
 };
 
 }  // namespace

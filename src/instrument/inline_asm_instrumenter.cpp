@@ -37,6 +37,7 @@ class InlineAsmInstrumenter final : public Instrumenter {
     llvm::LLVMContext& context = module.getContext();
     llvm::FunctionCallee asm_hook = declare_hook(module, Hook::__weft_asm);
     llvm::FunctionCallee atomic_hook = declare_hook(module, Hook::__weft_atomic);
+    llvm::FunctionCallee after_hook = declare_hook(module, Hook::__weft_atomic_after);
     bool changed = false;
     for (llvm::Function& function : module) {
       if (!is_instrumentable(function)) continue;
@@ -55,14 +56,21 @@ class InlineAsmInstrumenter final : public Instrumenter {
           builder.CreateCall(asm_hook, {builder.getInt32(static_cast<std::uint32_t>(kind))});
           continue;
         }
+        bool loads = false;
         for (const AsmMemoryOperand& operand : *operands) {
           const weft_atomic_kind kind = operand.writes ? WEFT_ATOMIC_RMW : WEFT_ATOMIC_LOAD;
+          loads |= kind == WEFT_ATOMIC_LOAD && operand.size <= 8;
           builder.CreateCall(
               atomic_hook,
               {builder.CreatePointerCast(operand.pointer, hook_pointer_type(context)),
                builder.getInt64(operand.size), builder.getInt32(static_cast<std::uint32_t>(kind)),
                builder.getInt32(
                    static_cast<std::uint32_t>(llvm::AtomicOrdering::SequentiallyConsistent))});
+        }
+        // As after an atomic load (atomic_access_instrumenter.cpp).
+        if (loads && !call->isTerminator()) {
+          builder.SetInsertPoint(call->getNextNode());
+          builder.CreateCall(after_hook);
         }
       }
       changed |= !statements.empty();

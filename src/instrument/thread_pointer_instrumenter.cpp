@@ -37,11 +37,19 @@ namespace {
 // Hooks after which the runtime may leave %fs naming another thread's storage, and which need
 // no particular storage themselves (memory_hooks.cpp, spin_loops.cpp).
 bool is_access_hook(llvm::StringRef name) {
-  static const std::array<Hook, 12> hooks = {
-      Hook::__weft_read,           Hook::__weft_write,     Hook::__weft_read_range,
-      Hook::__weft_write_range,    Hook::__weft_atomic,    Hook::__weft_atomic_begin,
-      Hook::__weft_atomic_end,     Hook::__weft_asm,       Hook::__weft_spin_enter,
-      Hook::__weft_spin_back_edge, Hook::__weft_spin_exit, Hook::__weft_spin_local_write};
+  static const std::array<Hook, 13> hooks = {Hook::__weft_read,
+                                             Hook::__weft_write,
+                                             Hook::__weft_read_range,
+                                             Hook::__weft_write_range,
+                                             Hook::__weft_atomic,
+                                             Hook::__weft_atomic_after,
+                                             Hook::__weft_atomic_begin,
+                                             Hook::__weft_atomic_end,
+                                             Hook::__weft_asm,
+                                             Hook::__weft_spin_enter,
+                                             Hook::__weft_spin_back_edge,
+                                             Hook::__weft_spin_exit,
+                                             Hook::__weft_spin_local_write};
   for (Hook hook : hooks)
     if (name == hook_name(hook)) return true;
   return false;

@@ -25,6 +25,33 @@ std::uint8_t perform(const Operation& op, const char* what) {
   return scheduler(what).perform(op);
 }
 
+void atomic_store(ObjectKey key, void* where, const void* bytes, std::size_t size, bool seq_cst,
+                  const char* what) {
+  runtime::Scheduler& s = scheduler(what);
+  s.store(key, where, bytes, static_cast<std::uint32_t>(size));
+  if (seq_cst) s.fence();
+}
+
+void forward_buffered(ObjectKey key, void* value, std::size_t size) {
+  runtime::Scheduler* s = runtime::Scheduler::current();
+  if (s && s->memory_model() == MemoryModel::kTso)
+    s->forward_buffered(key, static_cast<std::uint32_t>(size), value);
+}
+
+void fence(const char* what) {
+  scheduler(what).fence();
+}
+
+void forget_location(ObjectKey key, std::size_t size) noexcept {
+  runtime::Scheduler* s = runtime::Scheduler::current();
+  if (!s) return;
+  try {
+    s->forget_location(key, static_cast<std::uint32_t>(size));
+  } catch (...) {
+    // An execution cut short while the object dies: its buffers are dropped with it.
+  }
+}
+
 ObjectKey new_channel(std::size_t capacity, const char* what) {
   runtime::Scheduler& s = scheduler(what);
   const ObjectKey key = s.new_object();
@@ -177,6 +204,8 @@ std::string Result::summary() const {
   }
   if (assumed_thread_symmetry && verdict != Verdict::kBugFound)
     s += " (up to the order of threads taken as interchangeable: thread_symmetry)";
+  if (memory_model != MemoryModel::kSequentialConsistency)
+    s += " under " + std::string(memory_model_title(memory_model));
   return s + "; " + driver::format_statistics(stats);
 }
 
@@ -198,6 +227,7 @@ Result explore(const Options& options, const std::function<void()>& test) {
   const explorer::ExplorationLimits limits = explorer::exploration_limits(options);
   runtime::RunLimits run_limits;
   run_limits.max_steps_per_thread = options.max_steps_per_thread;
+  run_limits.memory_model = options.memory_model;
 
   const auto policy = explorer::read_policy_of(options.strategy);
   auto explored = explorer::run_exploration(
@@ -217,6 +247,7 @@ Result explore(const Options& options, const std::function<void()>& test) {
   result.incomplete_code = decision.why;
   result.incomplete_reason = describe(decision.why, explored, options);
   result.assumed_thread_symmetry = options.thread_symmetry;
+  result.memory_model = options.memory_model;
   return result;
 }
 
@@ -235,6 +266,7 @@ Result replay(std::string_view schedule, const std::function<void()>& test,
   runtime::Scheduler scheduler(threads);
   runtime::RunLimits limits;
   limits.max_steps_per_thread = options.max_steps_per_thread;
+  limits.memory_model = options.memory_model;
   const auto started = std::chrono::steady_clock::now();
   Trace trace = scheduler.run(d, test, limits);
   if (options.lockset) explorer::check_locking_discipline(trace, threads, true);
@@ -251,6 +283,7 @@ Result replay(std::string_view schedule, const std::function<void()>& test,
                        std::to_string(trace.prefix_followed) + " (" + outcome_name(trace.outcome) +
                        ")");
   Result result;
+  result.memory_model = options.memory_model;
   result.stats.executions = 1;
   result.stats.events = trace.events.size();
   result.stats.complete = is_maximal(trace.outcome) ? 1 : 0;

@@ -23,6 +23,7 @@ namespace weft::native {
 namespace {
 
 constexpr const char* kPointsEnv = "WEFT_POINTS";
+constexpr const char* kMemoryModelEnv = "WEFT_MEMORY_MODEL";
 constexpr const char* kPromotedSitesEnv = "WEFT_PROMOTED_SITES";
 constexpr const char* kMaxStepsEnv = "WEFT_MAX_STEPS";
 constexpr const char* kMaxThreadsEnv = "WEFT_MAX_THREADS";
@@ -61,6 +62,7 @@ std::uint64_t ProgramOptions::cpu_seconds() const {
 std::vector<std::string> ProgramOptions::environment() const {
   std::vector<std::string> env{
       setting(kPointsEnv, points),
+      setting(kMemoryModelEnv, memory_model),
       setting(kMaxStepsEnv, std::to_string(max_steps_per_thread)),
       setting(kMaxThreadsEnv, std::to_string(max_threads)),
       setting(kNondetEnv, std::to_string(nondet_value)),
@@ -90,6 +92,7 @@ std::vector<std::string> ProgramOptions::environment() const {
 ProgramOptions ProgramOptions::from_environment() {
   ProgramOptions o;
   if (const char* p = std::getenv(kPointsEnv); p && *p) o.points = p;
+  if (const char* m = std::getenv(kMemoryModelEnv); m && *m) o.memory_model = m;
   o.max_steps_per_thread =
       static_cast<std::uint32_t>(env_number(kMaxStepsEnv, o.max_steps_per_thread));
   o.max_threads = static_cast<std::uint32_t>(env_number(kMaxThreadsEnv, o.max_threads));

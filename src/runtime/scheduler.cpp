@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <exception>
 #include <span>
 #include <typeinfo>
@@ -12,6 +13,7 @@
 
 #include "counted_channels.hpp"
 #include "fiber.hpp"
+#include "store_buffer.hpp"
 #include "sync_state.hpp"
 #include "weft/runtime/thread_storage.hpp"
 #include "weft/trace/directive_follower.hpp"
@@ -77,7 +79,35 @@ struct ThreadRec {
   std::function<void()> spawn_body;  // handed over by spawn() to the create step
   bool spawn_lazily = false;         // and whether it starts lazily (spawn's `lazily`)
   Scheduler::Impl* impl = nullptr;
+  // x86-TSO. A program thread: its store buffer, its stores so far (each store's slot), whether
+  // it stored since its last fence, the store its pending kBufferedStore makes, and the thread
+  // that flushes its buffer. That thread has no fiber: its steps are the flushes, and `owner`
+  // names the program thread.
+  StoreBuffer buffer;
+  std::uint32_t stores_buffered = 0;
+  bool unfenced = false;
+  BufferedStore staged;
+  ThreadId flusher = kNoThread;
+  ThreadId owner = kNoThread;
 };
+
+// x86 drains the store buffer for every locked instruction and system call, so before any
+// operation but loads, stores and fences themselves (docs/memory-models.md). A yield is a
+// `pause`, which does not.
+bool needs_empty_buffer(OpKind kind) {
+  switch (kind) {
+    case OpKind::kRead:
+    case OpKind::kWrite:
+    case OpKind::kAtomicLoad:
+    case OpKind::kBufferedStore:
+    case OpKind::kBufferFlush:
+    case OpKind::kStoreFence:
+    case OpKind::kYield:
+      return false;
+    default:
+      return true;
+  }
+}
 
 struct Scheduler::Impl {
   explicit Impl(ThreadRegistry& r) : registry(r) {}
@@ -190,6 +220,8 @@ struct Scheduler::Impl {
     try {
       t.body();
       t.body = nullptr;
+      // Its stores reach memory before it ends (a join then sees them).
+      if (t.unfenced) Scheduler::current()->fence();
     } catch (const ExecutionAborted&) {
     } catch (const std::exception& e) {
       self.record_failure(t, Outcome::kUncaughtException,
@@ -233,7 +265,8 @@ struct Scheduler::Impl {
     return limits->stack_region + slot * stride;
   }
 
-  ThreadRec& new_thread(ThreadId id, std::function<void()> body) {
+  // A thread's record, without a fiber yet, entered in by_id.
+  ThreadRec& new_record(ThreadId id) {
     std::unique_ptr<ThreadRec> rec;
     if (!rec_pool.empty()) {
       rec = std::move(rec_pool.back());
@@ -243,8 +276,15 @@ struct Scheduler::Impl {
       rec = std::make_unique<ThreadRec>();
     }
     rec->id = id;
-    rec->body = std::move(body);
     rec->impl = this;
+    if (id >= by_id.size()) by_id.resize(id + 1, nullptr);
+    by_id[id] = rec.release();
+    return *by_id[id];
+  }
+
+  ThreadRec& new_thread(ThreadId id, std::function<void()> body) {
+    ThreadRec* rec = &new_record(id);
+    rec->body = std::move(body);
     if (fiber_pool.empty()) fiber_pool.push_back(std::make_unique<Fiber>());
     rec->fiber = fiber_pool.back().release();
     fiber_pool.pop_back();
@@ -255,9 +295,8 @@ struct Scheduler::Impl {
                                ? &limits->mapped_stack_slots[slot]
                                : nullptr;
     // RunLimits::kSlotStackMapped, kSlotStorageMapped, kSlotStackCleared.
-    rec->fiber->start(&Impl::thread_entry, rec.get(),
-                      limits ? limits->stack_bytes : kFiberStackBytes, place, adopt,
-                      mapped && (*mapped & RunLimits::kSlotStackMapped),
+    rec->fiber->start(&Impl::thread_entry, rec, limits ? limits->stack_bytes : kFiberStackBytes,
+                      place, adopt, mapped && (*mapped & RunLimits::kSlotStackMapped),
                       mapped && (*mapped & RunLimits::kSlotStackCleared));
     if (mapped) *mapped &= ~RunLimits::kSlotStackCleared;
     const std::uintptr_t stack = reinterpret_cast<std::uintptr_t>(rec->fiber->stack_low());
@@ -274,9 +313,7 @@ struct Scheduler::Impl {
     } else if (lazy_thread_pointer) {
       rec->storage = os_thread_pointer;  // main's: its errno is then kept by address too
     }
-    if (id >= by_id.size()) by_id.resize(id + 1, nullptr);
-    by_id[id] = rec.release();
-    return *by_id[id];
+    return *rec;
   }
 
   /// Runs a new thread's local code up to its first visible operation.
@@ -315,9 +352,44 @@ struct Scheduler::Impl {
       case OpKind::kChannelReceive:
       case OpKind::kChannelSelect:
         return op.timed || channels->ready(t.id, op);
+      case OpKind::kStoreFence:
+        return t.buffer.empty();
       default:
         return true;
     }
+  }
+
+  // ---- x86-TSO store buffers -----------------------------------------------------------
+  // The thread that flushes `owner`'s buffer, made when the owner first stores.
+  ThreadRec& flusher_of(ThreadRec& owner) {
+    if (owner.flusher == kNoThread) {
+      const ThreadId id = registry.store_buffer(owner.id);
+      ThreadRec& f = new_record(id);
+      f.owner = owner.id;
+      owner.flusher = id;
+    }
+    return *by_id[owner.flusher];
+  }
+  // The store t's kBufferedStore made enters its buffer; the flusher waits to run if it did not.
+  void buffer_store(ThreadRec& t) {
+    t.buffer.push(t.staged);
+    ThreadRec& f = flusher_of(t);
+    if (!waiting.contains(f.id)) {
+      f.pending = flush_operation(t.id, t.buffer.oldest());
+      f.pending_site = t.buffer.oldest().site;
+      waiting.insert(f.id);
+    }
+  }
+  // The flusher f writes its owner's oldest store; it waits again only while stores are left.
+  void flush(ThreadRec& f) {
+    ThreadRec& owner = *by_id[f.owner];
+    owner.buffer.flush_oldest();
+    if (owner.buffer.empty()) {
+      waiting.erase(f.id);
+      return;
+    }
+    f.pending = flush_operation(owner.id, owner.buffer.oldest());
+    f.pending_site = owner.buffer.oldest().site;
   }
 
   /// A thread with a bug stops where it is; the others go on, so that the execution is still
@@ -446,6 +518,15 @@ struct Scheduler::Impl {
       case OpKind::kChannelSelect:
         op.result = channels->apply(t.id, op);
         t.result = op.result;
+        return true;
+      case OpKind::kBufferedStore:
+        buffer_store(t);
+        return true;
+      case OpKind::kBufferFlush:
+        flush(t);
+        return false;  // a flusher has no code to resume
+      case OpKind::kStoreFence:
+        t.unfenced = false;
         return true;
       case OpKind::kProcessExit:
         exited = true;
@@ -581,6 +662,8 @@ struct Scheduler::Impl {
       waiting.insert(id);
     dead.clear();
     spinning.clear();
+    for (ThreadRec* t : by_id)
+      if (t && t->owner != kNoThread) waiting.erase(t->id);  // a flusher has no stack to unwind
     const auto victims = waiting.members();
     for (auto it = victims.rbegin(); it != victims.rend(); ++it) {
       if (!waiting.contains(*it)) continue;
@@ -853,6 +936,7 @@ std::uint8_t Scheduler::perform(const Operation& op, std::uint64_t site,
   if (op.kind == OpKind::kSymbolicBranch || op.kind == OpKind::kBarrierWait)
     fail(Outcome::kMisuse, std::string("operation '") + op_name(op.kind) +
                                "' is not supported by this version of weft");
+  if (t.unfenced && needs_empty_buffer(op.kind)) fence(site);
   t.pending = op;
   t.pending_site = site;
   if (s.limits && s.limits->local_state) t.pending_local = s.limits->local_state(op, site);
@@ -867,6 +951,54 @@ std::uint8_t Scheduler::perform(const Operation& op, std::uint64_t site,
     return result;
   }
   return t.result;
+}
+
+MemoryModel Scheduler::memory_model() const {
+  return impl_->limits ? impl_->limits->memory_model : MemoryModel::kSequentialConsistency;
+}
+
+void Scheduler::store(ObjectKey location, void* where, const void* bytes, std::uint32_t size,
+                      std::uint64_t site, bool returns_to_weft_code) {
+  Impl& s = *impl_;
+  ThreadRec& t = *s.running;
+  if (memory_model() != MemoryModel::kTso || size > sizeof t.staged.bytes) {
+    perform(Operation{OpKind::kAtomicStore, 0, size, location, 0}, site, returns_to_weft_code);
+    if (bytes) std::memcpy(where, bytes, size);
+    return;
+  }
+  t.staged = BufferedStore{location, where, size, t.stores_buffered, site, {}};
+  if (bytes) std::memcpy(t.staged.bytes, bytes, size);
+  perform(Operation{OpKind::kBufferedStore, 0, size, store_buffer_slot(t.id, t.stores_buffered),
+                    location},
+          site, returns_to_weft_code);
+  // Counted once it ran: an execution cut short in the operation leaves the count alone.
+  ++t.stores_buffered;
+  t.unfenced = true;
+}
+
+void Scheduler::complete_store(const void* bytes) {
+  impl_->running->buffer.complete_newest(bytes);
+}
+
+void Scheduler::forward_buffered(ObjectKey location, std::uint32_t size, void* bytes) const {
+  const ThreadRec& t = *impl_->running;
+  t.buffer.forward(location, size, static_cast<unsigned char*>(bytes));
+}
+
+void Scheduler::fence(std::uint64_t site) {
+  ThreadRec& t = *impl_->running;
+  if (!t.unfenced) return;
+  // It reads the slot of its last store, whose flush empties the buffer (op_kinds.def).
+  perform(Operation{OpKind::kStoreFence, 0, 1, store_buffer_slot(t.id, t.stores_buffered - 1), 0},
+          site);
+}
+
+void Scheduler::forget_location(ObjectKey location, std::uint32_t size) {
+  Impl& s = *impl_;
+  if (memory_model() != MemoryModel::kTso || !s.running) return;
+  if (!s.aborting) fence();
+  for (ThreadRec* t : s.by_id)
+    if (t) t->buffer.forget(location, size);
 }
 
 ThreadId Scheduler::spawn(std::function<void()> body, std::uint64_t site, std::uint64_t routine,

@@ -11,6 +11,16 @@ const VectorClock& ClockTracker::thread_clock(ThreadId t) {
   return thread(t).clock;
 }
 
+const VectorClock& ClockTracker::clock_before(const Event& e) {
+  const VectorClock& own = thread(e.thread).clock;
+  if (e.op.kind != OpKind::kBufferFlush) return own;
+  const auto it = buffered_.find(e.op.partner);
+  if (it == buffered_.end()) return own;
+  scratch_before_ = own;
+  scratch_before_.join(it->second);
+  return scratch_before_;
+}
+
 std::uint32_t ClockTracker::thread_count(ThreadId t) const {
   return t < threads_.size() ? threads_[t].count : 0;
 }
@@ -151,6 +161,7 @@ const VectorClock& ClockTracker::add(const Event& e) {
     last_level_ = level;
     return creator.clock;
   }
+  if (op.kind == OpKind::kBufferedStore) buffered_[op.object] = clock;
   PerThread& after = thread(e.thread);
   after.clock = std::move(clock);
   after.level = level;

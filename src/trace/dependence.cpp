@@ -19,7 +19,8 @@ bool needs_free(const Operation& op) {
 // clock tracker. An atomic section conflicts where one of its accesses does.
 bool memory_conflict(const Operation& x, const Operation& y, ReadPolicy policy) {
   const bool reads_conflict = policy == ReadPolicy::kReadsConflict;
-  if (domain_of(x.kind) == Domain::kMemory && domain_of(y.kind) == Domain::kMemory) {
+  if (domain_of(x.kind) == Domain::kMemory && domain_of(y.kind) == Domain::kMemory &&
+      x.kind != OpKind::kBufferFlush && y.kind != OpKind::kBufferFlush) {
     if (x.object >= byte_end(y.object, y.size) || y.object >= byte_end(x.object, x.size))
       return false;
     return reads_conflict || !(is_read(x.kind) && is_read(y.kind));
@@ -98,6 +99,12 @@ bool may_be_coenabled(const Event& earlier, const Event& later) {
   const Operation& y = later.op;
   // An exit runs only when no other thread can: it is co-enabled with other exits only.
   if ((x.kind == OpKind::kProcessExit) != (y.kind == OpKind::kProcessExit)) return false;
+  // x86-TSO: a store's flush can run only once the store is buffered, and a fence only once its
+  // last store is flushed (op_kinds.def): the one enables the other.
+  if (x.kind == OpKind::kBufferedStore && y.kind == OpKind::kBufferFlush && y.partner == x.object)
+    return false;
+  if (x.kind == OpKind::kBufferFlush && y.kind == OpKind::kStoreFence && x.partner == y.object)
+    return false;
   if (touches_mutex(x) && touches_mutex(y) && mutex_of(x) == mutex_of(y)) {
     if (needs_held(x) && (needs_free(y) || needs_held(y))) return false;
     if (needs_free(x) && needs_held(y)) return false;

@@ -81,6 +81,13 @@ std::string describe(const Operation& op, const ThreadRegistry* threads) {
   std::string s = op_name(op.kind);
   switch (domain_of(op.kind)) {
     case Domain::kMemory:
+      // A store buffer's slot keys mean nothing to the reader: the location does.
+      if (op.kind == OpKind::kStoreFence) return s;
+      if (op.kind == OpKind::kBufferedStore) {
+        s += ' ' + object_name(op.partner);
+        if (op.size) s += " (" + std::to_string(op.size) + " bytes)";
+        return s;
+      }
       s += ' ';
       s += object_name(op.object);
       if (op.size) s += " (" + std::to_string(op.size) + " bytes)";

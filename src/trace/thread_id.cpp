@@ -26,19 +26,25 @@ std::string ThreadRegistry::name(ThreadId id) const {
   // Without recursion (a name parsed from a replay file's schedule can be millions of levels
   // deep), and without allocating beyond the string itself: in the runtime this runs inside
   // malloc's placement of a thread's heap, and short names fit the string's inline buffer.
+  // A store buffer's component is "b" (x86-TSO: "0.1.b" is thread 0.1's buffer).
+  const auto component = [&](ThreadId t, char* digits) {
+    if (entries_[t].index == kStoreBufferIndex) {
+      digits[0] = 'b';
+      return std::size_t{1};
+    }
+    return static_cast<std::size_t>(std::to_chars(digits, digits + 16, entries_[t].index).ptr -
+                                    digits);
+  };
   std::size_t length = 1;
   for (ThreadId t = id; t != kMainThread; t = entries_[t].parent) {
     char digits[16];
-    length +=
-        1 + static_cast<std::size_t>(
-                std::to_chars(digits, digits + sizeof digits, entries_[t].index).ptr - digits);
+    length += 1 + component(t, digits);
   }
   std::string out(length, '0');
   std::size_t end = length;
   for (ThreadId t = id; t != kMainThread; t = entries_[t].parent) {
     char digits[16];
-    const auto n = static_cast<std::size_t>(
-        std::to_chars(digits, digits + sizeof digits, entries_[t].index).ptr - digits);
+    const std::size_t n = component(t, digits);
     end -= n;
     out.replace(end, n, digits, n);
     out[--end] = '.';
@@ -55,6 +61,11 @@ std::optional<ThreadId> ThreadRegistry::intern(std::string_view text) {
   while (pos < text.size()) {
     if (text[pos] != '.') return std::nullopt;
     ++pos;
+    if (pos < text.size() && text[pos] == 'b' && (pos + 1 == text.size() || text[pos + 1] == '.')) {
+      ++pos;
+      id = child(id, kStoreBufferIndex);
+      continue;
+    }
     std::uint32_t index = 0;
     const char* begin = text.data() + pos;
     const char* end = text.data() + text.size();

@@ -8,6 +8,7 @@
 
 #include "weft/explore/exploration.hpp"
 #include "weft/explore/strategy.hpp"
+#include "weft/trace/memory_model.hpp"
 
 namespace weft::explorer {
 
@@ -20,6 +21,9 @@ struct ExploreOptions : StrategyChoice {
   /// Count the distinct Mazurkiewicz traces among the executions (a Foata fingerprint of each),
   /// to check a strategy's reduction; off unless asked, since no verdict needs it.
   bool count_traces = false;
+  /// The memory model the executions follow (docs/memory-models.md); only the strategies
+  /// marked kWeakMemory explore another than sequential consistency.
+  MemoryModel memory_model = MemoryModel::kSequentialConsistency;
   friend bool operator==(const ExploreOptions&, const ExploreOptions&) = default;
 };
 

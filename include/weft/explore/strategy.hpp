@@ -208,6 +208,9 @@ enum StrategyTakes : unsigned {
   kMatchesStatesWhenItCan = 1u << 10,
   /// --deadlocks: looks for deadlocks its executions do not run into (ExitBlock-DD, §6).
   kSearchesDeadlocks = 1u << 11,
+  /// --memory-model=tso: takes a store buffer's flushes as the steps of a thread of its own,
+  /// like any other (the strategies that reason only about the trace's events).
+  kWeakMemory = 1u << 12,
 };
 
 /// One row of the table of strategies: all that the front ends (the command line, the in-process

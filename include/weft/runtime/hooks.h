@@ -23,6 +23,8 @@
   X(void, __weft_write_range, (void* address, uint64_t size), "vpw")                       \
   /* An atomic instruction: kind is a weft_atomic_kind, ordering llvm::AtomicOrdering. */ \
   X(void, __weft_atomic, (void* address, uint64_t size, uint32_t kind, uint32_t ordering), "vpwii") \
+  /* Right after an atomic load or store instruction of up to 8 bytes (x86-TSO's buffers). */ \
+  X(void, __weft_atomic_after, (void), "v")                                               \
   /* The body of a __VERIFIER_atomic_* function: one atomic section. */                   \
   X(void, __weft_atomic_begin, (void), "v")                                                \
   X(void, __weft_atomic_end, (void), "v")                                                  \

@@ -38,6 +38,8 @@ inline constexpr const char* kBreakOnBugEnv = "WEFT_BREAK_ON_BUG";
 /// writes them into its environment and reads them back (each setting is one WEFT_* variable).
 struct ProgramOptions {
   std::string points = "sync";  ///< "sync" or "all": which accesses are scheduling points
+  /// The memory model the executions follow: "sc" or "tso" (memory_model_name).
+  std::string memory_model = "sc";
   std::uint32_t max_steps_per_thread = kDefaultMaxStepsPerThread;  ///< per thread (thesis §3.4)
   std::uint32_t max_threads = 1000;  ///< upper bound on the threads of one execution
   /// Inputs (__VERIFIER_nondet_*, weft_input_*) are explored symbolically; off (--nondet V):
@@ -100,12 +102,12 @@ inline constexpr const char* kRuntimeMarker = "weft-runtime-v1";
 /// expression mirror, kKnownExpressions; 9: directives carry PCT's priority changes; 10: traces
 /// carry a sleep-set walk's weight; 11: kCaveat records; 12: kLibraryCall records;
 /// 14: events and pending threads carry local states; 15: SchedulePolicy::kStickyInTurns;
-/// 16: kSegment records).
-inline constexpr int kProtocolVersion = 16;
+/// 16: kSegment records; 17: the memory model (WEFT_MEMORY_MODEL) and x86-TSO's operations).
+inline constexpr int kProtocolVersion = 17;
 /// The protocol version as a string every instrumented binary contains (fork_server.cpp), so that
 /// weft can refuse a binary built by another version before it starts it: an older runtime does
 /// not understand WEFT_CONTROL and would die before it could say HELLO.
-#define WEFT_PROTOCOL_MARKER "weft-protocol-v16"
+#define WEFT_PROTOCOL_MARKER "weft-protocol-v17"
 inline constexpr const char* kProtocolMarker = WEFT_PROTOCOL_MARKER;
 static_assert(WEFT_PROTOCOL_MARKER[sizeof WEFT_PROTOCOL_MARKER - 3] ==
                       '0' + kProtocolVersion / 10 &&

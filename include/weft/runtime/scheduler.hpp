@@ -7,6 +7,7 @@
 #include <string>
 
 #include "weft/trace/directive.hpp"
+#include "weft/trace/memory_model.hpp"
 #include "weft/trace/thread_id.hpp"
 #include "weft/trace/trace.hpp"
 
@@ -61,6 +62,10 @@ struct RunLimits {
   /// most thread-pointer writes, which are system calls without FSGSBASE. Every thread then has
   /// storage of its own, the first the OS thread's.
   bool lazy_thread_pointer = false;
+  /// The memory model the execution follows. Under x86-TSO a store made by store_buffered()
+  /// waits in its thread's buffer, and the buffer is a thread of its own whose flushes the
+  /// directive schedules (ThreadRegistry::store_buffer).
+  MemoryModel memory_model = MemoryModel::kSequentialConsistency;
   /// Bytes of the stack region for stacks of `stack_bytes`.
   static constexpr std::uintptr_t stack_region_bytes(std::size_t stack_bytes) {
     return kStackSlots * (stack_bytes + (std::uintptr_t{1} << 20));
@@ -163,6 +168,31 @@ class Scheduler {
   /// compiled without setting errno or calling other code (RunLimits::lazy_thread_pointer).
   std::uint8_t perform(const Operation& op, std::uint64_t site = 0,
                        bool returns_to_weft_code = false);
+  /// The memory model of the running execution (RunLimits::memory_model).
+  MemoryModel memory_model() const;
+  /// Under x86-TSO: the calling thread stores the `size` (at most 8) bytes at `bytes` to
+  /// `location`, whose memory is `where`: a visible kBufferedStore puts the store into the
+  /// thread's buffer, and a later flush, scheduled like any thread's step, writes it to `where`.
+  /// Under sequential consistency: a kAtomicStore, then the bytes are written. `bytes` may be
+  /// null under x86-TSO: the store's bytes are then given by complete_store() before the thread
+  /// performs anything else (a native store instruction runs in between).
+  /// `returns_to_weft_code` as for perform().
+  void store(ObjectKey location, void* where, const void* bytes, std::uint32_t size,
+             std::uint64_t site = 0, bool returns_to_weft_code = false);
+  /// The bytes of the calling thread's last buffered store, made by store() without them.
+  void complete_store(const void* bytes);
+  /// Overlays on `bytes`, what memory holds at `location` (`size` bytes), the calling thread's
+  /// buffered stores to it: what its load reads under x86-TSO. Nothing under sequential
+  /// consistency.
+  void forward_buffered(ObjectKey location, std::uint32_t size, void* bytes) const;
+  /// Under x86-TSO, if the calling thread stored since its last fence: waits until its buffer is
+  /// empty (a visible kStoreFence). perform() fences by itself before every operation that is
+  /// not a plain or atomic load or store (x86 drains the buffer for locked instructions and
+  /// system calls); a thread also fences before it ends.
+  void fence(std::uint64_t site = 0);
+  /// The object of [location, location+size) is gone: buffered stores to it, of any thread,
+  /// leave their buffers writing nothing. The calling thread fences first.
+  void forget_location(ObjectKey location, std::uint32_t size);
   /// Creates a thread running `body` (a visible kThreadCreate operation) and returns its id.
   /// `routine` names the code it starts at, the same in every execution (0: not known): the
   /// operation's partner, by which thread symmetry tells threads of one kind.

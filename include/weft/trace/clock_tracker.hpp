@@ -34,6 +34,10 @@ class ClockTracker {
 
   /// Clock of thread t after its last event (or its creation clock).
   const VectorClock& thread_clock(ThreadId t);
+  /// What happens before `e` if it runs next: its thread's clock, and for a store buffer's flush
+  /// (x86-TSO) also the clock of the store it flushes, which another thread made (that store
+  /// enabled it, as a creation enables a thread's first event). Valid until the next call.
+  const VectorClock& clock_before(const Event& e);
   /// The clock `e` would get if executed now, without adding it.
   VectorClock clock_if_executed(const Event& e);
   /// Number of events of thread t added so far.
@@ -83,6 +87,9 @@ class ClockTracker {
   std::vector<GranuleAccess> scratch_granules_;
   std::vector<bool> scratch_reads_;
   std::uint32_t last_level_ = 0;
+  // x86-TSO: the clock of each buffered store, by slot key, and clock_before's result.
+  std::unordered_map<ObjectKey, VectorClock> buffered_;
+  VectorClock scratch_before_;
 };
 
 }  // namespace weft

@@ -37,6 +37,20 @@ inline constexpr std::uint8_t kOpKindCount = 0
 /// everything) for one whose effects weft cannot see.
 inline constexpr ObjectKey kInlineAsmObject = 1;
 
+/// The slot key of thread `thread`'s `k`-th buffered store of an execution under x86-TSO
+/// (OpKind::kBufferedStore): a granule no program address or in-process object has (bit 63).
+inline constexpr ObjectKey store_buffer_slot(ThreadId thread, std::uint32_t k) {
+  return ObjectKey{1} << 63 | ObjectKey{thread} << 32 | ObjectKey{k} * 8;
+}
+/// Whether `key` is a store-buffer slot key.
+inline constexpr bool is_store_buffer_slot(ObjectKey key) {
+  return (key >> 63) != 0;
+}
+/// The thread whose store a slot key stands for.
+inline constexpr ThreadId store_buffer_owner(ObjectKey slot) {
+  return static_cast<ThreadId>((slot >> 32) & 0x7fffffff);
+}
+
 /// What kind of object an operation acts on; operations on different domains never interact.
 enum class Domain : std::uint8_t {
   kNone,
@@ -244,6 +258,8 @@ void for_each_access(const Operation& op, F&& f) {
       const ByteMask bytes = bytes_in_granule(op.object, op.size, g);
       f(g, writes ? ByteMask{0} : bytes, writes ? bytes : ByteMask{0});
     }
+    // A flush also writes its store's slot (op_kinds.def).
+    if (op.kind == OpKind::kBufferFlush) f(op.partner / kMemoryGranule, ByteMask{0}, ByteMask{1});
   } else if (op.kind == OpKind::kAtomicSection && op.footprint.known) {
     for (std::size_t i = 0; i < op.footprint.count; ++i) {
       const ByteMask written = op.footprint.written_bytes(i);

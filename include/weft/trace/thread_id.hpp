@@ -26,11 +26,20 @@ class ThreadRegistry {
 
   /// The id of the `index`-th thread created by `parent` (registered on first use).
   ThreadId child(ThreadId parent, std::uint32_t index);
+  /// The creation index that stands for a thread's store buffer (x86-TSO), named "b".
+  static constexpr std::uint32_t kStoreBufferIndex = 0xffffffffu;
+  /// The thread that flushes `owner`'s store buffer (registered on first use).
+  ThreadId store_buffer(ThreadId owner) { return child(owner, kStoreBufferIndex); }
+  /// Whether `id` is a store buffer's thread.
+  bool is_store_buffer(ThreadId id) const {
+    return id < entries_.size() && id != kMainThread && entries_[id].index == kStoreBufferIndex;
+  }
   ThreadId parent(ThreadId id) const { return entries_.at(id).parent; }
   std::uint32_t creation_index(ThreadId id) const { return entries_.at(id).index; }
   std::size_t size() const { return entries_.size(); }
 
-  /// Dotted creation path: main is "0", its first child "0.0", that child's second child "0.0.1".
+  /// Dotted creation path: main is "0", its first child "0.0", that child's second child "0.0.1";
+  /// a store buffer's last component is "b".
   std::string name(ThreadId id) const;
   /// Parses a dotted name and interns it; nullopt when the text is not a thread name.
   std::optional<ThreadId> intern(std::string_view name);

@@ -220,14 +220,14 @@ WEFT_STRATEGY_ROWS(
     {"preemption-bound",
      "every schedule with at most 0, 1, 2, ... preemptions (up to --bound), each bound "
      "completely before the next; no sleep sets",
-     100, ReadPolicy::kReadsCommute, kTakesBound,
+     100, ReadPolicy::kReadsCommute, kTakesBound | kWeakMemory,
      [](const StrategyConfig& config) {
        return std::unique_ptr<Strategy>(std::make_unique<BoundedSearch>(config, false));
      }},
     {"delay-bound",
      "every schedule with at most 0, 1, 2, ... delays of a round-robin scheduler (up to "
      "--bound), each bound completely before the next; no sleep sets",
-     110, ReadPolicy::kReadsCommute, kTakesBound, [](const StrategyConfig& config) {
+     110, ReadPolicy::kReadsCommute, kTakesBound | kWeakMemory, [](const StrategyConfig& config) {
        return std::unique_ptr<Strategy>(std::make_unique<BoundedSearch>(config, true));
      }})
 

@@ -19,7 +19,8 @@ class DepthFirstSearch final : public ExecutionTreeSearch {
 }  // namespace
 
 WEFT_STRATEGY_ROWS(dfs, {"dfs", "every interleaving (the oracle)", 40, ReadPolicy::kReadsCommute,
-                         kTakesSleepSets | kVisitsEveryState, [](const StrategyConfig& config) {
+                         kTakesSleepSets | kVisitsEveryState | kWeakMemory,
+                         [](const StrategyConfig& config) {
                            return std::unique_ptr<Strategy>(std::make_unique<DepthFirstSearch>(
                                config, ReadPolicy::kReadsCommute));
                          }})

@@ -186,14 +186,14 @@ class OptimalDpor final : public Strategy {
         }
         ++live_;
       }
-      if (j >= first_new) check(ev[j], j, tracker.thread_clock(ev[j].thread));
+      if (j >= first_new) check(ev[j], j, tracker.clock_before(ev[j]));
       candidates.add(j, ev[j]);
       clocks[j] = tracker.add(ev[j]);
       local[j] = tracker.thread_count(ev[j].thread);
     }
     for (const auto& p : trace.pending) {
       const Event e{p.thread, p.op};
-      check(e, n, tracker.thread_clock(p.thread));
+      check(e, n, tracker.clock_before(e));
     }
   }
 
@@ -275,7 +275,7 @@ class OptimalDpor final : public Strategy {
 WEFT_STRATEGY_ROWS(
     optimal_dpor,
     {"optimal", "optimal DPOR: source sets and wakeup trees, one execution per Mazurkiewicz trace",
-     0, ReadPolicy::kReadsCommute, 0, [](const StrategyConfig& config) {
+     0, ReadPolicy::kReadsCommute, kWeakMemory, [](const StrategyConfig& config) {
        std::unique_ptr<Strategy> search = std::make_unique<OptimalDpor>(config);
        if (!config.estimate_size) return search;
        return with_size_estimate(std::move(search), config, ReadPolicy::kReadsCommute);

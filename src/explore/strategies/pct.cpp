@@ -105,6 +105,6 @@ WEFT_STRATEGY_ROWS(
           "probabilistic concurrency testing: random thread priorities changed at --depth - 1 "
           "random steps; finds a bug of that depth with a known probability per execution, not "
           "exhaustive",
-          80, ReadPolicy::kReadsCommute, kTakesExecutions | kTakesDepth, made<Pct>})
+          80, ReadPolicy::kReadsCommute, kTakesExecutions | kTakesDepth | kWeakMemory, made<Pct>})
 
 }  // namespace weft::explorer

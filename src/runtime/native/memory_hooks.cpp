@@ -2,6 +2,7 @@
 // every shared access is a visible operation; with --points=sync plain accesses are only checked
 // for data races and atomics are the scheduling points.
 #include <cstdint>
+#include <cstring>
 
 #include "code_modules.hpp"
 #include "heap_shadow.hpp"
@@ -54,6 +55,36 @@ bool in_freed_block(const void* addr, std::uint64_t size) {
   return HeapShadow::covers(a) && !HeapShadow::accessible(a, size) &&
          HeapShadow::state(HeapShadow::first_inaccessible(a, size)) ==
              weft::runtime::native::kFreedBlock;
+}
+
+// x86-TSO: before the atomic load or store instruction at `addr` runs, memory is made to hold
+// what it should act on: for a load, the thread's own buffered stores over memory (x86 forwards
+// them); for a store, memory as it is, kept to be put back once the instruction has written the
+// bytes the buffer takes (__weft_atomic_after). No other thread runs in between.
+void buffer_access(NativeRuntime& rt, void* addr, std::uint64_t size, bool store,
+                   std::uint32_t ordering, std::uint64_t site) {
+  NativeRuntime::TsoAccess& a = rt.tso_access();
+  // One left set up (an inline-assembly statement with two memory operands) is undone first:
+  // memory is never left holding a thread's view.
+  if (a.address) {
+    if (a.store) rt.scheduler().complete_store(a.address);
+    std::memcpy(a.address, a.memory, a.size);
+    a.address = nullptr;
+  }
+  auto* bytes = static_cast<unsigned char*>(addr);
+  a.size = static_cast<std::uint32_t>(size);
+  std::memcpy(a.memory, bytes, a.size);
+  if (!store) {
+    unsigned char seen[8];
+    std::memcpy(seen, a.memory, a.size);
+    rt.scheduler().forward_buffered(reinterpret_cast<weft::ObjectKey>(addr), a.size, seen);
+    if (std::memcmp(seen, a.memory, a.size) == 0) return;  // nothing of its own buffered
+    std::memcpy(bytes, seen, a.size);
+  }
+  a.address = bytes;
+  a.store = store;
+  a.seq_cst = ordering == kSequentiallyConsistent;
+  a.site = site;
 }
 
 std::uint32_t clamp_size(std::uint64_t size) {
@@ -182,15 +213,22 @@ void __weft_write_range(void* addr, std::uint64_t size) {
   plain_access(addr, size, true, WEFT_CALLER_SITE());
 }
 
-// Atomics are treated as sequentially consistent (weaker orderings are noted for the verdict):
-// each is one visible operation, run right after this returns.
+// Each atomic instruction is one visible operation, run right after this returns. Under
+// sequential consistency that is all (weaker orderings are noted for the verdict). Under x86-TSO
+// (docs/memory-models.md) a load or store of up to 8 bytes runs against memory set up for it
+// (buffer_access) and __weft_atomic_after undoes that; read-modify-writes drain the buffer
+// (perform does), and a seq_cst fence waits for it (mfence); other fences are no-ops on x86.
 void __weft_atomic(void* addr, std::uint64_t size, std::uint32_t kind, std::uint32_t ordering) {
   NativeRuntime* rt = NativeRuntime::for_hook();
   if (!rt) return;
   const std::uint64_t site = WEFT_CALLER_SITE();
   RuntimeScope scope(*rt);
   if (weaker_than_sequential_consistency(kind, ordering)) rt->note_weak_atomic(site);
-  if (kind == kFence) return;
+  const bool tso = rt->scheduler().memory_model() == weft::MemoryModel::kTso;
+  if (kind == kFence) {
+    if (tso && ordering == kSequentiallyConsistent) rt->scheduler().fence(site);
+    return;
+  }
   static constexpr OpKind kOps[] = {OpKind::kAtomicLoad, OpKind::kAtomicStore, OpKind::kAtomicRmw,
                                     OpKind::kAtomicCas};
   auto& sched = rt->scheduler();
@@ -201,9 +239,17 @@ void __weft_atomic(void* addr, std::uint64_t size, std::uint32_t kind, std::uint
     note_atomic_for_spin(*rt, addr, size, kind);
     return;
   }
-  sched.perform(
-      Operation{kOps[kind & 3], 0, clamp_size(size), reinterpret_cast<weft::ObjectKey>(addr), 0},
-      site, true);
+  const bool buffered = tso && (kind == kLoad || kind == kStore) && size <= 8;
+  if (buffered && kind == kStore) {
+    // Into the buffer, with its bytes once the instruction has written them.
+    sched.store(reinterpret_cast<weft::ObjectKey>(addr), addr, nullptr,
+                static_cast<std::uint32_t>(size), site, true);
+  } else {
+    sched.perform(
+        Operation{kOps[kind & 3], 0, clamp_size(size), reinterpret_cast<weft::ObjectKey>(addr), 0},
+        site, true);
+  }
+  if (buffered) buffer_access(*rt, addr, size, kind == kStore, ordering, site);
   // Races first, as for plain accesses: an atomic access to a freed block races with the free.
   if (!rt->options().every_access) {
     auto reports = rt->races().access(
@@ -215,6 +261,19 @@ void __weft_atomic(void* addr, std::uint64_t size, std::uint32_t kind, std::uint
   check_heap(*rt, addr, size, kind != kLoad, site);
   if ((kind & 3) != kStore && rt->options().record_values) rt->note_value_read(addr, size);
   note_atomic_for_spin(*rt, addr, size, kind);
+}
+
+// After an atomic load or store of up to 8 bytes: under x86-TSO, what buffer_access set up for
+// it is undone (a store's bytes go into the buffer, memory gets back what it held).
+void __weft_atomic_after(void) {
+  NativeRuntime* rt = NativeRuntime::for_hook();
+  if (!rt || !rt->tso_access().address) return;
+  RuntimeScope scope(*rt);
+  NativeRuntime::TsoAccess& a = rt->tso_access();
+  if (a.store) rt->scheduler().complete_store(a.address);
+  std::memcpy(a.address, a.memory, a.size);
+  a.address = nullptr;
+  if (a.store && a.seq_cst) rt->scheduler().fence(a.site);  // mov + mfence
 }
 
 // An inline-assembly statement (inline_asm_instrumenter.cpp). A barrier (no operands) is a

@@ -209,6 +209,18 @@ class NativeRuntime {
   /// An atomic weaker than sequential consistency ran at `site` (CaveatKind::kWeakAtomics); cheap
   /// once the execution has noted as many places as it names.
   void note_weak_atomic(std::uint64_t site);
+  /// x86-TSO: an atomic load or store of the running thread that the hook before it let through
+  /// to memory, which holds for the instruction what the thread sees (a load: its buffered
+  /// stores over memory), and __weft_atomic_after puts back right after it (memory_hooks.cpp).
+  struct TsoAccess {
+    unsigned char* address = nullptr;  ///< null: none
+    std::uint32_t size = 0;
+    bool store = false;
+    bool seq_cst = false;  ///< a seq_cst store: fenced after
+    std::uint64_t site = 0;
+    unsigned char memory[8] = {};  ///< what memory held before
+  };
+  TsoAccess& tso_access() { return tso_access_; }
   /// A sanitizer the program was built with reported an error (`report`: one line, in weft's
   /// terms), which is about to end the process: the log gets the events so far, the running
   /// thread and the report (sanitizer_reports.cpp).
@@ -315,6 +327,7 @@ class NativeRuntime {
   std::vector<weft::Caveat> noted_caveats_;
   std::array<std::uint64_t, 4> weak_atomic_sites_{};
   std::size_t weak_atomic_sites_noted_ = 0;
+  TsoAccess tso_access_;
 };
 
 /// The process's name and CPU set, which main's identity starts from in every execution. Read
