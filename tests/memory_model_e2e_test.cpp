@@ -31,6 +31,13 @@ TEST(MemoryModelEndToEnd, PetersonWithReleaseAcquireExcludesUnderScOnly) {
   // Both threads' flags waited in their buffers while they read each other's.
   EXPECT_TRUE(interleaving_has(tso, "buffered_store")) << tso.out;
   EXPECT_TRUE(interleaving_has(tso, "flush")) << tso.out;
+  // The report says which store a load did not see, and where it waited.
+  const CliRun text = weft_cli("check " + fixture(kPeterson) + " --memory-model=tso");
+  EXPECT_NE(text.out.find("^ does not see the store of thread 0."), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("peterson_release_acquire.c:16 (worker)): it is still in that "
+                          "thread's store buffer"),
+            std::string::npos)
+      << text.out;
 
   // With an mfence between the stores and the loads, x86 excludes too; the verdict says which
   // model every behaviour was explored under.

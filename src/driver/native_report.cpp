@@ -108,6 +108,19 @@ EventText event_text(const explorer::FoundBug& bug, const ThreadRegistry& thread
     if (!loc.library.empty()) where += ", in " + location_text(loc);
     return where;
   };
+  // x86-TSO: what a load did not see, or saw only in its own buffer.
+  for (std::size_t i = 0; i < bug.trace.events.size(); ++i) {
+    for (const std::size_t j : stores_still_buffered(bug.trace, i)) {
+      const Event& store = bug.trace.events[j];
+      const std::string at = text.location(j);
+      const std::string what = "step " + std::to_string(j + 1) + (at.empty() ? "" : ", " + at);
+      text.marks[i + 1].push_back(
+          store.thread == bug.trace.events[i].thread
+              ? "^ reads its own store (" + what + "), still in its store buffer"
+              : "^ does not see the store of thread " + threads.name(store.thread) + " (" + what +
+                    "): it is still in that thread's store buffer");
+    }
+  }
   return text;
 }
 

@@ -32,7 +32,8 @@ std::string format_interleaving(const Trace& trace, const ThreadRegistry& thread
   for (const auto& e : trace.events) column.emplace(e.thread, column.size());
   for (const auto& p : trace.pending) column.emplace(p.thread, column.size());
   std::size_t name_width = 6;
-  for (const auto& [t, c] : column) name_width = std::max(name_width, threads.name(t).size() + 2);
+  // "[name]" and a space before the operation.
+  for (const auto& [t, c] : column) name_width = std::max(name_width, threads.name(t).size() + 3);
 
   // Lines without the location, then the location column aligned after the longest.
   std::vector<std::string> lines;

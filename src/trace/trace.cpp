@@ -102,4 +102,22 @@ void Trace::clear_steps() {
   keep_steps(0);
 }
 
+std::vector<std::size_t> stores_still_buffered(const Trace& trace, std::size_t load) {
+  std::vector<std::size_t> out;
+  if (load >= trace.events.size() || trace.events[load].op.kind != OpKind::kAtomicLoad) return out;
+  const Operation& l = trace.events[load].op;
+  for (std::size_t j = 0; j < load; ++j) {
+    const Operation& s = trace.events[j].op;
+    if (s.kind != OpKind::kBufferedStore || s.partner >= byte_end(l.object, l.size) ||
+        l.object >= byte_end(s.partner, s.size))
+      continue;
+    bool flushed = false;
+    for (std::size_t k = j + 1; k < load && !flushed; ++k)
+      flushed =
+          trace.events[k].op.kind == OpKind::kBufferFlush && trace.events[k].op.partner == s.object;
+    if (!flushed) out.push_back(j);
+  }
+  return out;
+}
+
 }  // namespace weft

@@ -258,4 +258,9 @@ struct Trace {
   void clear_steps();
 };
 
+/// x86-TSO: for the load at step `load` (an atomic load), the steps that made buffered stores
+/// to bytes it reads which had not been flushed when it ran, oldest first: its own thread's it
+/// reads, other threads' it does not see.
+std::vector<std::size_t> stores_still_buffered(const Trace& trace, std::size_t load);
+
 }  // namespace weft
