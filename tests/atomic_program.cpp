@@ -59,10 +59,10 @@ AtomicProgram draw(std::mt19937_64& rng) {
                                              std::memory_order_seq_cst};
   AtomicProgram p;
   p.vars = uniform(1, 3);
-  const int n = uniform(2, 3);
+  const int n = uniform(2, 4);
   for (int t = 0; t < n; ++t) {
     std::vector<AtomicInstr> code;
-    const int length = uniform(1, 4);
+    const int length = uniform(1, 5);
     while (static_cast<int>(code.size()) < length) {
       const int roll = uniform(0, 9);
       AtomicInstr in{};

@@ -30,7 +30,7 @@ struct AtomicProgram {
   std::string describe() const;
 };
 
-/// A program of 2–3 threads of 1–4 instructions over 1–3 atomic locations, with loads and
+/// A program of 2–4 threads of 1–5 instructions over 1–3 atomic locations, with loads and
 /// stores of every order, fetch-adds and fences of every order; redrawn while a bound on its
 /// interleavings under x86-TSO (each store also flushed by its buffer) exceeds
 /// `max_interleavings`.

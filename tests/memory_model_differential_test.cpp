@@ -16,7 +16,7 @@
 namespace weft::testing {
 namespace {
 
-constexpr double kMaxInterleavings = 20000;
+constexpr double kMaxInterleavings = 2e6;
 
 int seed_setting(const char* name, int fallback) {
   const char* v = std::getenv(name);

@@ -47,6 +47,23 @@ TEST(MemoryModelEndToEnd, PetersonWithReleaseAcquireExcludesUnderScOnly) {
       << fenced.out;
 }
 
+// Chase-Lev with its fences as the code has them (tests/native/chase_lev.c): explored completely
+// under both models with them; without take()'s fence, an item taken twice under TSO only.
+TEST(MemoryModelEndToEnd, ChaseLevNeedsTheFenceInTakeOnX86) {
+  for (const char* model : {"sc", "tso"}) {
+    const CliRun fenced =
+        weft_cli("check --json -q " + fixture("chase_lev.c") + " --memory-model=" + model);
+    EXPECT_EQ(fenced.exit_code, 0) << model << ": " << fenced.out << fenced.err;
+  }
+  const CliRun sc = weft_cli("check --json -q " + fixture("chase_lev.c") +
+                             " --memory-model=sc -- -DNO_TAKE_FENCE");
+  EXPECT_EQ(sc.exit_code, 0) << sc.out << sc.err;
+  const CliRun tso = weft_cli("check --json -q " + fixture("chase_lev.c") +
+                              " --memory-model=tso -- -DNO_TAKE_FENCE");
+  ASSERT_EQ(tso.exit_code, 1) << tso.out << tso.err;
+  EXPECT_NE(first_bug_message(tso).find("an item was taken twice"), std::string::npos) << tso.out;
+}
+
 TEST(MemoryModelEndToEnd, TheReplayFileKeepsTheModel) {
   ASSERT_EQ(check(kPeterson, "--memory-model=tso").exit_code, 1);
   const CliRun r = weft_cli("replay --json " + replay_file(kPeterson));
