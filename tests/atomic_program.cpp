@@ -1,5 +1,6 @@
 #include "atomic_program.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <random>
@@ -48,7 +49,7 @@ double interleaving_bound(const AtomicProgram& p) {
   return std::exp(log_bound);
 }
 
-AtomicProgram draw(std::mt19937_64& rng) {
+AtomicProgram draw(std::mt19937_64& rng, const AtomicProgramShape& shape) {
   auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   constexpr std::memory_order kLoadOrders[] = {std::memory_order_relaxed, std::memory_order_acquire,
                                                std::memory_order_seq_cst};
@@ -58,27 +59,29 @@ AtomicProgram draw(std::mt19937_64& rng) {
                                              std::memory_order_release, std::memory_order_acq_rel,
                                              std::memory_order_seq_cst};
   AtomicProgram p;
-  p.vars = uniform(1, 3);
-  const int n = uniform(2, 4);
+  p.vars = uniform(1, shape.max_vars);
+  const int n = uniform(shape.min_threads, shape.max_threads);
+  const auto& w = shape.weights;
   for (int t = 0; t < n; ++t) {
     std::vector<AtomicInstr> code;
-    const int length = uniform(1, 5);
+    const int length = uniform(shape.min_length, shape.max_length);
     while (static_cast<int>(code.size()) < length) {
-      const int roll = uniform(0, 9);
+      int roll = uniform(0, w[0] + w[1] + w[2] + w[3] + w[4] - 1);
       AtomicInstr in{};
       in.var = uniform(0, p.vars - 1);
-      if (roll <= 3) {
+      // roll picks a kind by its weight: past the loads' share, the stores', and so on.
+      if (roll < w[0]) {
         in.kind = AtomicInstr::kLoad;
         in.order = kLoadOrders[uniform(0, 2)];
-      } else if (roll <= 6) {
+      } else if ((roll -= w[0]) < w[1]) {
         in.kind = AtomicInstr::kStore;
         in.value = uniform(1, 2);
         in.order = kStoreOrders[uniform(0, 2)];
-      } else if (roll == 7) {
+      } else if ((roll -= w[1]) < w[2]) {
         in.kind = AtomicInstr::kFetchAdd;
         in.value = 1;
         in.order = kAnyOrder[uniform(0, 4)];
-      } else if (roll == 8) {
+      } else if ((roll -= w[2]) < w[3]) {
         in.kind = AtomicInstr::kFence;
         in.order = kAnyOrder[uniform(1, 4)];
       } else {
@@ -90,6 +93,30 @@ AtomicProgram draw(std::mt19937_64& rng) {
     p.threads.push_back(std::move(code));
   }
   return p;
+}
+
+// The classic litmus shapes, as (kind, location) per thread: the skeletons weak programs grow
+// from.
+struct Skeleton {
+  std::vector<std::vector<std::pair<AtomicInstr::Kind, int>>> threads;
+};
+
+std::vector<Skeleton> skeletons() {
+  constexpr auto L = AtomicInstr::kLoad, S = AtomicInstr::kStore;
+  return {
+      {{{{S, 0}, {L, 1}}, {{S, 1}, {L, 0}}}},                      // SB
+      {{{{S, 0}, {S, 1}}, {{L, 1}, {L, 0}}}},                      // MP
+      {{{{L, 0}, {S, 1}}, {{L, 1}, {S, 0}}}},                      // LB
+      {{{{S, 0}}, {{S, 1}}, {{L, 0}, {L, 1}}, {{L, 1}, {L, 0}}}},  // IRIW
+      {{{{S, 0}}, {{L, 0}, {S, 1}}, {{L, 1}, {L, 0}}}},            // WRC
+      {{{{S, 0}, {S, 1}}, {{S, 1}, {S, 0}}}},                      // 2+2W
+      {{{{S, 0}, {S, 1}}, {{S, 1}, {L, 0}}}},                      // R
+      {{{{S, 0}, {S, 1}}, {{L, 1}, {S, 0}}}},                      // S
+      {{{{S, 0}, {S, 1}}, {{L, 1}, {S, 2}}, {{L, 2}, {L, 0}}}},    // ISA2
+      {{{{S, 0}, {L, 1}}, {{S, 1}, {L, 2}}, {{S, 2}, {L, 0}}}},    // 3.SB
+      {{{{S, 0}}, {{L, 0}, {L, 0}}}},                              // CoRR
+      {{{{S, 0}, {S, 0}}, {{L, 0}, {S, 0}}}},                      // coherence of one location
+  };
 }
 
 }  // namespace
@@ -123,10 +150,68 @@ std::string AtomicProgram::describe() const {
   return s;
 }
 
-AtomicProgram generate_atomic_program(std::uint64_t seed, double max_interleavings) {
+AtomicProgram generate_atomic_program(std::uint64_t seed, double max_interleavings,
+                                      const AtomicProgramShape& shape) {
   std::mt19937_64 rng(seed);
   for (;;) {
-    AtomicProgram p = draw(rng);
+    AtomicProgram p = draw(rng, shape);
+    if (interleaving_bound(p) <= max_interleavings) return p;
+  }
+}
+
+static AtomicProgram grow_weak_program(std::mt19937_64& rng) {
+  auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  constexpr std::memory_order kLoadOrders[] = {std::memory_order_relaxed, std::memory_order_acquire,
+                                               std::memory_order_seq_cst};
+  constexpr std::memory_order kStoreOrders[] = {
+      std::memory_order_relaxed, std::memory_order_release, std::memory_order_seq_cst};
+  constexpr std::memory_order kAnyOrder[] = {std::memory_order_relaxed, std::memory_order_acquire,
+                                             std::memory_order_release, std::memory_order_acq_rel,
+                                             std::memory_order_seq_cst};
+  static const std::vector<Skeleton> kSkeletons = skeletons();
+  const Skeleton& base = kSkeletons[uniform(0, static_cast<int>(kSkeletons.size()) - 1)];
+  AtomicProgram p;
+  for (const auto& t : base.threads)
+    for (const auto& [kind, var] : t) p.vars = std::max(p.vars, var + 1);
+  auto random_fence = [&] {
+    return AtomicInstr{AtomicInstr::kFence, 0, 0, kAnyOrder[uniform(1, 4)]};
+  };
+  for (const auto& t : base.threads) {
+    std::vector<AtomicInstr> code;
+    for (const auto& [kind, var] : t) {
+      if (!code.empty() && uniform(0, 4) == 0) code.push_back(random_fence());
+      AtomicInstr in{kind, var, 1, std::memory_order_relaxed};
+      if (kind == AtomicInstr::kLoad) {
+        in.value = 0;
+        in.order = kLoadOrders[uniform(0, 2)];
+      } else {
+        in.order = kStoreOrders[uniform(0, 2)];
+      }
+      if (uniform(0, 7) == 0) in = {AtomicInstr::kFetchAdd, var, 1, kAnyOrder[uniform(0, 4)]};
+      code.push_back(in);
+    }
+    if (uniform(0, 5) == 0) code.push_back({AtomicInstr::kAssertNot, 0, uniform(0, 2)});
+    p.threads.push_back(std::move(code));
+  }
+  // Now and then a thread more, of one or two random accesses.
+  if (uniform(0, 4) == 0) {
+    std::vector<AtomicInstr> code;
+    for (int k = uniform(1, 2); k > 0; --k) {
+      const int var = uniform(0, p.vars - 1);
+      if (uniform(0, 1) == 0)
+        code.push_back({AtomicInstr::kLoad, var, 0, kLoadOrders[uniform(0, 2)]});
+      else
+        code.push_back({AtomicInstr::kStore, var, uniform(1, 2), kStoreOrders[uniform(0, 2)]});
+    }
+    p.threads.push_back(std::move(code));
+  }
+  return p;
+}
+
+AtomicProgram generate_weak_program(std::uint64_t seed, double max_interleavings) {
+  std::mt19937_64 rng(seed ^ 0x5eed'0f'11'7e57ULL);
+  for (;;) {
+    AtomicProgram p = grow_weak_program(rng);
     if (interleaving_bound(p) <= max_interleavings) return p;
   }
 }

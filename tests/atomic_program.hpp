@@ -30,11 +30,29 @@ struct AtomicProgram {
   std::string describe() const;
 };
 
-/// A program of 2–4 threads of 1–5 instructions over 1–3 atomic locations, with loads and
-/// stores of every order, fetch-adds and fences of every order; redrawn while a bound on its
-/// interleavings under x86-TSO (each store also flushed by its buffer) exceeds
+/// What generate_atomic_program draws from: how many locations, threads and instructions, and
+/// the weights of loads, stores, fetch-adds, fences and assertions.
+struct AtomicProgramShape {
+  int max_vars = 3;
+  int min_threads = 2, max_threads = 4;
+  int min_length = 1, max_length = 5;
+  int weights[5] = {4, 3, 1, 1, 1};
+};
+
+/// A program of the shape's threads of its instructions over 1 to max_vars atomic locations,
+/// with loads and stores of every order, fetch-adds and fences of every order; redrawn while a
+/// bound on its interleavings under x86-TSO (each store also flushed by its buffer) exceeds
 /// `max_interleavings`.
-AtomicProgram generate_atomic_program(std::uint64_t seed, double max_interleavings);
+AtomicProgram generate_atomic_program(std::uint64_t seed, double max_interleavings,
+                                      const AtomicProgramShape& shape = {});
+
+/// A program grown from one of the classic litmus shapes (SB, MP, LB, IRIW, WRC, 2+2W, R, S,
+/// ISA2, 3.SB, CoRR, coherence of one location): its accesses get random orders, some become
+/// fetch-adds, fences of random orders come between some, a thread may end in an assertion,
+/// and now and then a thread more joins. Many such programs have outcomes only a weak model
+/// allows, which random programs seldom have. Redrawn while the bound on its interleavings
+/// under x86-TSO exceeds `max_interleavings`.
+AtomicProgram generate_weak_program(std::uint64_t seed, double max_interleavings = 1e300);
 
 /// The program as a weft test closure: its final state (the locations, then every value each
 /// thread read, in order) goes into `out`.
