@@ -194,3 +194,97 @@ INSTANTIATE_TEST_SUITE_P(Programs, Rc11MachineWeak,
 
 }  // namespace
 }  // namespace weft::testing
+
+namespace weft::testing {
+namespace {
+
+// Single scenarios, each a rule of RC11's happens-before the random programs may seldom hit.
+constexpr rc11::Location kX = 1, kY = 2;
+using rc11::Mode;
+
+rc11::Machine with_threads(int count) {
+  rc11::Machine m;
+  m.add_thread(0, kNoThread);
+  m.touch(kX, 0);
+  m.touch(kY, 0);
+  for (int t = 1; t < count; ++t) m.add_thread(static_cast<ThreadId>(t), 0);
+  return m;
+}
+
+TEST(Rc11Machine, AThreadSeesWhatHappenedBeforeItWasCreated) {
+  rc11::Machine m;
+  m.add_thread(0, kNoThread);
+  m.touch(kX, 0);
+  m.store(0, kX, Mode::kRelaxed, m.latest(kX), 1);
+  m.add_thread(1, 0);
+  EXPECT_EQ(m.load_options(1, kX, Mode::kRelaxed), std::vector{m.latest(kX)});
+}
+
+TEST(Rc11Machine, AJoinShowsTheJoinedThreadsStores) {
+  rc11::Machine m = with_threads(2);
+  m.store(1, kX, Mode::kRelaxed, m.latest(kX), 1);
+  EXPECT_EQ(m.load_options(0, kX, Mode::kRelaxed).size(), 2u);  // the initial value, or 1
+  m.join(0, 1);
+  EXPECT_EQ(m.load_options(0, kX, Mode::kRelaxed), std::vector{m.latest(kX)});
+  // ... and a store after the join goes after it in coherence order.
+  EXPECT_EQ(m.store_options(0, kX, Mode::kRelaxed), std::vector{m.latest(kX)});
+}
+
+TEST(Rc11Machine, SynchronisationOutsideTheAtomicsOrdersLikeAMutex) {
+  rc11::Machine m = with_threads(3);
+  m.store(1, kX, Mode::kRelaxed, m.latest(kX), 1);
+  EXPECT_EQ(m.load_options(2, kX, Mode::kRelaxed).size(), 2u);
+  m.synchronise(1, 2);  // thread 1 unlocks a mutex that thread 2 then locks
+  EXPECT_EQ(m.load_options(2, kX, Mode::kRelaxed), std::vector{m.latest(kX)});
+}
+
+// Message passing: thread 1 writes x, then the flag y; thread 2 reads the flag with `flag` and
+// then x. Returns how many stores thread 2 may read x from.
+std::size_t message_passing(Mode flag_store, Mode flag_load, bool relay_through_update,
+                            bool second_store) {
+  rc11::Machine m = with_threads(4);
+  m.store(1, kX, Mode::kRelaxed, m.latest(kX), 1);
+  m.store(1, kY, flag_store, m.latest(kY), 1);
+  if (second_store) m.store(1, kY, Mode::kRelaxed, m.latest(kY), 2);
+  if (relay_through_update) m.update(3, kY, Mode::kRelaxed, m.latest(kY), 5);
+  m.load(2, kY, flag_load, m.latest(kY));
+  return m.load_options(2, kX, Mode::kRelaxed).size();
+}
+
+TEST(Rc11Machine, ReleaseAcquireMakesTheDataVisible) {
+  EXPECT_EQ(message_passing(Mode::kRelease, Mode::kAcquire, false, false), 1u);
+  EXPECT_EQ(message_passing(Mode::kRelaxed, Mode::kAcquire, false, false), 2u);
+  EXPECT_EQ(message_passing(Mode::kRelease, Mode::kRelaxed, false, false), 2u);
+}
+
+// RC11 §3: a release sequence goes on through read-modify-writes of other threads (rf; rmw) and
+// through the releasing thread's own later stores to the location ([W]; po|loc; [W]).
+TEST(Rc11Machine, AReleaseSequenceGoesOnThroughUpdatesAndTheThreadsLaterStores) {
+  EXPECT_EQ(message_passing(Mode::kRelease, Mode::kAcquire, true, false), 1u);
+  EXPECT_EQ(message_passing(Mode::kRelease, Mode::kAcquire, false, true), 1u);
+  EXPECT_EQ(message_passing(Mode::kRelaxed, Mode::kAcquire, true, true), 2u);
+}
+
+TEST(Rc11Machine, FencesSynchroniseThroughRelaxedAccesses) {
+  rc11::Machine m = with_threads(3);
+  m.store(1, kX, Mode::kRelaxed, m.latest(kX), 1);
+  m.fence(1, Mode::kRelease);
+  m.store(1, kY, Mode::kRelaxed, m.latest(kY), 1);
+  m.load(2, kY, Mode::kRelaxed, m.latest(kY));
+  EXPECT_EQ(m.load_options(2, kX, Mode::kRelaxed).size(), 2u);  // not yet: no acquire
+  m.fence(2, Mode::kAcquire);
+  EXPECT_EQ(m.load_options(2, kX, Mode::kRelaxed), std::vector{m.latest(kX)});
+}
+
+TEST(Rc11Machine, AnUpdateTakesAStoreNoOtherUpdateTook) {
+  rc11::Machine m = with_threads(3);
+  const rc11::EventId initial = m.latest(kX);
+  m.update(1, kX, Mode::kRelaxed, initial, 1);
+  // Thread 2's update cannot also read the initial value, nor a store go between the two.
+  EXPECT_EQ(m.update_options(2, kX, Mode::kRelaxed), std::vector{m.latest(kX)});
+  EXPECT_EQ(m.store_options(2, kX, Mode::kRelaxed), std::vector{m.latest(kX)});
+  EXPECT_EQ(m.load_options(2, kX, Mode::kRelaxed).size(), 2u);
+}
+
+}  // namespace
+}  // namespace weft::testing
