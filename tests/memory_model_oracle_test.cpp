@@ -201,7 +201,8 @@ TEST_P(OracleLitmus, WeftReachesWhatTheOracleAllows) {
   const LitmusCase& c = GetParam();
   for (const auto& [model, axioms] :
        {std::pair{MemoryModel::kSequentialConsistency, AxiomaticModel::kSc},
-        std::pair{MemoryModel::kTso, AxiomaticModel::kTso}}) {
+        std::pair{MemoryModel::kTso, AxiomaticModel::kTso},
+        std::pair{MemoryModel::kRc11, AxiomaticModel::kRc11}}) {
     Options o;
     o.strategy = StrategyKind::kDfs;
     o.memory_model = model;

@@ -14,6 +14,7 @@
 
 #include "atomic_program.hpp"
 #include "memory_model_oracle.hpp"
+#include "weft/weft.hpp"
 
 namespace weft::testing {
 namespace {
@@ -141,6 +142,22 @@ void expect_machine_equals_axioms(const AtomicProgram& p, const std::string& whe
   EXPECT_EQ(machine.bugs, axioms.bugs) << where << ":\n" << p.describe();
 }
 
+// weft's DFS under RC11, in process (the scheduler running the machine, the strategy exploring
+// every interleaving with every option), against the axioms.
+void expect_weft_equals_axioms(const AtomicProgram& p, const std::string& where) {
+  const Observed axioms = allowed_outcomes(p, AxiomaticModel::kRc11);
+  Options o;
+  o.strategy = StrategyKind::kDfs;
+  o.memory_model = MemoryModel::kRc11;
+  const ProgramRun weft = explore_atomic_program(p, o);
+  EXPECT_EQ(weft.result.verdict == Verdict::kIncomplete, false) << where;
+  EXPECT_EQ(weft.observed.final_states, axioms.final_states)
+      << "weft" << show(weft.observed.final_states) << ", axioms" << show(axioms.final_states)
+      << "; " << where << ":\n"
+      << p.describe();
+  EXPECT_EQ(weft.observed.bugs, axioms.bugs) << "weft; " << where << ":\n" << p.describe();
+}
+
 int setting(const char* name, int fallback) {
   const char* v = std::getenv(name);
   return v && *v ? std::atoi(v) : fallback;
@@ -163,10 +180,11 @@ double interleavings(const AtomicProgram& p) {
 }
 
 template <typename Generate>
-std::pair<std::uint64_t, AtomicProgram> small_program(int index, Generate generate) {
+std::pair<std::uint64_t, AtomicProgram> small_program(int index, Generate generate,
+                                                      double max = kMaxInterleavings) {
   for (auto seed = static_cast<std::uint64_t>(index) * 1000;; ++seed) {
     AtomicProgram p = generate(seed);
-    if (interleavings(p) <= kMaxInterleavings) return {seed, std::move(p)};
+    if (interleavings(p) <= max) return {seed, std::move(p)};
   }
 }
 
@@ -191,6 +209,27 @@ TEST_P(Rc11MachineWeak, ReachesExactlyTheConsistentGraphs) {
 
 INSTANTIATE_TEST_SUITE_P(Programs, Rc11MachineWeak,
                          ::testing::Range(kFirstSeed, kFirstSeed + kPrograms));
+
+// weft runs the whole program (main creating and joining the threads, each fence a step) with
+// DFS and no sleep sets: smaller programs.
+constexpr double kMaxWeftInterleavings = 200;
+
+class Rc11Weft : public ::testing::TestWithParam<int> {};
+
+TEST_P(Rc11Weft, DfsReachesExactlyTheConsistentGraphs) {
+  const bool weak = GetParam() % 2 == 1;
+  const auto [seed, p] =
+      weak ? small_program(
+                 GetParam(), [](std::uint64_t s) { return generate_weak_program(s); },
+                 kMaxWeftInterleavings)
+           : small_program(
+                 GetParam(), [](std::uint64_t s) { return generate_atomic_program(s, 1e300); },
+                 kMaxWeftInterleavings);
+  expect_weft_equals_axioms(p, (weak ? "weak seed " : "seed ") + std::to_string(seed));
+}
+
+INSTANTIATE_TEST_SUITE_P(Programs, Rc11Weft,
+                         ::testing::Range(kFirstSeed, kFirstSeed + kPrograms / 2));
 
 }  // namespace
 }  // namespace weft::testing

@@ -430,6 +430,25 @@ void forward_buffered(ObjectKey key, void* value, std::size_t size);
 void fence(const char* what);
 /// Scheduler::forget_location, when an execution runs (an atomic's destructor).
 void forget_location(ObjectKey key, std::size_t size) noexcept;
+/// Whether the calling thread's execution follows RC11; then an atomic of at most 8 bytes goes
+/// through these (Scheduler::rc11_load and the rest), after its visible operation.
+bool rc11_active() noexcept;
+void rc11_load(ObjectKey key, std::memory_order order, void* value, std::size_t size);
+void rc11_store(ObjectKey key, std::memory_order order, void* memory, const void* value,
+                std::size_t size);
+void rc11_update_read(ObjectKey key, std::memory_order order, void* value, std::size_t size);
+void rc11_update_write(void* memory, const void* value, std::size_t size);
+bool rc11_compare_exchange(ObjectKey key, std::memory_order success, std::memory_order failure,
+                           void* memory, void* seen, const void* expected, const void* desired,
+                           std::size_t size);
+/// A fence under RC11: a visible operation, then the fence.
+void rc11_fence(std::memory_order order, const char* what);
+/// The order of a failed compare-exchange given only its order, as std::atomic takes it.
+constexpr std::memory_order failure_order(std::memory_order order) {
+  return order == std::memory_order_acq_rel   ? std::memory_order_acquire
+         : order == std::memory_order_release ? std::memory_order_relaxed
+                                              : order;
+}
 template <class T>
 Operation access(OpKind kind, ObjectKey key) {
   return Operation{kind, 0, static_cast<std::uint32_t>(sizeof(T)), key, 0};
@@ -472,8 +491,9 @@ class shared {
 /// An atomic. Each access is a visible operation; the memory order matters under the weak
 /// memory models (Options::memory_model): under x86-TSO a store waits in its thread's store
 /// buffer, except a seq_cst one, which is followed by a fence (as compilers map it to x86);
-/// read-modify-writes drain the buffer first, as x86's locked instructions do. Under sequential
-/// consistency every order acts as seq_cst.
+/// read-modify-writes drain the buffer first, as x86's locked instructions do. Under RC11 a
+/// load may read any store the orders allow (an atomic of more than 8 bytes acts as under
+/// sequential consistency). Under sequential consistency every order acts as seq_cst.
 template <class T>
 class atomic {
  public:
@@ -485,25 +505,42 @@ class atomic {
   ~atomic() { detail::forget_location(key_, sizeof(T)); }
 
   T load(std::memory_order order = std::memory_order_seq_cst) const {
-    (void)order;  // x86 loads need no fence, whatever the order
     detail::perform(detail::access<T>(OpKind::kAtomicLoad, key_), "weft::atomic::load");
     T value = value_;
-    detail::forward_buffered(key_, &value, sizeof(T));
+    if (rc11())
+      detail::rc11_load(key_, order, &value, sizeof(T));
+    else  // x86 loads need no fence, whatever the order
+      detail::forward_buffered(key_, &value, sizeof(T));
     return value;
   }
   void store(T value, std::memory_order order = std::memory_order_seq_cst) {
+    if (rc11()) {
+      detail::perform(detail::access<T>(OpKind::kAtomicStore, key_), "weft::atomic::store");
+      detail::rc11_store(key_, order, &value_, &value, sizeof(T));
+      return;
+    }
     detail::atomic_store(key_, &value_, &value, sizeof(T), order == std::memory_order_seq_cst,
                          "weft::atomic::store");
   }
   // Read-modify-writes are locked instructions on x86, whatever the order: each drains the
-  // thread's buffer first (Scheduler::perform), so the order is not needed here.
-  T exchange(T value, std::memory_order = std::memory_order_seq_cst) {
-    detail::perform(detail::access<T>(OpKind::kAtomicRmw, key_), "weft::atomic::exchange");
-    return std::exchange(value_, value);
+  // thread's buffer first (Scheduler::perform), so the order matters only under RC11.
+  T exchange(T value, std::memory_order order = std::memory_order_seq_cst) {
+    return rmw([value](T) { return value; }, order, "weft::atomic::exchange");
   }
   bool compare_exchange_strong(T& expected, T desired,
-                               std::memory_order = std::memory_order_seq_cst) {
+                               std::memory_order order = std::memory_order_seq_cst) {
+    return compare_exchange_strong(expected, desired, order, detail::failure_order(order));
+  }
+  bool compare_exchange_strong(T& expected, T desired, std::memory_order success,
+                               std::memory_order failure) {
     detail::perform(detail::access<T>(OpKind::kAtomicCas, key_), "weft::atomic::compare_exchange");
+    if (rc11()) {
+      T seen = value_;
+      const bool stored = detail::rc11_compare_exchange(key_, success, failure, &value_, &seen,
+                                                        &expected, &desired, sizeof(T));
+      if (!stored) expected = seen;
+      return stored;
+    }
     if (value_ == expected) {
       value_ = desired;
       return true;
@@ -515,20 +552,20 @@ class atomic {
                              std::memory_order order = std::memory_order_seq_cst) {
     return compare_exchange_strong(expected, desired, order);
   }
-  T fetch_add(T d, std::memory_order = std::memory_order_seq_cst) {
-    return rmw([d](T v) { return static_cast<T>(v + d); });
+  T fetch_add(T d, std::memory_order order = std::memory_order_seq_cst) {
+    return rmw([d](T v) { return static_cast<T>(v + d); }, order);
   }
-  T fetch_sub(T d, std::memory_order = std::memory_order_seq_cst) {
-    return rmw([d](T v) { return static_cast<T>(v - d); });
+  T fetch_sub(T d, std::memory_order order = std::memory_order_seq_cst) {
+    return rmw([d](T v) { return static_cast<T>(v - d); }, order);
   }
-  T fetch_and(T d, std::memory_order = std::memory_order_seq_cst) {
-    return rmw([d](T v) { return static_cast<T>(v & d); });
+  T fetch_and(T d, std::memory_order order = std::memory_order_seq_cst) {
+    return rmw([d](T v) { return static_cast<T>(v & d); }, order);
   }
-  T fetch_or(T d, std::memory_order = std::memory_order_seq_cst) {
-    return rmw([d](T v) { return static_cast<T>(v | d); });
+  T fetch_or(T d, std::memory_order order = std::memory_order_seq_cst) {
+    return rmw([d](T v) { return static_cast<T>(v | d); }, order);
   }
-  T fetch_xor(T d, std::memory_order = std::memory_order_seq_cst) {
-    return rmw([d](T v) { return static_cast<T>(v ^ d); });
+  T fetch_xor(T d, std::memory_order order = std::memory_order_seq_cst) {
+    return rmw([d](T v) { return static_cast<T>(v ^ d); }, order);
   }
   operator T() const { return load(); }
   T operator=(T value) {
@@ -543,9 +580,17 @@ class atomic {
   T operator-=(T d) { return static_cast<T>(fetch_sub(d) - d); }
 
  private:
+  static bool rc11() noexcept { return sizeof(T) <= 8 && detail::rc11_active(); }
   template <class F>
-  T rmw(F f) {
-    detail::perform(detail::access<T>(OpKind::kAtomicRmw, key_), "weft::atomic fetch operation");
+  T rmw(F f, std::memory_order order, const char* what = "weft::atomic fetch operation") {
+    detail::perform(detail::access<T>(OpKind::kAtomicRmw, key_), what);
+    if (rc11()) {
+      T old = value_;
+      detail::rc11_update_read(key_, order, &old, sizeof(T));
+      const T written = f(old);
+      detail::rc11_update_write(&value_, &written, sizeof(T));
+      return old;
+    }
     return std::exchange(value_, f(value_));
   }
   ObjectKey key_;
@@ -554,9 +599,13 @@ class atomic {
 
 /// A fence (std::atomic_thread_fence; call it qualified, weft::atomic_thread_fence, since a
 /// std::memory_order argument also finds std's): under x86-TSO a seq_cst fence waits until the
-/// calling thread's store buffer is empty (mfence); weaker fences are no-ops there, as on x86. A
-/// no-op under sequential consistency.
+/// calling thread's store buffer is empty (mfence); weaker fences are no-ops there, as on x86.
+/// Under RC11 a fence of its order (a visible operation). A no-op under sequential consistency.
 inline void atomic_thread_fence(std::memory_order order) {
+  if (detail::rc11_active()) {
+    if (order != std::memory_order_relaxed) detail::rc11_fence(order, "weft::atomic_thread_fence");
+    return;
+  }
   if (order == std::memory_order_seq_cst) detail::fence("weft::atomic_thread_fence");
 }
 

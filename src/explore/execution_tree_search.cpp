@@ -8,7 +8,9 @@
 namespace weft::explorer {
 
 ExecutionTreeSearch::ExecutionTreeSearch(const StrategyConfig& config, ReadPolicy policy)
-    : policy_(policy), sleep_sets_(config.sleep_sets), initial_prefix_(config.initial_prefix) {}
+    : policy_(policy),
+      sleep_sets_(config.sleep_sets && !config.access_options),
+      initial_prefix_(config.initial_prefix) {}
 
 bool ExecutionTreeSearch::asleep(const Node& n, ThreadId t) const {
   return std::any_of(n.sleep.begin(), n.sleep.end(),
@@ -37,6 +39,18 @@ std::optional<TestDirective> ExecutionTreeSearch::next() {
   }
   return next_in_tree(nodes_, inputs_, std::move(d), sleep_sets_, branch_,
                       [this](std::size_t i, Node& n, TestDirective& out) {
+                        if (n.option + 1 < n.options) {
+                          // The step's next option, with the same thread.
+                          prefix_up_to(nodes_, i, out);
+                          out.prefix.push_back(n.chosen.thread);
+                          out.choices.resize(i, 0);
+                          out.choices.push_back(++n.option);
+                          out.sleep_from = i;
+                          if (sleep_sets_) out.sleep = n.sleep;
+                          out.inputs = inputs_.current_inputs();
+                          kept_steps_ = i + 1;
+                          return NodeChoice::kTaken;
+                        }
                         ThreadId pick = kNoThread;
                         for (ThreadId t : n.backtrack.members()) {
                           if (n.done.contains(t) || (sleep_sets_ && asleep(n, t))) continue;
@@ -67,7 +81,10 @@ void ExecutionTreeSearch::observe(const Trace& trace) {
   if (!nodes_.empty()) {
     nodes_.resize(branch_ + 1);
     if (branch_ < trace.events.size()) {
-      nodes_[branch_].chosen = trace.events[branch_];
+      Node& n = nodes_[branch_];
+      n.chosen = trace.events[branch_];
+      n.options = branch_ < trace.options.size() ? trace.options[branch_] : 1;
+      n.option = branch_ < trace.choices.size() ? trace.choices[branch_] : 0;
       start = branch_ + 1;
     } else {
       start = trace.events.size();  // the execution ended before the branch could be taken
@@ -79,6 +96,7 @@ void ExecutionTreeSearch::observe(const Trace& trace) {
     n.chosen = trace.events[k];
     n.done.insert(n.chosen.thread);
     n.backtrack.insert(n.chosen.thread);
+    if (k < trace.options.size()) n.options = trace.options[k], n.option = trace.choices[k];
     if (sleep_sets_ && k > 0) {
       const Node& parent = nodes_[k - 1];
       for (const auto& s : parent.sleep)

@@ -28,6 +28,9 @@ class ExecutionTreeSearch : public Strategy {
     ThreadSet done;
     std::vector<SleepEntry> sleep;  // sleep set, including siblings explored before
     Event chosen;
+    // The step's option (TestDirective::choices) and how many it had: the other options of the
+    // chosen thread's step are explored before the other threads.
+    std::uint32_t option = 0, options = 1;
   };
 
   /// Fills backtrack sets after an execution; `first_new` is the first state not seen before.

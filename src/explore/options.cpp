@@ -25,11 +25,13 @@ std::optional<OptionProblem> problem_with(const ExploreOptions& options) {
                                              std::to_string(kMaxAlternatives) + " (it is " +
                                              std::to_string(options.alternatives) + ")"};
   const StrategyInfo& strategy = strategy_info(options.strategy);
-  if (options.memory_model != MemoryModel::kSequentialConsistency && !strategy.has(kWeakMemory))
+  const StrategyTakes needed =
+      options.memory_model == MemoryModel::kRc11 ? kExploresOptions : kWeakMemory;
+  if (options.memory_model != MemoryModel::kSequentialConsistency && !strategy.has(needed))
     return OptionProblem{"memory_model",
                          "is " + std::string(memory_model_name(options.memory_model)) + ", which " +
                              strategy.name + " does not explore: use it with one of " +
-                             strategies_taking(kWeakMemory) + ", or explore sc"};
+                             strategies_taking(needed) + ", or explore sc"};
   if (options.search_deadlocks && !strategy.has(kBuildsUnfolding) &&
       !strategy.has(kSearchesDeadlocks))
     return OptionProblem{"search_deadlocks",
@@ -45,6 +47,7 @@ StrategyConfig strategy_config(const ExploreOptions& options) {
   StrategyConfig config;
   static_cast<StrategyChoice&>(config) = options;
   config.time_budget = options.max_seconds;
+  config.access_options = options.memory_model == MemoryModel::kRc11;
   return config;
 }
 

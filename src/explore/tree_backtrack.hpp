@@ -20,11 +20,19 @@ enum class NodeChoice {
   kAgain,     ///< a choice was dropped (covered already): ask the same node again
 };
 
-/// The threads chosen at nodes [0, i), as the start of a directive's prefix.
+/// The threads chosen at nodes [0, i), as the start of a directive's prefix, and for nodes that
+/// have options (Node::option), the options they took.
 template <class Node>
 void prefix_up_to(const std::vector<Node>& nodes, std::size_t i, TestDirective& d) {
   d.prefix.reserve(i + 1);
   for (std::size_t k = 0; k < i; ++k) d.prefix.push_back(nodes[k].chosen.thread);
+  if constexpr (requires { nodes[0].option; }) {
+    std::size_t last = 0;  // one past the last node with an option other than the first
+    for (std::size_t k = 0; k < i; ++k)
+      if (nodes[k].option != 0) last = k + 1;
+    d.choices.assign(last, 0);
+    for (std::size_t k = 0; k < last; ++k) d.choices[k] = nodes[k].option;
+  }
 }
 
 /// The next test of a search over `nodes` (each with `chosen` and `sleep`), or nullopt once the

@@ -42,6 +42,43 @@ void fence(const char* what) {
   scheduler(what).fence();
 }
 
+bool rc11_active() noexcept {
+  const runtime::Scheduler* s = runtime::Scheduler::current();
+  return s && s->rc11();
+}
+
+void rc11_load(ObjectKey key, std::memory_order order, void* value, std::size_t size) {
+  runtime::Scheduler::current()->rc11_load(key, order, value, static_cast<std::uint32_t>(size));
+}
+
+void rc11_store(ObjectKey key, std::memory_order order, void* memory, const void* value,
+                std::size_t size) {
+  runtime::Scheduler::current()->rc11_store(key, order, memory, value,
+                                            static_cast<std::uint32_t>(size));
+}
+
+void rc11_update_read(ObjectKey key, std::memory_order order, void* value, std::size_t size) {
+  runtime::Scheduler::current()->rc11_update_read(key, order, value,
+                                                  static_cast<std::uint32_t>(size));
+}
+
+void rc11_update_write(void* memory, const void* value, std::size_t size) {
+  runtime::Scheduler::current()->rc11_update_write(memory, value, static_cast<std::uint32_t>(size));
+}
+
+bool rc11_compare_exchange(ObjectKey key, std::memory_order success, std::memory_order failure,
+                           void* memory, void* seen, const void* expected, const void* desired,
+                           std::size_t size) {
+  return runtime::Scheduler::current()->rc11_compare_exchange(
+      key, success, failure, memory, seen, expected, desired, static_cast<std::uint32_t>(size));
+}
+
+void rc11_fence(std::memory_order order, const char* what) {
+  runtime::Scheduler& s = scheduler(what);
+  s.perform(Operation{OpKind::kYield, 0, 0, 0, 0});
+  s.rc11_fence(order);
+}
+
 void forget_location(ObjectKey key, std::size_t size) noexcept {
   runtime::Scheduler* s = runtime::Scheduler::current();
   if (!s) return;

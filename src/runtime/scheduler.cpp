@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <exception>
+#include <optional>
 #include <span>
 #include <typeinfo>
 #include <unordered_map>
@@ -17,6 +18,7 @@
 #include "sync_state.hpp"
 #include "weft/runtime/thread_storage.hpp"
 #include "weft/trace/directive_follower.hpp"
+#include "weft/trace/rc11_machine.hpp"
 #include "weft/trace/sync_rules.hpp"
 #include "weft/trace/wire.hpp"
 
@@ -240,6 +242,46 @@ struct Scheduler::Impl {
   }
 
   const RunLimits* limits = nullptr;
+  // Under RC11: the execution graph of the atomics, what the synchronisation operations other
+  // than atomics have made happen before (taken one after another, as if seq_cst), the step's
+  // follower (for the options it takes) and an update between its read and its write.
+  std::optional<rc11::Machine> rc11;
+  VectorClock synchronised;
+  DirectiveFollower* follower = nullptr;
+  struct PendingUpdate {
+    ObjectKey location;
+    rc11::Mode mode;
+    rc11::EventId from;
+  } pending_update{};
+
+  // RC11: what a step other than an atomic access makes happen before (before it is applied, so
+  // that a created thread starts with its creator's clock).
+  void rc11_synchronise(const ThreadRec& t, const Operation& op) {
+    switch (domain_of(op.kind)) {
+      case Domain::kThread:
+        if (op.kind == OpKind::kThreadCreate)
+          rc11->add_thread(static_cast<ThreadId>(op.object), t.id);
+        else
+          rc11->join(t.id, static_cast<ThreadId>(op.object));
+        return;
+      case Domain::kMemory:
+      case Domain::kNone:
+        return;
+      default:
+        rc11->acquire(t.id, synchronised);
+        synchronised = rc11->clock(t.id);
+    }
+  }
+
+  // RC11: the option the running step takes among `options` (coherence order, never empty):
+  // the follower's, counted from the newest.
+  rc11::EventId take_option(const std::vector<rc11::EventId>& options) {
+    const auto count = static_cast<std::uint32_t>(options.size());
+    const std::size_t step = trace.events.size() - 1;
+    const std::uint32_t choice = follower->option(step, count);
+    if (count > 1) trace.record_choice(step, choice, count);
+    return options[count - 1 - choice];
+  }
   // Per-thread storage goes after a placed stack, in the first half of the 1 MiB gap before
   // the next slot (RunLimits::stack_region_bytes).
   static constexpr std::size_t kStorageGap = std::size_t{512} << 10;
@@ -691,6 +733,14 @@ Trace Scheduler::Impl::run(const TestDirective& d, const std::function<void()>& 
   // Most executions run past the prefix a strategy gives, rarely by more than a few dozen steps.
   trace.reserve_steps(d.prefix.size() + 64);
   DirectiveFollower follower(d);
+  this->follower = &follower;
+  if (limits.memory_model == MemoryModel::kRc11) {
+    rc11.emplace();
+    rc11->add_thread(kMainThread, kNoThread);
+  } else {
+    rc11.reset();
+  }
+  synchronised = VectorClock{};
   std::vector<ThreadId> bounded;
   ThreadId last = kMainThread;
 
@@ -756,6 +806,7 @@ Trace Scheduler::Impl::run(const TestDirective& d, const std::function<void()>& 
     // every other event after it ran, with its result.
     const bool creates = op.kind == OpKind::kThreadCreate;
     if (creates && on_event) on_event(trace);
+    if (rc11) rc11_synchronise(t, op);
     const bool resume = apply(t, op);
     trace.events.back().op = op;  // with its result
     if (!creates && on_event) on_event(trace);
@@ -999,6 +1050,100 @@ void Scheduler::forget_location(ObjectKey location, std::uint32_t size) {
   if (!s.aborting) fence();
   for (ThreadRec* t : s.by_id)
     if (t) t->buffer.forget(location, size);
+}
+
+// ---- RC11 ------------------------------------------------------------------------------------
+
+namespace {
+
+std::uint64_t value_of(const void* bytes, std::uint32_t size) {
+  std::uint64_t v = 0;
+  std::memcpy(&v, bytes, size);
+  return v;
+}
+
+}  // namespace
+
+bool Scheduler::rc11() const {
+  return impl_->rc11.has_value();
+}
+
+void Scheduler::rc11_load(ObjectKey location, std::memory_order order, void* bytes,
+                          std::uint32_t size) {
+  Impl& s = *impl_;
+  const ThreadId t = s.running->id;
+  const rc11::Mode m = rc11::mode_of(order);
+  s.rc11->touch(location, value_of(bytes, size));
+  const rc11::EventId from = s.take_option(s.rc11->load_options(t, location, m));
+  const std::uint64_t v = s.rc11->load(t, location, m, from);
+  std::memcpy(bytes, &v, size);
+}
+
+void Scheduler::rc11_store(ObjectKey location, std::memory_order order, void* memory,
+                           const void* bytes, std::uint32_t size) {
+  Impl& s = *impl_;
+  const ThreadId t = s.running->id;
+  const rc11::Mode m = rc11::mode_of(order);
+  s.rc11->touch(location, value_of(memory, size));
+  const rc11::EventId after = s.take_option(s.rc11->store_options(t, location, m));
+  const bool last = after == s.rc11->latest(location);
+  s.rc11->store(t, location, m, after, value_of(bytes, size));
+  if (last) std::memcpy(memory, bytes, size);  // memory holds the newest store
+}
+
+void Scheduler::rc11_update_read(ObjectKey location, std::memory_order order, void* bytes,
+                                 std::uint32_t size) {
+  Impl& s = *impl_;
+  const ThreadId t = s.running->id;
+  const rc11::Mode m = rc11::mode_of(order);
+  s.rc11->touch(location, value_of(bytes, size));
+  const rc11::EventId from = s.take_option(s.rc11->update_options(t, location, m));
+  s.pending_update = {location, m, from};
+  const std::uint64_t v = s.rc11->value_of(from);
+  std::memcpy(bytes, &v, size);
+}
+
+void Scheduler::rc11_update_write(void* memory, const void* bytes, std::uint32_t size) {
+  Impl& s = *impl_;
+  const Impl::PendingUpdate u = s.pending_update;
+  const bool last = u.from == s.rc11->latest(u.location);
+  s.rc11->update(s.running->id, u.location, u.mode, u.from, value_of(bytes, size));
+  if (last) std::memcpy(memory, bytes, size);
+}
+
+bool Scheduler::rc11_compare_exchange(ObjectKey location, std::memory_order success,
+                                      std::memory_order failure, void* memory, void* seen,
+                                      const void* expected, const void* desired,
+                                      std::uint32_t size) {
+  Impl& s = *impl_;
+  const ThreadId t = s.running->id;
+  const rc11::Mode ms = rc11::mode_of(success), mf = rc11::mode_of(failure);
+  const std::uint64_t want = value_of(expected, size);
+  s.rc11->touch(location, value_of(memory, size));
+  // A store it reads with the expected value makes it an update, which must be one of those an
+  // update may read; any other makes it a load that fails.
+  const std::vector<rc11::EventId> updates = s.rc11->update_options(t, location, ms);
+  std::vector<rc11::EventId> options;
+  for (const rc11::EventId e : s.rc11->load_options(t, location, mf))
+    if (s.rc11->value_of(e) != want ||
+        std::find(updates.begin(), updates.end(), e) != updates.end())
+      options.push_back(e);
+  const rc11::EventId from = s.take_option(options);
+  if (s.rc11->value_of(from) != want) {
+    const std::uint64_t v = s.rc11->load(t, location, mf, from);
+    std::memcpy(seen, &v, size);
+    return false;
+  }
+  const bool last = from == s.rc11->latest(location);
+  s.rc11->update(t, location, ms, from, value_of(desired, size));
+  if (last) std::memcpy(memory, desired, size);
+  std::memcpy(seen, expected, size);
+  return true;
+}
+
+void Scheduler::rc11_fence(std::memory_order order) {
+  Impl& s = *impl_;
+  s.rc11->fence(s.running->id, rc11::mode_of(order));
 }
 
 ThreadId Scheduler::spawn(std::function<void()> body, std::uint64_t site, std::uint64_t routine,

@@ -198,3 +198,20 @@ ThreadId DirectiveFollower::highest_priority(std::size_t step, const ThreadSet& 
 }
 
 }  // namespace weft
+
+namespace weft {
+
+std::uint32_t DirectiveFollower::option(std::size_t step, std::uint32_t count) {
+  if (count <= 1) return 0;
+  if (step < d_.choices.size()) return std::min(d_.choices[step], count - 1);
+  switch (d_.policy) {
+    case SchedulePolicy::kRandom:
+    case SchedulePolicy::kPriority:
+    case SchedulePolicy::kPartialOrderSampling:
+      return static_cast<std::uint32_t>(splitmix(rng_) % count);
+    default:
+      return 0;
+  }
+}
+
+}  // namespace weft

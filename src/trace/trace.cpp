@@ -95,6 +95,8 @@ void Trace::keep_steps(std::size_t steps) {
   keep(sites);
   keep(values);
   keep(local_states);
+  keep(options);
+  keep(choices);
   std::erase_if(library_callers, [steps](const auto& caller) { return caller.first >= steps; });
 }
 

@@ -188,6 +188,9 @@ struct StrategyConfig : StrategyChoice {
   /// Every shared access is an event with its values (a native program run with --points=all):
   /// the strategies that match states (kMatchesStates) can run. The portfolio adds one then.
   bool every_access_an_event = false;
+  /// The accesses have options (RC11): the tree searches explore them, without sleep sets
+  /// (which steps commute is not yet worked out for options).
+  bool access_options = false;
 };
 
 /// The options a strategy takes beyond the limits every strategy has (StrategyInfo::takes); the
@@ -211,6 +214,9 @@ enum StrategyTakes : unsigned {
   /// --memory-model=tso: takes a store buffer's flushes as the steps of a thread of its own,
   /// like any other (the strategies that reason only about the trace's events).
   kWeakMemory = 1u << 12,
+  /// --memory-model=rc11 (in process): explores each step's options too (which store a load
+  /// reads, after which store a store goes), TestDirective::choices.
+  kExploresOptions = 1u << 13,
 };
 
 /// One row of the table of strategies: all that the front ends (the command line, the in-process

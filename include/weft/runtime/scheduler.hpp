@@ -1,6 +1,7 @@
 // The controlled scheduler: runs a program's threads one at a time and records the trace.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -193,6 +194,29 @@ class Scheduler {
   /// The object of [location, location+size) is gone: buffered stores to it, of any thread,
   /// leave their buffers writing nothing. The calling thread fences first.
   void forget_location(ObjectKey location, std::uint32_t size);
+  /// Whether the running execution follows RC11 (MemoryModel::kRc11). Then the calling thread's
+  /// atomic accesses of at most 8 bytes, each right after the visible operation perform() made
+  /// of it, go through these, which take the option the directive chose for the step
+  /// (TestDirective::choices) among those the RC11 machine allows. `memory` holds the newest
+  /// store of the location in coherence order (a store placed before it leaves it alone).
+  bool rc11() const;
+  /// A load: `bytes`, holding memory's value, become those of the store it reads.
+  void rc11_load(ObjectKey location, std::memory_order order, void* bytes, std::uint32_t size);
+  /// A store of `bytes`.
+  void rc11_store(ObjectKey location, std::memory_order order, void* memory, const void* bytes,
+                  std::uint32_t size);
+  /// A read-modify-write in two halves: the read (as rc11_load), then what it writes.
+  void rc11_update_read(ObjectKey location, std::memory_order order, void* bytes,
+                        std::uint32_t size);
+  void rc11_update_write(void* memory, const void* bytes, std::uint32_t size);
+  /// A compare-exchange: `seen` gets what it read; true if that was `expected` and it stored
+  /// `desired`.
+  bool rc11_compare_exchange(ObjectKey location, std::memory_order success,
+                             std::memory_order failure, void* memory, void* seen,
+                             const void* expected, const void* desired, std::uint32_t size);
+  /// A fence of the calling thread.
+  void rc11_fence(std::memory_order order);
+
   /// Creates a thread running `body` (a visible kThreadCreate operation) and returns its id.
   /// `routine` names the code it starts at, the same in every execution (0: not known): the
   /// operation's partner, by which thread symmetry tells threads of one kind.

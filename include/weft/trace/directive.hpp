@@ -90,6 +90,11 @@ struct TestDirective {
   /// expressions). Off, each function runs its plain copy, at full speed; an input read then
   /// makes the runner run the directive again with it on (ForkServer::run).
   bool track_inputs = true;
+  /// Under a model whose accesses have options (RC11: which store a load reads, after which
+  /// store a store goes), the option step i takes, counted from the newest store in coherence
+  /// order (0: the newest, as under sequential consistency). Steps past its end take 0, or a
+  /// random option under the random policies.
+  std::vector<std::uint32_t> choices;
 };
 
 }  // namespace weft

@@ -41,6 +41,10 @@ class DirectiveFollower {
                   std::size_t& prefix_followed, std::optional<std::size_t>& diverged_at,
                   PendingOperations pending = {});
 
+  /// The option step `step` takes of `count` (TestDirective::choices): the directive's, else 0,
+  /// or under the random policies one drawn from the seed.
+  std::uint32_t option(std::size_t step, std::uint32_t count);
+
   /// kSleepSetWalk: log2 of the product of the numbers of candidates of the steps it chose
   /// (Knuth's weight of the path; 0 for every other policy).
   double walk_log2_weight() const { return walk_log2_weight_; }

@@ -14,9 +14,12 @@ enum class MemoryModel : unsigned char {
   /// thread's stores wait in a FIFO store buffer, which the thread's own loads read first;
   /// fences, locked instructions and synchronisation operations wait until it is empty.
   kTso,
+  /// The C/C++ model, RC11 (Lahav et al., PLDI 2017): a load may read any store coherence and
+  /// the accesses' orders allow (weft/trace/rc11_machine.hpp). In process only, so far.
+  kRc11,
 };
 
-/// "sc", "tso": the name --memory-model takes and verdicts show.
+/// "sc", "tso", "rc11": the name --memory-model takes and verdicts show.
 std::string_view memory_model_name(MemoryModel model);
 /// What a verdict says the behaviours are of: "sequential consistency", "x86-TSO".
 std::string_view memory_model_title(MemoryModel model);

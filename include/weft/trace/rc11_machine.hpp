@@ -54,6 +54,10 @@ class Machine {
   /// Synchronisation outside the atomics (a mutex, a semaphore): what happened before `from`'s
   /// last event happens before `to`'s next.
   void synchronise(ThreadId from, ThreadId to);
+  /// What happens before `t`'s next event, and taking `clock` into it (synchronisation whose
+  /// releasing side is a point of the past, as a mutex's last unlock).
+  const VectorClock& clock(ThreadId t) { return thread(t).clock; }
+  void acquire(ThreadId t, const VectorClock& clock) { thread(t).clock.join(clock); }
 
   /// The location's history begins with `initial`, if it has none yet.
   void touch(Location x, Value initial);

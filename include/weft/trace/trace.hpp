@@ -218,6 +218,16 @@ struct Trace {
   /// A SchedulePolicy::kSleepSetWalk execution: log2 of the product of the numbers of threads it
   /// could choose from at its steps (Knuth's weight of the path; 0 otherwise).
   double walk_log2_weight = 0;
+  /// Under a model whose accesses have options (TestDirective::choices): options[i] is how many
+  /// step i had and choices[i] the one it took (1 and 0 for a step without; empty when no step
+  /// had any).
+  std::vector<std::uint32_t> options, choices;
+  /// Records that `step` took option `choice` of `count`.
+  void record_choice(std::size_t step, std::uint32_t choice, std::uint32_t count) {
+    if (options.size() <= step) options.resize(step + 1, 1), choices.resize(step + 1, 0);
+    options[step] = count;
+    choices[step] = choice;
+  }
 
   /// The operation thread t was about to perform in the state before step k (k == size() means
   /// the final state), or nullopt if t had finished or did not exist yet.

@@ -19,7 +19,7 @@ class DepthFirstSearch final : public ExecutionTreeSearch {
 }  // namespace
 
 WEFT_STRATEGY_ROWS(dfs, {"dfs", "every interleaving (the oracle)", 40, ReadPolicy::kReadsCommute,
-                         kTakesSleepSets | kVisitsEveryState | kWeakMemory,
+                         kTakesSleepSets | kVisitsEveryState | kWeakMemory | kExploresOptions,
                          [](const StrategyConfig& config) {
                            return std::unique_ptr<Strategy>(std::make_unique<DepthFirstSearch>(
                                config, ReadPolicy::kReadsCommute));

@@ -105,6 +105,7 @@ WEFT_STRATEGY_ROWS(
           "probabilistic concurrency testing: random thread priorities changed at --depth - 1 "
           "random steps; finds a bug of that depth with a known probability per execution, not "
           "exhaustive",
-          80, ReadPolicy::kReadsCommute, kTakesExecutions | kTakesDepth | kWeakMemory, made<Pct>})
+          80, ReadPolicy::kReadsCommute,
+          kTakesExecutions | kTakesDepth | kWeakMemory | kExploresOptions, made<Pct>})
 
 }  // namespace weft::explorer

@@ -55,10 +55,11 @@ std::unique_ptr<Strategy> make_random_walk(const StrategyConfig& config, Schedul
   return std::make_unique<RandomWalk>(config, policy, name);
 }
 
-WEFT_STRATEGY_ROWS(random, {"random", "seeded random scheduling, not exhaustive", 70,
-                            ReadPolicy::kReadsCommute, kTakesExecutions | kWeakMemory,
-                            [](const StrategyConfig& config) {
-                              return make_random_walk(config, SchedulePolicy::kRandom, "");
-                            }})
+WEFT_STRATEGY_ROWS(random,
+                   {"random", "seeded random scheduling, not exhaustive", 70,
+                    ReadPolicy::kReadsCommute, kTakesExecutions | kWeakMemory | kExploresOptions,
+                    [](const StrategyConfig& config) {
+                      return make_random_walk(config, SchedulePolicy::kRandom, "");
+                    }})
 
 }  // namespace weft::explorer
