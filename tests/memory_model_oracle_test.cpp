@@ -249,12 +249,19 @@ Drawn draw_program(int index) {
   }
 }
 
-void expect_weft_equals_axioms(const AtomicProgram& program, const std::string& where) {
+// The strategy compared (WEFT_ORACLE_STRATEGY, else dpor-cr).
+StrategyKind weft_strategy() {
+  const char* v = std::getenv("WEFT_ORACLE_STRATEGY");
+  return v && *v ? *explorer::parse_strategy(v) : StrategyKind::kDporCommutingReads;
+}
+
+void expect_weft_equals_axioms(const AtomicProgram& program, const std::string& where,
+                               StrategyKind strategy = weft_strategy()) {
   for (const auto& [model, axioms] :
        {std::pair{MemoryModel::kSequentialConsistency, AxiomaticModel::kSc},
         std::pair{MemoryModel::kTso, AxiomaticModel::kTso}}) {
     Options o;
-    o.strategy = StrategyKind::kOptimalDpor;
+    o.strategy = strategy;
     o.memory_model = model;
     const ProgramRun run = explore_atomic_program(program, o);
     ASSERT_NE(run.result.verdict, Verdict::kIncomplete) << where;

@@ -272,10 +272,13 @@ class OptimalDpor final : public Strategy {
 }  // namespace
 
 // The estimate counts Mazurkiewicz traces: what optimal DPOR runs, one execution each.
+// Not under --memory-model=tso: on one program of 40,000 (the grown program of seed 30,957 in
+// tests/memory_model_oracle_test.cpp) it missed outcomes x86-TSO allows, which DPOR and DFS
+// reach; until that is understood the other DPORs explore tso.
 WEFT_STRATEGY_ROWS(
     optimal_dpor,
     {"optimal", "optimal DPOR: source sets and wakeup trees, one execution per Mazurkiewicz trace",
-     0, ReadPolicy::kReadsCommute, kWeakMemory, [](const StrategyConfig& config) {
+     0, ReadPolicy::kReadsCommute, 0, [](const StrategyConfig& config) {
        std::unique_ptr<Strategy> search = std::make_unique<OptimalDpor>(config);
        if (!config.estimate_size) return search;
        return with_size_estimate(std::move(search), config, ReadPolicy::kReadsCommute);
