@@ -49,15 +49,17 @@ double interleaving_bound(const AtomicProgram& p) {
   return std::exp(log_bound);
 }
 
+// The orders each kind of access is drawn with.
+constexpr std::memory_order kLoadOrders[] = {std::memory_order_relaxed, std::memory_order_acquire,
+                                             std::memory_order_seq_cst};
+constexpr std::memory_order kStoreOrders[] = {std::memory_order_relaxed, std::memory_order_release,
+                                              std::memory_order_seq_cst};
+constexpr std::memory_order kAnyOrder[] = {std::memory_order_relaxed, std::memory_order_acquire,
+                                           std::memory_order_release, std::memory_order_acq_rel,
+                                           std::memory_order_seq_cst};
+
 AtomicProgram draw(std::mt19937_64& rng, const AtomicProgramShape& shape) {
   auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  constexpr std::memory_order kLoadOrders[] = {std::memory_order_relaxed, std::memory_order_acquire,
-                                               std::memory_order_seq_cst};
-  constexpr std::memory_order kStoreOrders[] = {
-      std::memory_order_relaxed, std::memory_order_release, std::memory_order_seq_cst};
-  constexpr std::memory_order kAnyOrder[] = {std::memory_order_relaxed, std::memory_order_acquire,
-                                             std::memory_order_release, std::memory_order_acq_rel,
-                                             std::memory_order_seq_cst};
   AtomicProgram p;
   p.vars = uniform(1, shape.max_vars);
   const int n = uniform(shape.min_threads, shape.max_threads);
@@ -161,13 +163,6 @@ AtomicProgram generate_atomic_program(std::uint64_t seed, double max_interleavin
 
 static AtomicProgram grow_weak_program(std::mt19937_64& rng) {
   auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  constexpr std::memory_order kLoadOrders[] = {std::memory_order_relaxed, std::memory_order_acquire,
-                                               std::memory_order_seq_cst};
-  constexpr std::memory_order kStoreOrders[] = {
-      std::memory_order_relaxed, std::memory_order_release, std::memory_order_seq_cst};
-  constexpr std::memory_order kAnyOrder[] = {std::memory_order_relaxed, std::memory_order_acquire,
-                                             std::memory_order_release, std::memory_order_acq_rel,
-                                             std::memory_order_seq_cst};
   static const std::vector<Skeleton> kSkeletons = skeletons();
   const Skeleton& base = kSkeletons[uniform(0, static_cast<int>(kSkeletons.size()) - 1)];
   AtomicProgram p;
