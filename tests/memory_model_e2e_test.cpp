@@ -73,7 +73,7 @@ TEST(MemoryModelEndToEnd, TheReplayFileKeepsTheModel) {
 }
 
 TEST(MemoryModelEndToEnd, WhatCannotExploreTsoIsRefusedWithAOneLineError) {
-  for (const std::string options : {"--strategy unfolding", "--strategy optimal", "--thread-model=on",
+  for (const std::string options : {"--strategy unfolding", "--thread-model=on",
                                     "--points=all "
                                     "--strategy "
                                     "stateful"}) {

@@ -249,10 +249,10 @@ Drawn draw_program(int index) {
   }
 }
 
-// The strategy compared (WEFT_ORACLE_STRATEGY, else dpor-cr).
+// The strategy compared (WEFT_ORACLE_STRATEGY, else optimal DPOR, the default).
 StrategyKind weft_strategy() {
   const char* v = std::getenv("WEFT_ORACLE_STRATEGY");
-  return v && *v ? *explorer::parse_strategy(v) : StrategyKind::kDporCommutingReads;
+  return v && *v ? *explorer::parse_strategy(v) : StrategyKind::kOptimalDpor;
 }
 
 void expect_weft_equals_axioms(const AtomicProgram& program, const std::string& where,

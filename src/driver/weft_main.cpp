@@ -50,7 +50,7 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
       weft::explorer::strategies_taking(weft::explorer::kBuildsUnfolding);
   cmd.option_defaults()->group("Exploration");
   cmd.add_option("--strategy", strategy, strategy_help())
-      ->default_str("optimal, or portfolio with --time-limit, or dpor-cr with --memory-model=tso");
+      ->default_str("optimal, or portfolio with --time-limit");
   cmd.add_option("--points", p.options.points,
                  "Scheduling points: sync (synchronisation and atomics; plain accesses are "
                  "checked for data races) or all (every shared access)")
@@ -362,12 +362,7 @@ int main(int argc, char** argv) {
   }
 
   try {
-    // Under x86-TSO neither optimal DPOR nor the portfolio explore (optimal_dpor.cpp): DPOR with
-    // commuting reads does.
-    if (strategy.empty())
-      strategy = settings.memory_model == weft::MemoryModel::kTso ? "dpor-cr"
-                 : settings.max_seconds > 0                       ? "portfolio"
-                                                                  : "optimal";
+    if (strategy.empty()) strategy = settings.max_seconds > 0 ? "portfolio" : "optimal";
     const auto kind = weft::explorer::parse_strategy(strategy);
     if (!kind) {
       std::fprintf(stderr, "weft: unknown strategy '%s' (--strategy takes one of: %s)\n",
