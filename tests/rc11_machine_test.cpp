@@ -327,3 +327,50 @@ TEST(Rc11Machine, AnUpdateTakesAStoreNoOtherUpdateTook) {
 
 }  // namespace
 }  // namespace weft::testing
+
+namespace weft::testing {
+namespace {
+
+// RC11 in process: the strategies that do not explore options are refused in one line, naming
+// those that do; and a relaxed message-passing program shows its weak outcome under rc11 only.
+TEST(Rc11InProcess, AStrategyThatDoesNotExploreOptionsIsRefused) {
+  Options o;
+  o.memory_model = MemoryModel::kRc11;
+  o.strategy = StrategyKind::kOptimalDpor;
+  try {
+    explore(o, [] {});
+    FAIL() << "optimal DPOR was not refused under rc11";
+  } catch (const usage_error& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("rc11"), std::string::npos) << message;
+    EXPECT_NE(message.find("dfs"), std::string::npos) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  }
+}
+
+TEST(Rc11InProcess, RelaxedMessagePassingLosesTheDataUnderRc11Only) {
+  for (const MemoryModel model : {MemoryModel::kSequentialConsistency, MemoryModel::kRc11}) {
+    Options o;
+    o.memory_model = model;
+    o.strategy = StrategyKind::kDfs;
+    o.stop_on_first_bug = false;
+    const Result r = explore(o, [] {
+      atomic<int> data(0), flag(0);
+      thread writer([&] {
+        data.store(1, std::memory_order_relaxed);
+        flag.store(1, std::memory_order_relaxed);
+      });
+      if (flag.load(std::memory_order_relaxed) == 1) {
+        WEFT_ASSERT(data.load(std::memory_order_relaxed) == 1);
+      }
+      writer.join();
+    });
+    EXPECT_EQ(r.verdict == Verdict::kBugFound, model == MemoryModel::kRc11) << r.summary();
+    if (model == MemoryModel::kRc11) {
+      EXPECT_NE(r.summary().find("RC11"), std::string::npos) << r.summary();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace weft::testing
