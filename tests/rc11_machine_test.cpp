@@ -354,7 +354,7 @@ TEST(Rc11InProcess, RelaxedMessagePassingLosesTheDataUnderRc11Only) {
     o.memory_model = model;
     o.strategy = StrategyKind::kDfs;
     o.stop_on_first_bug = false;
-    const Result r = explore(o, [] {
+    const auto test = [] {
       atomic<int> data(0), flag(0);
       thread writer([&] {
         data.store(1, std::memory_order_relaxed);
@@ -364,10 +364,17 @@ TEST(Rc11InProcess, RelaxedMessagePassingLosesTheDataUnderRc11Only) {
         WEFT_ASSERT(data.load(std::memory_order_relaxed) == 1);
       }
       writer.join();
-    });
+    };
+    const Result r = explore(o, test);
     EXPECT_EQ(r.verdict == Verdict::kBugFound, model == MemoryModel::kRc11) << r.summary();
     if (model == MemoryModel::kRc11) {
       EXPECT_NE(r.summary().find("RC11"), std::string::npos) << r.summary();
+      // The bug's schedule carries the options its loads took (";c="): replaying it reproduces
+      // the stale read.
+      ASSERT_FALSE(r.bugs.empty());
+      EXPECT_NE(r.bugs[0].schedule.find(";c="), std::string::npos) << r.bugs[0].schedule;
+      const Result again = replay(r.bugs[0].schedule, test, o);
+      EXPECT_EQ(again.verdict, Verdict::kBugFound) << r.bugs[0].schedule;
     }
   }
 }

@@ -189,7 +189,8 @@ Bug make_bug(const explorer::FoundBug& found, const ThreadRegistry& threads, boo
   Bug bug;
   bug.kind = found.outcome;
   bug.message = found.message;
-  bug.schedule = encode_test(found.schedule, found.trace.symbolic.values(), threads);
+  bug.schedule =
+      encode_test(found.schedule, found.trace.symbolic.values(), threads, found.trace.choices);
   bug.inputs = found.trace.symbolic.inputs;
   bug.report =
       driver::format_bug(found, threads, bug.schedule, with_hint ? replay_hint(bug.schedule) : "");
@@ -297,6 +298,7 @@ Result replay(std::string_view schedule, const std::function<void()>& test,
     EncodedTest test = decode_test(schedule, threads);
     d.prefix = std::move(test.schedule);
     d.inputs = std::move(test.inputs);
+    d.choices = std::move(test.choices);
   } catch (const WireError& e) {
     throw replay_error(std::string("not a weft schedule: ") + e.what());
   }

@@ -197,10 +197,6 @@ ThreadId DirectiveFollower::highest_priority(std::size_t step, const ThreadSet& 
   return best;
 }
 
-}  // namespace weft
-
-namespace weft {
-
 std::uint32_t DirectiveFollower::option(std::size_t step, std::uint32_t count) {
   if (count <= 1) return 0;
   if (step < d_.choices.size()) return std::min(d_.choices[step], count - 1);

@@ -154,22 +154,60 @@ std::vector<InputValue> decode_inputs(std::string_view text, ThreadRegistry& thr
 }  // namespace
 
 std::string encode_test(const std::vector<ThreadId>& schedule, std::span<const InputValue> inputs,
-                        const ThreadRegistry& threads) {
+                        const ThreadRegistry& threads, std::span<const std::uint32_t> choices) {
   std::string out = encode_schedule(schedule, threads);
   if (!inputs.empty()) out += ";i=" + encode_inputs(inputs, threads);
+  std::string options;
+  for (std::size_t k = 0; k < choices.size() && k < schedule.size(); ++k)
+    if (choices[k] != 0)
+      options +=
+          (options.empty() ? "" : ",") + std::to_string(k) + "." + std::to_string(choices[k]);
+  if (!options.empty()) out += ";c=" + options;
   return out;
 }
 
+namespace {
+
+std::vector<std::uint32_t> decode_choices(std::string_view text, std::size_t steps) {
+  std::vector<std::uint32_t> out;
+  for (std::size_t start = 0; start <= text.size();) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string_view part = text.substr(start, comma - start);
+    const auto dot = part.find('.');
+    if (dot == std::string_view::npos)
+      throw WireError("an option is step.option (got " + quoted(part) + ")");
+    const std::uint64_t step = parse_number(part.substr(0, dot), "option step");
+    const std::uint64_t option = parse_number(part.substr(dot + 1), "option");
+    if (step >= steps || option > UINT32_MAX)
+      throw WireError("option " + quoted(part) + " is out of range");
+    if (out.size() <= step) out.resize(step + 1, 0);
+    out[step] = static_cast<std::uint32_t>(option);
+    start = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
 EncodedTest decode_test(std::string_view text, ThreadRegistry& threads) {
   EncodedTest test;
-  const auto semicolon = text.find(';');
-  test.schedule = decode_schedule(text.substr(0, semicolon), threads);
-  if (semicolon == std::string_view::npos) return test;
-  const std::string_view rest = text.substr(semicolon + 1);
-  if (rest.substr(0, 2) != "i=")
-    throw WireError("after the schedule comes ';i=' and the input values (got " +
-                    quoted(rest.substr(0, 12)) + ")");
-  test.inputs = decode_inputs(rest.substr(2), threads);
+  std::size_t at = text.find(';');
+  test.schedule = decode_schedule(text.substr(0, at), threads);
+  while (at != std::string_view::npos) {
+    const std::size_t next = text.find(';', at + 1);
+    const std::string_view part =
+        text.substr(at + 1, next == std::string_view::npos ? next : next - at - 1);
+    at = next;
+    if (part.substr(0, 2) == "i=")
+      test.inputs = decode_inputs(part.substr(2), threads);
+    else if (part.substr(0, 2) == "c=")
+      test.choices = decode_choices(part.substr(2), test.schedule.size());
+    else
+      throw WireError(
+          "after the schedule come ';i=' and the input values, or ';c=' and the "
+          "options (got " +
+          quoted(part.substr(0, 12)) + ")");
+  }
   return test;
 }
 

@@ -37,14 +37,17 @@ std::string encode_schedule(const std::vector<ThreadId>& schedule, const ThreadR
 std::vector<ThreadId> decode_schedule(std::string_view text, ThreadRegistry& threads);
 
 /// A test as one string: its schedule and, when it has any, its input values after ";i=", each
-/// as thread#ordinal=value (e.g. "w1:0*2,0.0;i=0#0=41,0.0#1=7"). Without inputs it is the
-/// schedule alone, so schedules from before inputs existed still decode.
+/// as thread#ordinal=value (e.g. "w1:0*2,0.0;i=0#0=41,0.0#1=7"), and the options its steps took
+/// other than the first (TestDirective::choices) after ";c=", each as step.option ("c=3.1,7.2").
+/// Without inputs and options it is the schedule alone, so schedules from before inputs
+/// existed still decode.
 struct EncodedTest {
   std::vector<ThreadId> schedule;
-  std::vector<InputValue> inputs;  ///< sorted by key
+  std::vector<InputValue> inputs;      ///< sorted by key
+  std::vector<std::uint32_t> choices;  ///< by step (TestDirective::choices)
 };
 std::string encode_test(const std::vector<ThreadId>& schedule, std::span<const InputValue> inputs,
-                        const ThreadRegistry& threads);
+                        const ThreadRegistry& threads, std::span<const std::uint32_t> choices = {});
 EncodedTest decode_test(std::string_view text, ThreadRegistry& threads);
 
 }  // namespace weft
