@@ -244,6 +244,10 @@ std::string Result::summary() const {
     s += " (up to the order of threads taken as interchangeable: thread_symmetry)";
   if (memory_model != MemoryModel::kSequentialConsistency)
     s += " under " + std::string(memory_model_title(memory_model));
+  // What weft makes stronger than the language: fewer behaviours than C++ allows.
+  if (memory_model == MemoryModel::kRc11 && verdict != Verdict::kBugFound)
+    s += " (mutexes and other synchronisation besides weft::atomic, and atomics over 8 bytes, "
+         "taken as sequentially consistent)";
   return s + "; " + driver::format_statistics(stats);
 }
 
