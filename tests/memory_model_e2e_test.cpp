@@ -1,6 +1,6 @@
 // The memory models on native programs (docs/memory-models.md): --memory-model=tso finds what
-// x86's store buffers allow, names the model in the verdict and in the replay file, and is
-// refused where it cannot be honoured.
+// x86's store buffers allow and rc11 what the C/C++ model allows, each named in the verdict and
+// in the replay file, and refused where it cannot be honoured.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -34,7 +34,7 @@ TEST(MemoryModelEndToEnd, PetersonWithReleaseAcquireExcludesUnderScOnly) {
   // The report says which store a load did not see, and where it waited.
   const CliRun text = weft_cli("check " + fixture(kPeterson) + " --memory-model=tso");
   EXPECT_NE(text.out.find("^ does not see the store of thread 0."), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find("peterson_release_acquire.c:16 (worker)): it is still in that "
+  EXPECT_NE(text.out.find("peterson_release_acquire.c:19 (worker)): it is still in that "
                           "thread's store buffer"),
             std::string::npos)
       << text.out;
@@ -62,6 +62,58 @@ TEST(MemoryModelEndToEnd, ChaseLevNeedsTheFenceInTakeOnX86) {
                               " --memory-model=tso -- -DNO_TAKE_FENCE");
   ASSERT_EQ(tso.exit_code, 1) << tso.out << tso.err;
   EXPECT_NE(first_bug_message(tso).find("an item was taken twice"), std::string::npos) << tso.out;
+}
+
+// RC11 natively (--memory-model=rc11): a load may read any store coherence and happens-before
+// allow, which the report names, the schedule carries (";c=step.option") and replay reproduces.
+TEST(MemoryModelEndToEnd, PetersonUnderRc11NeedsAnExchangeOfTurn) {
+  const CliRun plain = check(kPeterson, "--memory-model=rc11");
+  ASSERT_EQ(plain.exit_code, 1) << plain.out << plain.err;
+  EXPECT_NE(first_bug_message(plain).find("others == 0"), std::string::npos) << plain.out;
+  EXPECT_EQ(plain.result["memory_model"], "rc11");
+  const std::string schedule = plain.result["bugs"][0]["schedule"].get<std::string>();
+  EXPECT_NE(schedule.find(";c="), std::string::npos) << schedule;
+  const CliRun replayed = weft_cli("replay --json " + replay_file(kPeterson));
+  ASSERT_TRUE(replayed.result.contains("reproduced")) << replayed.out << replayed.err;
+  EXPECT_TRUE(replayed.result["reproduced"].get<bool>()) << replayed.out;
+  // The report says which store a load read and which newer one it did not.
+  const CliRun text = weft_cli("check " + fixture(kPeterson) + " --memory-model=rc11");
+  EXPECT_NE(text.out.find("^ reads 0 from the value it started with, not from the newest, "
+                          "thread 0."),
+            std::string::npos)
+      << text.out;
+
+  // A seq_cst fence is enough on x86, not in C/C++: turn's store can come first in coherence
+  // order though the thread that made it saw the other's flag as 0.
+  const CliRun fenced = weft_cli("check --json -q " + fixture(kPeterson) +
+                                 " --memory-model=rc11 -- -DFENCED");
+  EXPECT_EQ(fenced.exit_code, 1) << fenced.out << fenced.err;
+  const CliRun exchange = weft_cli("check " + fixture(kPeterson) +
+                                   " --memory-model=rc11 -- -DEXCHANGE");
+  ASSERT_EQ(exchange.exit_code, 0) << exchange.out << exchange.err;
+  EXPECT_NE(exchange.out.find("every behaviour under RC11 was explored"), std::string::npos)
+      << exchange.out;
+}
+
+// Chase-Lev with the fences of Lê et al. explored completely under RC11; without take()'s
+// seq_cst fence an item is taken twice.
+TEST(MemoryModelEndToEnd, ChaseLevUnderRc11NeedsTheFenceInTake) {
+  const CliRun fenced = weft_cli("check --json -q " + fixture("chase_lev.c") +
+                                 " --memory-model=rc11");
+  EXPECT_EQ(fenced.exit_code, 0) << fenced.out << fenced.err;
+  const CliRun unfenced = weft_cli("check --json -q " + fixture("chase_lev.c") +
+                                   " --memory-model=rc11 -- -DNO_TAKE_FENCE");
+  ASSERT_EQ(unfenced.exit_code, 1) << unfenced.out << unfenced.err;
+  EXPECT_NE(first_bug_message(unfenced).find("an item was taken twice"), std::string::npos)
+      << unfenced.out;
+}
+
+TEST(MemoryModelEndToEnd, AStrategyThatDoesNotExploreRc11IsRefusedWithAOneLineError) {
+  const CliRun r = weft_cli("check " + fixture(kPeterson) + " --memory-model=rc11 --strategy dpor");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("weft: error: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("dfs"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
 }
 
 TEST(MemoryModelEndToEnd, TheReplayFileKeepsTheModel) {

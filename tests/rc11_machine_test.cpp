@@ -379,5 +379,64 @@ TEST(Rc11InProcess, RelaxedMessagePassingLosesTheDataUnderRc11Only) {
   }
 }
 
+// Under RC11 a mutex synchronises what its unlock saw with the next lock of the same mutex, and
+// nothing with another mutex's (C/C++: a mutex's operations are acquires and releases of it). A
+// relaxed message passed under one mutex arrives; under two it may not.
+TEST(Rc11InProcess, AMutexSynchronisesItsOwnLocksOnly) {
+  for (const bool same_mutex : {true, false}) {
+    Options o;
+    o.memory_model = MemoryModel::kRc11;
+    o.strategy = StrategyKind::kDfs;
+    const Result r = explore(o, [same_mutex] {
+      atomic<int> data(0);
+      atomic<int> published(0);
+      mutex a, b;
+      mutex& reader_mutex = same_mutex ? a : b;
+      thread writer([&] {
+        data.store(1, std::memory_order_relaxed);
+        a.lock();
+        published.store(1, std::memory_order_relaxed);
+        a.unlock();
+      });
+      reader_mutex.lock();
+      // Seen published: under one mutex, the writer's unlock came before this lock.
+      if (published.load(std::memory_order_relaxed) == 1) {
+        WEFT_ASSERT(data.load(std::memory_order_relaxed) == 1);
+      }
+      reader_mutex.unlock();
+      writer.join();
+    });
+    EXPECT_EQ(r.verdict == Verdict::kBugFound, !same_mutex)
+        << (same_mutex ? "one mutex: " : "two mutexes: ") << r.summary();
+  }
+}
+
+// Semaphore posts commute (dependence.cpp), so each only releases: a wait that took one post
+// sees what that post's thread did before it, whichever post came first.
+TEST(Rc11InProcess, ASemaphoreWaitSeesWhatThePostsReleased) {
+  Options o;
+  o.memory_model = MemoryModel::kRc11;
+  o.strategy = StrategyKind::kDfs;
+  const Result r = explore(o, [] {
+    atomic<int> x(0), y(0);
+    counting_semaphore<> posted(0);
+    thread first([&] {
+      x.store(1, std::memory_order_relaxed);
+      posted.release();
+    });
+    thread second([&] {
+      y.store(1, std::memory_order_relaxed);
+      posted.release();
+    });
+    posted.acquire();
+    posted.acquire();
+    WEFT_ASSERT(x.load(std::memory_order_relaxed) == 1);
+    WEFT_ASSERT(y.load(std::memory_order_relaxed) == 1);
+    first.join();
+    second.join();
+  });
+  EXPECT_EQ(r.verdict, Verdict::kNoBugFound) << r.summary();
+}
+
 }  // namespace
 }  // namespace weft::testing

@@ -93,6 +93,15 @@ std::string location_text(const SourceLocation& loc) {
   return loc.short_text() + (loc.function.empty() ? "" : " (" + loc.function + ")");
 }
 
+// A value of `size` bytes as the signed integer it most likely is.
+std::string signed_value(std::uint64_t value, std::uint32_t size) {
+  if (size == 0 || size >= 8) return std::to_string(static_cast<std::int64_t>(value));
+  const unsigned bits = size * 8;
+  const std::uint64_t sign = std::uint64_t{1} << (bits - 1);
+  const std::uint64_t v = value & ((sign << 1) - 1);
+  return std::to_string(static_cast<std::int64_t>(v ^ sign) - static_cast<std::int64_t>(sign));
+}
+
 EventText event_text(const explorer::FoundBug& bug, const ThreadRegistry& threads,
                      Symbolizer& symbols) {
   EventText text;
@@ -120,6 +129,29 @@ EventText event_text(const explorer::FoundBug& bug, const ThreadRegistry& thread
               : "^ does not see the store of thread " + threads.name(store.thread) + " (" + what +
                     "): it is still in that thread's store buffer");
     }
+  }
+  // RC11: a step that took a store older than its location's newest (Trace::OlderStore).
+  const auto store_text = [&](std::uint32_t j) {
+    if (j == Trace::OlderStore::kFirstValue || j >= bug.trace.events.size())
+      return std::string("the value it started with");
+    const std::string at = text.location(j);
+    return "thread " + threads.name(bug.trace.events[j].thread) + "'s store (step " +
+           std::to_string(j + 1) + (at.empty() ? "" : ", " + at) + ")";
+  };
+  for (const Trace::OlderStore& older : bug.trace.older_stores) {
+    if (older.step >= bug.trace.events.size()) continue;
+    const Operation& op = bug.trace.events[older.step].op;
+    const std::string newest = store_text(older.newest_step);
+    if (op.kind == OpKind::kAtomicStore) {
+      text.marks[older.step + 1].push_back("^ comes before " + newest +
+                                           " in coherence order, right after " +
+                                           store_text(older.store_step));
+      continue;
+    }
+    text.marks[older.step + 1].push_back("^ reads " + signed_value(older.value, op.size) +
+                                         " from " + store_text(older.store_step) +
+                                         ", not from the newest, " + newest +
+                                         ": RC11 lets it read a store it has not seen overwritten");
   }
   return text;
 }
@@ -212,7 +244,8 @@ std::string format_native_bug(const explorer::FoundBug& bug, const ThreadRegistr
          "; each thread in its own column):\n";
   out += format_interleaving(bug.trace, threads, event_text(bug, threads, symbols));
   if (!bug.trace.symbolic.inputs.empty()) out += "\nInputs:\n" + format_inputs(bug.trace, threads);
-  out += "\nSchedule: " + encode_test(bug.schedule, bug.trace.symbolic.values(), threads) + "\n";
+  out += "\nSchedule: " + encode_test(bug.schedule, bug.trace.symbolic.values(), threads,
+                        bug.trace.choices) + "\n";
   if (!replay_command.empty()) out += "Replay:   " + replay_command + "\n";
   return out;
 }
@@ -242,7 +275,8 @@ std::string format_native_bugs(const std::vector<const explorer::FoundBug*>& bug
     std::string& here = at_step[std::min(bugs[k]->step, whole->trace.events.size())];
     here += (here.empty() ? "" : ", ") + ("bug " + number + " (" + kind + ")");
     const std::string schedule =
-        encode_test(bugs[k]->schedule, bugs[k]->trace.symbolic.values(), threads);
+        encode_test(bugs[k]->schedule, bugs[k]->trace.symbolic.values(), threads,
+                        bugs[k]->trace.choices);
     std::string& numbers = with_schedule[schedule];
     if (numbers.empty()) schedule_order.push_back(schedule);
     numbers += (numbers.empty() ? "" : ", ") + number;
@@ -344,7 +378,8 @@ nlohmann::json native_bug_json(const explorer::FoundBug& bug, const ThreadRegist
   nlohmann::json j = {
       {"kind", outcome_name(bug.outcome)},
       {"message", bug_message(bug, symbols)},
-      {"schedule", encode_test(bug.schedule, bug.trace.symbolic.values(), threads)},
+      {"schedule", encode_test(bug.schedule, bug.trace.symbolic.values(), threads,
+                        bug.trace.choices)},
       {"inputs", std::move(inputs)},
       {"follows_inputs", bug.trace.symbolic.tracked},
       {"interleaving", std::move(steps)},

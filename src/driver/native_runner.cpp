@@ -578,6 +578,9 @@ Trace read_log_unchecked(const void* log, std::size_t sent_threads, const TestDi
   trace.values = std::move(events_only.values);
   trace.local_states = std::move(events_only.local_states);
   trace.segments = std::move(events_only.segments);
+  trace.options = std::move(events_only.options);
+  trace.choices = std::move(events_only.choices);
+  trace.older_stores = std::move(events_only.older_stores);
   trace.segment_accesses = std::move(events_only.segment_accesses);
   trace.segments_recorded = options.record_segments;
   trace.read_fixed_inputs = logged.read_inputs;

@@ -200,7 +200,7 @@ ReplayFile parse_replay_file(std::string_view text, const std::string& file_name
     r.options.memory_model = check.string(*it, "memory_model", 16);
     if (!parse_memory_model(r.options.memory_model))
       check.fail("memory_model",
-                 "must be \"sc\" or \"tso\" (it is \"" + one_line(r.options.memory_model) + "\")");
+                 "must be \"sc\", \"tso\" or \"rc11\" (it is \"" + one_line(r.options.memory_model) + "\")");
   }
   if (const auto it = j.find("points"); it != j.end()) {
     r.options.points = check.string(*it, "points", 16);
@@ -252,6 +252,7 @@ ReplayFile parse_replay_file(std::string_view text, const std::string& file_name
     EncodedTest decoded = decode_test(r.schedule, threads);
     test.prefix = std::move(decoded.schedule);
     test.inputs = std::move(decoded.inputs);
+    test.choices = std::move(decoded.choices);
   } catch (const WireError& e) {
     check.fail("schedule", "is malformed: " + one_line(e.what()));
   }

@@ -90,7 +90,8 @@ void write_replay_file(const std::string& path, const std::string& program_path,
   file.program = program_path;
   file.args = program.args;
   file.options = program.options;
-  file.schedule = encode_test(bug.schedule, bug.trace.symbolic.values(), threads);
+  file.schedule = encode_test(bug.schedule, bug.trace.symbolic.values(), threads,
+                        bug.trace.choices);
   file.track_inputs = bug.trace.symbolic.tracked;
   file.bug_kind = outcome_name(bug.outcome);
   file.bug_message = message;
@@ -597,8 +598,9 @@ class RunCommand {
     if (!unrestored_text_.empty()) j["unrestored_state"] = result_.unrestored_state;
     if (bugs_not_kept_ > 0) j["bugs_not_kept"] = bugs_not_kept_;
     // The model explored; the places whose weaker orderings allow more than it.
-    j["memory_model"] =
-        settings_.memory_model == MemoryModel::kTso ? "x86-tso" : "sequential-consistency";
+    j["memory_model"] = settings_.memory_model == MemoryModel::kTso    ? "x86-tso"
+                        : settings_.memory_model == MemoryModel::kRc11 ? "rc11"
+                                                                       : "sequential-consistency";
     // What --symmetry assumed: the threads one thread created at one function are
     // interchangeable; what the verdict covers rests on it.
     if (settings_.thread_symmetry) j["thread_symmetry"] = true;
@@ -682,12 +684,17 @@ class RunCommand {
         break;
       case kExitNoBug:
         std::printf("weft: no bug found; every behaviour %s%swas explored",
-                    settings_.memory_model == MemoryModel::kTso ? "under x86-TSO "
-                    : seen.weak_memory()                        ? "under sequential consistency "
-                                                                : "",
+                    settings_.memory_model == MemoryModel::kTso    ? "under x86-TSO "
+                    : settings_.memory_model == MemoryModel::kRc11 ? "under RC11 "
+                    : seen.weak_memory()                           ? "under sequential consistency "
+                                                                   : "",
                     settings_.thread_symmetry
                         ? "up to the order of threads taken as interchangeable (--symmetry) "
                         : "");
+        // What weft makes stronger than the language: fewer behaviours than C/C++ allows.
+        if (settings_.memory_model == MemoryModel::kRc11)
+          std::printf(
+              " (synchronisation besides atomics taken as acquiring and releasing its object)");
         if (!result_.answered_by.empty())
           std::printf(" (answered by %s)", result_.answered_by.c_str());
         break;
@@ -755,7 +762,10 @@ class RunCommand {
           listed(seen.weak_atomics.empty() ? seen.weak_in_library : seen.weak_atomics, 3).c_str(),
           settings_.memory_model == MemoryModel::kTso
               ? "as x86 runs them (--memory-model=tso; the C/C++ model, and ARM, allow more)"
-              : "as sequentially consistent (--memory-model=tso explores x86's store buffers)");
+          : settings_.memory_model == MemoryModel::kRc11
+              ? "as sequentially consistent (RC11 is modelled for atomics of up to 8 bytes)"
+              : "as sequentially consistent (--memory-model=tso explores x86's store buffers, "
+                "rc11 the C/C++ model)");
     if (!unrestored_text_.empty() && code_ == kExitBug)
       std::printf(
           "weft: the program changed process state weft does not restore between executions "

@@ -50,7 +50,7 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
       weft::explorer::strategies_taking(weft::explorer::kBuildsUnfolding);
   cmd.option_defaults()->group("Exploration");
   cmd.add_option("--strategy", strategy, strategy_help())
-      ->default_str("optimal, or portfolio with --time-limit");
+      ->default_str("optimal, or portfolio with --time-limit, or dfs under rc11");
   cmd.add_option("--points", p.options.points,
                  "Scheduling points: sync (synchronisation and atomics; plain accesses are "
                  "checked for data races) or all (every shared access)")
@@ -64,9 +64,11 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
                weft::parse_memory_model(model).value_or(weft::MemoryModel::kSequentialConsistency);
          },
          "The memory model the executions follow: sc (sequential consistency: every store is "
-         "seen at once) or tso (x86-TSO: each thread's stores wait in a store buffer, which "
-         "fences, locked instructions and synchronisation drain; docs/memory-models.md)")
-      ->check(CLI::IsMember({"sc", "tso"}))
+         "seen at once), tso (x86-TSO: each thread's stores wait in a store buffer, which "
+         "fences, locked instructions and synchronisation drain) or rc11 (the C/C++ model: a "
+         "load may read any store coherence and happens-before allow; strategy dfs, random "
+         "or pct); docs/memory-models.md")
+      ->check(CLI::IsMember({"sc", "tso", "rc11"}))
       ->default_str("sc");
   cmd.add_flag(
       "--all-bugs", [&s](std::int64_t) { s.stop_on_first_bug = false; },
@@ -362,7 +364,11 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (strategy.empty()) strategy = settings.max_seconds > 0 ? "portfolio" : "optimal";
+    // Under RC11 only DFS explores every option of every access (docs/memory-models.md).
+    if (strategy.empty())
+      strategy = settings.memory_model == weft::MemoryModel::kRc11 ? "dfs"
+                 : settings.max_seconds > 0                         ? "portfolio"
+                                                                    : "optimal";
     const auto kind = weft::explorer::parse_strategy(strategy);
     if (!kind) {
       std::fprintf(stderr, "weft: unknown strategy '%s' (--strategy takes one of: %s)\n",

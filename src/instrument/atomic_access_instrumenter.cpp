@@ -1,7 +1,9 @@
 // Atomic instructions become __weft_atomic(addr, size, kind, ordering) calls immediately before
 // them. They are visible operations whether or not the memory looks shared, so nothing is filtered.
-// A load or store of up to 8 bytes is also followed by __weft_atomic_after(), where the runtime
-// undoes what it set up for the instruction under x86-TSO's store buffers (memory_hooks.cpp).
+// Every one of up to 8 bytes but a fence is also followed by __weft_atomic_after(), where the
+// runtime undoes what it set up for the instruction (x86-TSO's store buffers, the store an RC11
+// load reads: memory_hooks.cpp); a compare-exchange's expected value goes first, through
+// __weft_atomic_expect, since under RC11 it decides which stores the instruction may read.
 #include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/Instructions.h>
 
@@ -22,6 +24,18 @@ struct AtomicAccess {
   weft_atomic_kind kind;
   llvm::AtomicOrdering ordering;  // for cmpxchg, the success ordering
 };
+
+// A compare-exchange's expected value as the 64-bit integer __weft_atomic_expect takes (null if
+// it is wider).
+llvm::Value* expected_as_integer(llvm::IRBuilder<>& builder, llvm::AtomicCmpXchgInst& cmpxchg,
+                                 const llvm::DataLayout& layout) {
+  llvm::Value* expected = cmpxchg.getCompareOperand();
+  llvm::Type* type = expected->getType();
+  if (layout.getTypeStoreSize(type).getFixedValue() > 8) return nullptr;
+  if (type->isPointerTy()) return builder.CreatePtrToInt(expected, builder.getInt64Ty());
+  if (!type->isIntegerTy()) return nullptr;
+  return builder.CreateZExtOrTrunc(expected, builder.getInt64Ty());
+}
 
 // The compiler's test of a function-local static's guard (a global named _ZGV...): its acquire
 // pairs with the release the runtime models (cxx_guards.cpp), which is right under any memory
@@ -65,6 +79,7 @@ class AtomicAccessInstrumenter final : public Instrumenter {
   bool run(llvm::Module& module) override {
     hook_ = declare_hook(module, Hook::__weft_atomic);
     after_ = declare_hook(module, Hook::__weft_atomic_after);
+    expect_ = declare_hook(module, Hook::__weft_atomic_expect);
     bool changed = false;
     for (llvm::Function& function : module) {
       if (is_instrumentable(function)) changed |= instrument(function);
@@ -94,10 +109,15 @@ class AtomicAccessInstrumenter final : public Instrumenter {
                                  ? builder.CreatePointerCast(access.pointer, pointer_type)
                                  : llvm::ConstantPointerNull::get(pointer_type);
       std::uint64_t size = access.type ? layout.getTypeStoreSize(access.type).getFixedValue() : 0;
+      if (auto* cmpxchg = llvm::dyn_cast<llvm::AtomicCmpXchgInst>(access.inst)) {
+        if (llvm::Value* expected = expected_as_integer(builder, *cmpxchg, layout))
+          builder.CreateCall(expect_, {expected, builder.getInt32(static_cast<std::uint32_t>(
+                                                     cmpxchg->getFailureOrdering()))});
+      }
       builder.CreateCall(hook_, {pointer, builder.getInt64(size),
                                  builder.getInt32(static_cast<std::uint32_t>(access.kind)),
                                  builder.getInt32(static_cast<std::uint32_t>(access.ordering))});
-      if ((access.kind == WEFT_ATOMIC_LOAD || access.kind == WEFT_ATOMIC_STORE) && size <= 8) {
+      if (access.kind != WEFT_ATOMIC_FENCE && size <= 8) {
         builder.SetInsertPoint(access.inst->getNextNode());
         builder.CreateCall(after_);
       }
@@ -107,6 +127,7 @@ class AtomicAccessInstrumenter final : public Instrumenter {
 
   llvm::FunctionCallee hook_;
   llvm::FunctionCallee after_;
+  llvm::FunctionCallee expect_;
 };
 
 }  // namespace

@@ -246,8 +246,8 @@ std::string Result::summary() const {
     s += " under " + std::string(memory_model_title(memory_model));
   // What weft makes stronger than the language: fewer behaviours than C++ allows.
   if (memory_model == MemoryModel::kRc11 && verdict != Verdict::kBugFound)
-    s += " (mutexes and other synchronisation besides weft::atomic, and atomics over 8 bytes, "
-         "taken as sequentially consistent)";
+    s += " (atomics over 8 bytes taken as sequentially consistent, and synchronisation besides "
+         "weft::atomic as acquiring and releasing its object)";
   return s + "; " + driver::format_statistics(stats);
 }
 

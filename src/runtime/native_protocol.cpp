@@ -376,6 +376,8 @@ std::size_t encode_directive(const TestDirective& d, const ThreadRegistry& threa
   }
   w.put(static_cast<std::uint32_t>(d.quiet_accesses.size()));
   w.bytes(d.quiet_accesses.data(), d.quiet_accesses.size() * sizeof(std::uint64_t));
+  w.put(static_cast<std::uint32_t>(d.choices.size()));
+  w.bytes(d.choices.data(), d.choices.size() * sizeof(std::uint32_t));
   return w.ok() ? w.size() : 0;
 }
 
@@ -431,6 +433,9 @@ TestDirective decode_directive(const char* in, std::size_t size, ThreadRegistry&
     d.quiet_accesses[i] = r.get<std::uint64_t>("quiet accesses");
   if (!std::is_sorted(d.quiet_accesses.begin(), d.quiet_accesses.end()))
     throw ProtocolError("a directive's quiet accesses are not sorted");
+  const std::size_t choices = r.count(sizeof(std::uint32_t), "options");
+  d.choices.resize(choices);
+  for (std::size_t i = 0; i < choices; ++i) d.choices[i] = r.get<std::uint32_t>("options");
   return d;
 }
 
@@ -685,6 +690,21 @@ void LogWriter::library_call(std::size_t index, std::span<const std::uint64_t> p
   commit(Record::kLibraryCall, w.ok(), w.size());
 }
 
+void LogWriter::choice(std::size_t step, std::uint32_t choice, std::uint32_t count,
+                       const Trace::OlderStore* older) {
+  ByteWriter w = payload_writer(header_, records_);
+  w.put(static_cast<std::uint64_t>(step));
+  w.put(choice);
+  w.put(count);
+  w.put(static_cast<std::uint8_t>(older != nullptr));
+  if (older) {
+    w.put(older->store_step);
+    w.put(older->newest_step);
+    w.put(older->value);
+  }
+  commit(Record::kChoice, w.ok(), w.size());
+}
+
 void LogWriter::note_fault(int signal, std::uint64_t pc, std::uint64_t address) {
   header_->fault_signal = signal;
   header_->fault_pc = pc;
@@ -906,10 +926,29 @@ LoggedExecution read_log_records(const void* log, std::size_t sent_threads, Thre
           out.library_callers.emplace_back(index, r.get<std::uint64_t>("program caller"));
         break;
       }
+      case Record::kChoice: {
+        const auto step = r.get<std::uint64_t>("option step");
+        const auto choice = r.get<std::uint32_t>("option");
+        const auto count = r.get<std::uint32_t>("option count");
+        if (count < 2 || choice >= count || step > UINT32_MAX)
+          throw ProtocolError("a step's option out of its range");
+        out.events.record_choice(step, choice, count);
+        if (r.get<std::uint8_t>("older store") != 0) {
+          Trace::OlderStore older{static_cast<std::uint32_t>(step), 0, 0, 0};
+          older.store_step = r.get<std::uint32_t>("older store");
+          older.newest_step = r.get<std::uint32_t>("newest store");
+          older.value = r.get<std::uint64_t>("value read");
+          out.events.older_stores.push_back(older);
+        }
+        break;
+      }
       default:
         throw ProtocolError("unknown log record " + std::to_string(static_cast<int>(tag)));
     }
   }
+  // A choice is logged when its step takes it, which may be before the step's event record.
+  if (events.options.size() > events.events.size())
+    throw ProtocolError("an option of a step the log does not hold");
   return out;
 }
 

@@ -243,10 +243,12 @@ struct Scheduler::Impl {
 
   const RunLimits* limits = nullptr;
   // Under RC11: the execution graph of the atomics, what the synchronisation operations other
-  // than atomics have made happen before (taken one after another, as if seq_cst), the step's
-  // follower (for the options it takes) and an update between its read and its write.
+  // than atomics have made happen before, per object (each acquires and releases its object, as
+  // a mutex does, unless it commutes with the others: rc11_synchronise; the channels among them),
+  // the step's follower (for the options it takes) and an update between its read and its write.
   std::optional<rc11::Machine> rc11;
-  VectorClock synchronised;
+  std::unordered_map<ObjectKey, VectorClock> sync_clocks;
+  std::vector<ObjectKey> synced_channels;
   DirectiveFollower* follower = nullptr;
   struct PendingUpdate {
     ObjectKey location;
@@ -267,20 +269,60 @@ struct Scheduler::Impl {
       case Domain::kMemory:
       case Domain::kNone:
         return;
+      case Domain::kSemaphore:
+        // Posts commute (dependence.cpp): each only releases.
+        if (op.kind == OpKind::kSemPost)
+          sync_clocks[op.object].join(rc11->clock(t.id));
+        else
+          rc11_acquire_release(t.id, op.object);
+        return;
+      case Domain::kCond:
+        // Through its mutex only: in C/C++ a notification does not synchronise.
+        if (takes_mutex(op.kind) || gives_mutex(op.kind))
+          rc11_acquire_release(t.id, mutex_of(op));
+        return;
+      case Domain::kChannel:
+        for_each_channel(op, [&](ObjectKey c) {
+          if (!sync_clocks.count(c)) synced_channels.push_back(c);
+          rc11_acquire_release(t.id, c);
+        });
+        if (on_every_channel(op))
+          for (const ObjectKey c : synced_channels) rc11_acquire_release(t.id, c);
+        return;
       default:
-        rc11->acquire(t.id, synchronised);
-        synchronised = rc11->clock(t.id);
+        rc11_acquire_release(t.id, op.object);
     }
   }
+  // Synchronisation on `object` both ways: what happened before its earlier operations happens
+  // before thread t's next event, and t's past before its later ones.
+  void rc11_acquire_release(ThreadId t, ObjectKey object) {
+    VectorClock& c = sync_clocks[object];
+    rc11->acquire(t, c);
+    c = rc11->clock(t);
+  }
 
+  // For reports, by store of the graph: the step that made it (Trace::OlderStore::kFirstValue
+  // for a location's first value). Updated after each call that may add a store.
+  std::vector<std::uint32_t> rc11_steps;
+  void rc11_note_stores(std::uint32_t step) { rc11_steps.resize(rc11->size(), step); }
+  void rc11_touch(ObjectKey location, std::uint64_t value) {
+    rc11->touch(location, value);
+    rc11_note_stores(Trace::OlderStore::kFirstValue);
+  }
+  std::uint32_t current_step() const { return static_cast<std::uint32_t>(trace.events.size() - 1); }
   // RC11: the option the running step takes among `options` (coherence order, never empty):
   // the follower's, counted from the newest.
-  rc11::EventId take_option(const std::vector<rc11::EventId>& options) {
+  rc11::EventId take_option(ObjectKey location, const std::vector<rc11::EventId>& options) {
     const auto count = static_cast<std::uint32_t>(options.size());
-    const std::size_t step = trace.events.size() - 1;
+    const std::uint32_t step = current_step();
     const std::uint32_t choice = follower->option(step, count);
     if (count > 1) trace.record_choice(step, choice, count);
-    return options[count - 1 - choice];
+    const rc11::EventId taken = options[count - 1 - choice];
+    const rc11::EventId newest = rc11->latest(location);
+    if (taken != newest)
+      trace.older_stores.push_back(
+          {step, rc11_steps[taken], rc11_steps[newest], rc11->value_of(taken)});
+    return taken;
   }
   // Per-thread storage goes after a placed stack, in the first half of the 1 MiB gap before
   // the next slot (RunLimits::stack_region_bytes).
@@ -737,10 +779,12 @@ Trace Scheduler::Impl::run(const TestDirective& d, const std::function<void()>& 
   if (limits.memory_model == MemoryModel::kRc11) {
     rc11.emplace();
     rc11->add_thread(kMainThread, kNoThread);
+    rc11_steps.clear();
   } else {
     rc11.reset();
   }
-  synchronised = VectorClock{};
+  sync_clocks.clear();
+  synced_channels.clear();
   std::vector<ThreadId> bounded;
   ThreadId last = kMainThread;
 
@@ -1073,8 +1117,8 @@ void Scheduler::rc11_load(ObjectKey location, std::memory_order order, void* byt
   Impl& s = *impl_;
   const ThreadId t = s.running->id;
   const rc11::Mode m = rc11::mode_of(order);
-  s.rc11->touch(location, value_of(bytes, size));
-  const rc11::EventId from = s.take_option(s.rc11->load_options(t, location, m));
+  s.rc11_touch(location, value_of(bytes, size));
+  const rc11::EventId from = s.take_option(location, s.rc11->load_options(t, location, m));
   const std::uint64_t v = s.rc11->load(t, location, m, from);
   std::memcpy(bytes, &v, size);
 }
@@ -1084,10 +1128,11 @@ void Scheduler::rc11_store(ObjectKey location, std::memory_order order, void* me
   Impl& s = *impl_;
   const ThreadId t = s.running->id;
   const rc11::Mode m = rc11::mode_of(order);
-  s.rc11->touch(location, value_of(memory, size));
-  const rc11::EventId after = s.take_option(s.rc11->store_options(t, location, m));
+  s.rc11_touch(location, value_of(memory, size));
+  const rc11::EventId after = s.take_option(location, s.rc11->store_options(t, location, m));
   const bool last = after == s.rc11->latest(location);
   s.rc11->store(t, location, m, after, value_of(bytes, size));
+  s.rc11_note_stores(s.current_step());
   if (last) std::memcpy(memory, bytes, size);  // memory holds the newest store
 }
 
@@ -1096,8 +1141,8 @@ void Scheduler::rc11_update_read(ObjectKey location, std::memory_order order, vo
   Impl& s = *impl_;
   const ThreadId t = s.running->id;
   const rc11::Mode m = rc11::mode_of(order);
-  s.rc11->touch(location, value_of(bytes, size));
-  const rc11::EventId from = s.take_option(s.rc11->update_options(t, location, m));
+  s.rc11_touch(location, value_of(bytes, size));
+  const rc11::EventId from = s.take_option(location, s.rc11->update_options(t, location, m));
   s.pending_update = {location, m, from};
   const std::uint64_t v = s.rc11->value_of(from);
   std::memcpy(bytes, &v, size);
@@ -1108,18 +1153,18 @@ void Scheduler::rc11_update_write(void* memory, const void* bytes, std::uint32_t
   const Impl::PendingUpdate u = s.pending_update;
   const bool last = u.from == s.rc11->latest(u.location);
   s.rc11->update(s.running->id, u.location, u.mode, u.from, value_of(bytes, size));
+  s.rc11_note_stores(s.current_step());
   if (last) std::memcpy(memory, bytes, size);
 }
 
-bool Scheduler::rc11_compare_exchange(ObjectKey location, std::memory_order success,
-                                      std::memory_order failure, void* memory, void* seen,
-                                      const void* expected, const void* desired,
-                                      std::uint32_t size) {
+bool Scheduler::rc11_compare_exchange_read(ObjectKey location, std::memory_order success,
+                                           std::memory_order failure, const void* expected,
+                                           void* bytes, std::uint32_t size) {
   Impl& s = *impl_;
   const ThreadId t = s.running->id;
   const rc11::Mode ms = rc11::mode_of(success), mf = rc11::mode_of(failure);
   const std::uint64_t want = value_of(expected, size);
-  s.rc11->touch(location, value_of(memory, size));
+  s.rc11_touch(location, value_of(bytes, size));
   // A store it reads with the expected value makes it an update, which must be one of those an
   // update may read; any other makes it a load that fails.
   const std::vector<rc11::EventId> updates = s.rc11->update_options(t, location, ms);
@@ -1128,16 +1173,31 @@ bool Scheduler::rc11_compare_exchange(ObjectKey location, std::memory_order succ
     if (s.rc11->value_of(e) != want ||
         std::find(updates.begin(), updates.end(), e) != updates.end())
       options.push_back(e);
-  const rc11::EventId from = s.take_option(options);
-  if (s.rc11->value_of(from) != want) {
-    const std::uint64_t v = s.rc11->load(t, location, mf, from);
-    std::memcpy(seen, &v, size);
+  const rc11::EventId from = s.take_option(location, options);
+  const std::uint64_t v = s.rc11->value_of(from);
+  std::memcpy(bytes, &v, size);
+  if (v != want) {
+    s.rc11->load(t, location, mf, from);
     return false;
   }
-  const bool last = from == s.rc11->latest(location);
-  s.rc11->update(t, location, ms, from, value_of(desired, size));
-  if (last) std::memcpy(memory, desired, size);
-  std::memcpy(seen, expected, size);
+  s.pending_update = {location, ms, from};
+  return true;
+}
+
+void Scheduler::rc11_notice_memory(ObjectKey location, const void* bytes, std::uint32_t size) {
+  Impl& s = *impl_;
+  if (s.rc11->touched(location) &&
+      s.rc11->value_of(s.rc11->latest(location)) != value_of(bytes, size))
+    s.rc11->forget(location);
+}
+
+bool Scheduler::rc11_compare_exchange(ObjectKey location, std::memory_order success,
+                                      std::memory_order failure, void* memory, void* seen,
+                                      const void* expected, const void* desired,
+                                      std::uint32_t size) {
+  std::memcpy(seen, memory, size);
+  if (!rc11_compare_exchange_read(location, success, failure, expected, seen, size)) return false;
+  rc11_update_write(memory, desired, size);
   return true;
 }
 

@@ -94,6 +94,24 @@ void Machine::touch(Location x, Value initial) {
   insert(std::move(e), kNoEvent);
 }
 
+void Machine::forget(Location x) {
+  const auto history = histories_.find(x);
+  if (history == histories_.end()) return;
+  // Names no address can be: the top of the address space, counting down.
+  const Location gone = ~Location{0} - forgotten_++;
+  std::vector<EventId> stores = std::move(history->second);
+  histories_.erase(history);
+  for (const EventId e : stores) events_[e].location = gone;
+  histories_[gone] = std::move(stores);
+  if (const auto accesses = accesses_.find(x); accesses != accesses_.end()) {
+    std::vector<EventId> all = std::move(accesses->second);
+    accesses_.erase(accesses);
+    for (const EventId e : all) events_[e].location = gone;
+    accesses_[gone] = std::move(all);
+  }
+  for (ThreadState& t : threads_) t.released_to.erase(x);
+}
+
 std::uint32_t Machine::visible_from(ThreadId t, Location x) const {
   std::uint32_t from = 0;
   const VectorClock& c = threads_[t].clock;

@@ -23,8 +23,12 @@
   X(void, __weft_write_range, (void* address, uint64_t size), "vpw")                       \
   /* An atomic instruction: kind is a weft_atomic_kind, ordering llvm::AtomicOrdering. */ \
   X(void, __weft_atomic, (void* address, uint64_t size, uint32_t kind, uint32_t ordering), "vpwii") \
-  /* Right after an atomic load or store instruction of up to 8 bytes (x86-TSO's buffers). */ \
+  /* Right after an atomic load, store, read-modify-write or compare-exchange instruction of \
+   * up to 8 bytes (x86-TSO's buffers, RC11's stores). */                                  \
   X(void, __weft_atomic_after, (void), "v")                                               \
+  /* Right before __weft_atomic for a compare-exchange of up to 8 bytes: the value it       \
+   * expects (zero-extended) and its failure ordering (llvm::AtomicOrdering). */           \
+  X(void, __weft_atomic_expect, (uint64_t expected, uint32_t failure_ordering), "vwi")     \
   /* The body of a __VERIFIER_atomic_* function: one atomic section. */                   \
   X(void, __weft_atomic_begin, (void), "v")                                                \
   X(void, __weft_atomic_end, (void), "v")                                                  \

@@ -102,12 +102,14 @@ inline constexpr const char* kRuntimeMarker = "weft-runtime-v1";
 /// expression mirror, kKnownExpressions; 9: directives carry PCT's priority changes; 10: traces
 /// carry a sleep-set walk's weight; 11: kCaveat records; 12: kLibraryCall records;
 /// 14: events and pending threads carry local states; 15: SchedulePolicy::kStickyInTurns;
-/// 16: kSegment records; 17: the memory model (WEFT_MEMORY_MODEL) and x86-TSO's operations).
-inline constexpr int kProtocolVersion = 17;
+/// 16: kSegment records; 17: the memory model (WEFT_MEMORY_MODEL) and x86-TSO's operations;
+/// 18: RC11's options: directives carry TestDirective::choices, logs kChoice records, and the
+/// pass calls __weft_atomic_expect and __weft_atomic_after around read-modify-writes).
+inline constexpr int kProtocolVersion = 18;
 /// The protocol version as a string every instrumented binary contains (fork_server.cpp), so that
 /// weft can refuse a binary built by another version before it starts it: an older runtime does
 /// not understand WEFT_CONTROL and would die before it could say HELLO.
-#define WEFT_PROTOCOL_MARKER "weft-protocol-v17"
+#define WEFT_PROTOCOL_MARKER "weft-protocol-v18"
 inline constexpr const char* kProtocolMarker = WEFT_PROTOCOL_MARKER;
 static_assert(WEFT_PROTOCOL_MARKER[sizeof WEFT_PROTOCOL_MARKER - 3] ==
                       '0' + kProtocolVersion / 10 &&
@@ -260,6 +262,9 @@ TestDirective decode_directive(const char* in, std::size_t size, ThreadRegistry&
 ///              {pc:}/{in:} marks; after a kCrashed record naming the thread)
 ///   kSegment   what a thread's code did between two events (Segment): the step it ran after,
 ///              the thread, whether it is opaque, its reads and its writes (PlainAccess)
+///   kChoice    under RC11, the option a step took (Trace::options, Trace::choices): the step
+///              (logged before it or after), the option, how many it had, and whether it took
+///              an older store than the newest, and if so which (Trace::OlderStore)
 enum class Record : std::uint8_t {
   kEvent = 'E',
   kThread = 'N',
@@ -278,6 +283,7 @@ enum class Record : std::uint8_t {
   kWhere = 'W',
   kSanitizer = 'S',
   kSegment = 'G',
+  kChoice = 'O',
 };
 
 struct LogHeader {
@@ -338,6 +344,10 @@ class LogWriter {
   /// Appends a kLibraryCall record: event `index` ran in a library the program called through
   /// the return addresses `program_callers` (innermost first, at most 255).
   void library_call(std::size_t index, std::span<const std::uint64_t> program_callers);
+  /// Appends a kChoice record: step `step` took option `choice` of `count`, and `older` says
+  /// which store that was if not the newest.
+  void choice(std::size_t step, std::uint32_t choice, std::uint32_t count,
+              const Trace::OlderStore* older);
   /// Notes the signal the process dies of (called from the signal handler).
   void note_fault(int signal, std::uint64_t pc, std::uint64_t address);
 

@@ -209,6 +209,16 @@ class Scheduler {
   void rc11_update_read(ObjectKey location, std::memory_order order, void* bytes,
                         std::uint32_t size);
   void rc11_update_write(void* memory, const void* bytes, std::uint32_t size);
+  /// A compare-exchange in two halves, as an update: the read (`bytes`, holding memory's value,
+  /// become those of the store it reads), true if that was `expected`, and then, only if so,
+  /// rc11_update_write.
+  bool rc11_compare_exchange_read(ObjectKey location, std::memory_order success,
+                                  std::memory_order failure, const void* expected, void* bytes,
+                                  std::uint32_t size);
+  /// Memory holds `bytes` at `location` though its newest store wrote something else: a write
+  /// the machine did not see (a plain one, or a new object where an old one was) made it a new
+  /// location, whose history starts from them.
+  void rc11_notice_memory(ObjectKey location, const void* bytes, std::uint32_t size);
   /// A compare-exchange: `seen` gets what it read; true if that was `expected` and it stored
   /// `desired`.
   bool rc11_compare_exchange(ObjectKey location, std::memory_order success,

@@ -62,6 +62,9 @@ class Machine {
   /// The location's history begins with `initial`, if it has none yet.
   void touch(Location x, Value initial);
   bool touched(Location x) const { return histories_.count(x) != 0; }
+  /// `x` is a new location from now on (what it held is another object's): its history so far
+  /// stays in the graph under a name no access uses.
+  void forget(Location x);
 
   /// The stores a load by `t` of `x` may read, in coherence order (never empty).
   std::vector<EventId> load_options(ThreadId t, Location x, Mode m);
@@ -128,6 +131,7 @@ class Machine {
   std::unordered_map<Location, std::vector<EventId>> accesses_;   // every access, in order
   std::vector<ThreadState> threads_;
   std::size_t seq_cst_events_ = 0;
+  Location forgotten_ = 0;  // locations forget() renamed
 };
 
 }  // namespace weft::rc11

@@ -228,6 +228,16 @@ struct Trace {
     options[step] = count;
     choices[step] = choice;
   }
+  /// For reports: a step that did not take the newest store of its location in coherence order
+  /// (a load that read an older one, a store placed before the newest).
+  struct OlderStore {
+    static constexpr std::uint32_t kFirstValue = ~std::uint32_t{0};  ///< not a step's store
+    std::uint32_t step;
+    std::uint32_t store_step;   ///< the store it read or was placed after
+    std::uint32_t newest_step;  ///< the location's newest store then
+    std::uint64_t value;        ///< what store_step wrote
+  };
+  std::vector<OlderStore> older_stores;
 
   /// The operation thread t was about to perform in the state before step k (k == size() means
   /// the final state), or nullopt if t had finished or did not exist yet.

@@ -87,6 +87,71 @@ void buffer_access(NativeRuntime& rt, void* addr, std::uint64_t size, bool store
   a.site = site;
 }
 
+// llvm::AtomicOrdering as the C/C++ order it came from (unordered taken as relaxed).
+std::memory_order order_of(std::uint32_t ordering) {
+  switch (ordering) {
+    case 4:
+      return std::memory_order_acquire;
+    case 5:
+      return std::memory_order_release;
+    case kAcquireRelease:
+      return std::memory_order_acq_rel;
+    case kSequentiallyConsistent:
+      return std::memory_order_seq_cst;
+    default:
+      return std::memory_order_relaxed;
+  }
+}
+
+// RC11 (docs/memory-models.md): before the atomic instruction at `addr` runs, memory is made to
+// hold the value of the store it reads, the option the directive chose among those the RC11
+// machine allows; a store takes its option once it has written (__weft_atomic_after). Between
+// atomic instructions memory holds the newest store in coherence order, which is what a plain
+// access that does not race reads. No other thread runs in between.
+void rc11_access(NativeRuntime& rt, void* addr, std::uint32_t size, std::uint32_t kind,
+                 std::uint32_t ordering, const NativeRuntime::Expected& expected) {
+  auto& sched = rt.scheduler();
+  const auto x = reinterpret_cast<weft::ObjectKey>(addr);
+  NativeRuntime::Rc11Access& a = rt.rc11_access();
+  auto* bytes = static_cast<unsigned char*>(addr);
+  a.address = bytes;
+  a.size = size;
+  a.kind = kind;
+  a.order = order_of(ordering);
+  a.updates = kind == WEFT_ATOMIC_RMW;
+  std::memcpy(a.memory, bytes, size);
+  sched.rc11_notice_memory(x, a.memory, size);
+  if (kind == kStore) return;
+  unsigned char read[8];
+  std::memcpy(read, a.memory, size);
+  if (kind == kLoad)
+    sched.rc11_load(x, a.order, read, size);
+  else if (kind == WEFT_ATOMIC_RMW)
+    sched.rc11_update_read(x, a.order, read, size);
+  else
+    a.updates = sched.rc11_compare_exchange_read(x, a.order, order_of(expected.failure_ordering),
+                                                 &expected.value, read, size);
+  rt.log_choice();
+  std::memcpy(bytes, read, size);
+}
+
+// After the instruction rc11_access set up for: what it wrote goes into the graph.
+void rc11_access_done(NativeRuntime& rt) {
+  NativeRuntime::Rc11Access& a = rt.rc11_access();
+  auto& sched = rt.scheduler();
+  unsigned char written[8];
+  std::memcpy(written, a.address, a.size);
+  std::memcpy(a.address, a.memory, a.size);
+  if (a.kind == kStore) {
+    sched.rc11_store(reinterpret_cast<weft::ObjectKey>(a.address), a.order, a.address, written,
+                     a.size);
+    rt.log_choice();
+  } else if (a.updates) {
+    sched.rc11_update_write(a.address, written, a.size);
+  }
+  a.address = nullptr;
+}
+
 std::uint32_t clamp_size(std::uint64_t size) {
   return size > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(size);
 }
@@ -218,15 +283,29 @@ void __weft_write_range(void* addr, std::uint64_t size) {
 // (docs/memory-models.md) a load or store of up to 8 bytes runs against memory set up for it
 // (buffer_access) and __weft_atomic_after undoes that; read-modify-writes drain the buffer
 // (perform does), and a seq_cst fence waits for it (mfence); other fences are no-ops on x86.
+// Under RC11 one of up to 8 bytes acts on the store the RC11 machine lets it read (rc11_access);
+// a fence goes into the graph, a seq_cst one as a visible operation of its own.
 void __weft_atomic(void* addr, std::uint64_t size, std::uint32_t kind, std::uint32_t ordering) {
   NativeRuntime* rt = NativeRuntime::for_hook();
   if (!rt) return;
   const std::uint64_t site = WEFT_CALLER_SITE();
   RuntimeScope scope(*rt);
-  if (weaker_than_sequential_consistency(kind, ordering)) rt->note_weak_atomic(site);
-  const bool tso = rt->scheduler().memory_model() == weft::MemoryModel::kTso;
+  const weft::MemoryModel model = rt->scheduler().memory_model();
+  // Under RC11 only the accesses it does not model (over 8 bytes) are taken as seq_cst.
+  if (weaker_than_sequential_consistency(kind, ordering) &&
+      (model != weft::MemoryModel::kRc11 || size > 8))
+    rt->note_weak_atomic(site);
+  const bool tso = model == weft::MemoryModel::kTso;
+  const NativeRuntime::Expected expected = rt->expected();
   if (kind == kFence) {
     if (tso && ordering == kSequentiallyConsistent) rt->scheduler().fence(site);
+    if (model == weft::MemoryModel::kRc11 && ordering > 2) {
+      // A seq_cst fence's place in the SC order is the schedule's; the others act on their own
+      // thread's view only.
+      if (ordering == kSequentiallyConsistent)
+        rt->scheduler().perform(Operation{OpKind::kYield, 0, 0, 0, 0}, site, true);
+      rt->scheduler().rc11_fence(order_of(ordering));
+    }
     return;
   }
   static constexpr OpKind kOps[] = {OpKind::kAtomicLoad, OpKind::kAtomicStore, OpKind::kAtomicRmw,
@@ -250,6 +329,7 @@ void __weft_atomic(void* addr, std::uint64_t size, std::uint32_t kind, std::uint
         site, true);
   }
   if (buffered) buffer_access(*rt, addr, size, kind == kStore, ordering, site);
+
   // Races first, as for plain accesses: an atomic access to a freed block races with the free.
   if (!rt->options().every_access) {
     auto reports = rt->races().access(
@@ -259,21 +339,38 @@ void __weft_atomic(void* addr, std::uint64_t size, std::uint32_t kind, std::uint
     for (auto& report : reports) sched.note_failure(weft::Outcome::kDataRace, std::move(report));
   }
   check_heap(*rt, addr, size, kind != kLoad, site);
+  if (model == weft::MemoryModel::kRc11 && size <= 8)
+    rc11_access(*rt, addr, static_cast<std::uint32_t>(size), kind, ordering, expected);
   if ((kind & 3) != kStore && rt->options().record_values) rt->note_value_read(addr, size);
   note_atomic_for_spin(*rt, addr, size, kind);
 }
 
-// After an atomic load or store of up to 8 bytes: under x86-TSO, what buffer_access set up for
-// it is undone (a store's bytes go into the buffer, memory gets back what it held).
+// After an atomic instruction of up to 8 bytes: under x86-TSO, what buffer_access set up for a
+// load or store is undone (a store's bytes go into the buffer, memory gets back what it held);
+// under RC11, what rc11_access set up.
 void __weft_atomic_after(void) {
   NativeRuntime* rt = NativeRuntime::for_hook();
-  if (!rt || !rt->tso_access().address) return;
+  if (!rt) return;
+  if (rt->rc11_access().address) {
+    RuntimeScope scope(*rt);
+    rc11_access_done(*rt);
+    return;
+  }
+  if (!rt->tso_access().address) return;
   RuntimeScope scope(*rt);
   NativeRuntime::TsoAccess& a = rt->tso_access();
   if (a.store) rt->scheduler().complete_store(a.address);
   std::memcpy(a.address, a.memory, a.size);
   a.address = nullptr;
   if (a.store && a.seq_cst) rt->scheduler().fence(a.site);  // mov + mfence
+}
+
+// A compare-exchange's expected value, for the __weft_atomic that follows (under RC11 it decides
+// which stores the instruction may read).
+void __weft_atomic_expect(std::uint64_t expected, std::uint32_t failure_ordering) {
+  NativeRuntime* rt = NativeRuntime::for_hook();
+  if (!rt) return;
+  rt->expected() = {expected, failure_ordering};
 }
 
 // An inline-assembly statement (inline_asm_instrumenter.cpp). A barrier (no operands) is a

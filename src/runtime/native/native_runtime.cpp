@@ -340,6 +340,15 @@ void NativeRuntime::note_weak_atomic(std::uint64_t site) {
   note_caveat(weft::CaveatKind::kWeakAtomics, weft::code_mark(site));
 }
 
+void NativeRuntime::log_choice() {
+  if (!log_ || !current_trace_ || current_trace_->events.empty()) return;
+  const Trace& t = *current_trace_;
+  const std::size_t step = t.events.size() - 1;
+  if (step >= t.options.size() || t.options[step] < 2) return;
+  const bool older = !t.older_stores.empty() && t.older_stores.back().step == step;
+  log_->choice(step, t.choices[step], t.options[step], older ? &t.older_stores.back() : nullptr);
+}
+
 void NativeRuntime::flush_log() {
   if (!log_) return;
   // The inputs and branches since the last event too (even before the first): a thread that

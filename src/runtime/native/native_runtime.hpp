@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -221,6 +222,27 @@ class NativeRuntime {
     unsigned char memory[8] = {};  ///< what memory held before
   };
   TsoAccess& tso_access() { return tso_access_; }
+  /// RC11: an atomic access of the running thread that the hook before it let through to
+  /// memory, which holds for the instruction the value of the store it reads (the option taken);
+  /// __weft_atomic_after records what it wrote and puts back the newest store's value.
+  struct Rc11Access {
+    unsigned char* address = nullptr;  ///< null: none
+    std::uint32_t size = 0;
+    std::uint32_t kind = 0;        ///< weft_atomic_kind
+    std::memory_order order{};     ///< the store's, for a store
+    bool updates = false;          ///< a read-modify-write, or a compare-exchange that succeeds
+    unsigned char memory[8] = {};  ///< what memory held before: the newest store's value
+  };
+  Rc11Access& rc11_access() { return rc11_access_; }
+  /// A compare-exchange's expected value and failure ordering (__weft_atomic_expect), for the
+  /// __weft_atomic right after.
+  struct Expected {
+    std::uint64_t value = 0;
+    std::uint32_t failure_ordering = 0;
+  };
+  Expected& expected() { return expected_; }
+  /// RC11: the running step took an option (Trace::choices); the log says which.
+  void log_choice();
   /// A sanitizer the program was built with reported an error (`report`: one line, in weft's
   /// terms), which is about to end the process: the log gets the events so far, the running
   /// thread and the report (sanitizer_reports.cpp).
@@ -328,6 +350,8 @@ class NativeRuntime {
   std::array<std::uint64_t, 4> weak_atomic_sites_{};
   std::size_t weak_atomic_sites_noted_ = 0;
   TsoAccess tso_access_;
+  Rc11Access rc11_access_;
+  Expected expected_;
 };
 
 /// The process's name and CPU set, which main's identity starts from in every execution. Read
