@@ -144,10 +144,12 @@ void expect_machine_equals_axioms(const AtomicProgram& p, const std::string& whe
 
 // weft's DFS under RC11, in process (the scheduler running the machine, the strategy exploring
 // every interleaving with every option), against the axioms.
-void expect_weft_equals_axioms(const AtomicProgram& p, const std::string& where) {
+// `strategy` must be exhaustive without a bound: DFS, or a bounded search with none.
+void expect_weft_equals_axioms(const AtomicProgram& p, const std::string& where,
+                               StrategyKind strategy = StrategyKind::kDfs) {
   const Observed axioms = allowed_outcomes(p, AxiomaticModel::kRc11);
   Options o;
-  o.strategy = StrategyKind::kDfs;
+  o.strategy = strategy;
   o.memory_model = MemoryModel::kRc11;
   const ProgramRun weft = explore_atomic_program(p, o);
   EXPECT_EQ(weft.result.verdict == Verdict::kIncomplete, false) << where;
@@ -225,7 +227,21 @@ TEST_P(Rc11Weft, DfsReachesExactlyTheConsistentGraphs) {
            : small_program(
                  GetParam(), [](std::uint64_t s) { return generate_atomic_program(s, 1e300); },
                  kMaxWeftInterleavings);
-  expect_weft_equals_axioms(p, (weak ? "weak seed " : "seed ") + std::to_string(seed));
+  const std::string where = (weak ? "weak seed " : "seed ") + std::to_string(seed);
+  expect_weft_equals_axioms(p, where);
+  // Every fifth program: the bounded searches, with no bound, reach the same graphs; random
+  // scheduling reaches only graphs RC11 allows.
+  if (GetParam() % 5 != 0) return;
+  expect_weft_equals_axioms(p, where + ", preemption-bound", StrategyKind::kPreemptionBound);
+  expect_weft_equals_axioms(p, where + ", delay-bound", StrategyKind::kDelayBound);
+  Options o;
+  o.strategy = StrategyKind::kRandom;
+  o.memory_model = MemoryModel::kRc11;
+  o.random_executions = 50;
+  const ProgramRun sampled = explore_atomic_program(p, o);
+  const Observed axioms = allowed_outcomes(p, AxiomaticModel::kRc11);
+  for (const auto& state : sampled.observed.final_states)
+    EXPECT_TRUE(axioms.final_states.count(state)) << "random; " << where << ":\n" << p.describe();
 }
 
 INSTANTIATE_TEST_SUITE_P(Programs, Rc11Weft,

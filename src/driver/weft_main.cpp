@@ -66,8 +66,8 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
          "The memory model the executions follow: sc (sequential consistency: every store is "
          "seen at once), tso (x86-TSO: each thread's stores wait in a store buffer, which "
          "fences, locked instructions and synchronisation drain) or rc11 (the C/C++ model: a "
-         "load may read any store coherence and happens-before allow; strategy dfs, random "
-         "or pct); docs/memory-models.md")
+         "load may read any store coherence and happens-before allow; strategy dfs, random, "
+         "pct or a bounded search); docs/memory-models.md")
       ->check(CLI::IsMember({"sc", "tso", "rc11"}))
       ->default_str("sc");
   cmd.add_flag(

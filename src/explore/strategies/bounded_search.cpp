@@ -13,7 +13,9 @@
 // bound is run. With no bound left to raise (no choice was ever deferred) the search has run
 // every interleaving and is exhaustive. Inputs are explored as ExecutionTreeSearch does (thesis
 // §2.2-2.4): at each node the other sides of its step's input branches first, at no cost; a
-// deferred root keeps the inputs of the execution it came from.
+// deferred root keeps the inputs of the execution it came from. Under a model whose accesses
+// have options (RC11), a step's other options come before other threads, at no cost: they are
+// not scheduling choices.
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -46,16 +48,24 @@ class BoundedSearch final : public Strategy {
         const std::size_t i = nodes_.size() - 1;
         if (auto inputs = inputs_.flip_in_step(i + 1)) {
           branch_ = i;
-          for (std::size_t k = 0; k <= i; ++k) d.prefix.push_back(nodes_[k].chosen);
+          follow_nodes(i + 1, d);
           d.inputs = std::move(*inputs);
           return d;
         }
         Node& n = nodes_.back();
+        if (n.option + 1 < n.options) {
+          branch_ = i;
+          follow_nodes(i + 1, d);
+          d.choices.back() = ++n.option;
+          d.inputs = inputs_.current_inputs();
+          kept_steps_ = i + 1;
+          return d;
+        }
         if (!n.todo.empty()) {
           const ThreadId t = n.todo.first();
           n.todo.erase(t);
           branch_ = i;
-          for (std::size_t k = 0; k < branch_; ++k) d.prefix.push_back(nodes_[k].chosen);
+          follow_nodes(branch_, d);
           d.prefix.push_back(t);
           d.inputs = inputs_.current_inputs();
           kept_steps_ = i + 1;
@@ -66,8 +76,7 @@ class BoundedSearch final : public Strategy {
       // The branches of the code the subtree's root prefix leads into: the subtree again, on the
       // other side (its nodes are built afresh).
       if (auto inputs = inputs_.flip_in_step(root_)) {
-        for (std::size_t k = 0; k < root_ && k < nodes_.size(); ++k)
-          d.prefix.push_back(nodes_[k].chosen);
+        follow_nodes(std::min(root_, nodes_.size()), d);
         nodes_.clear();
         d.inputs = std::move(*inputs);
         return d;
@@ -92,6 +101,10 @@ class BoundedSearch final : public Strategy {
       const Root& root = roots_.back();
       d.prefix.assign(root.schedule->begin(), root.schedule->begin() + root.length);
       d.prefix.push_back(root.next);
+      if (root.choices)
+        d.choices.assign(root.choices->begin(),
+                         root.choices->begin() + std::min<std::size_t>(root.length,
+                                                                       root.choices->size()));
       d.inputs = *root.inputs;
       roots_.pop_back();
       root_ = d.prefix.size();
@@ -109,6 +122,7 @@ class BoundedSearch final : public Strategy {
       if (branch_ < trace.events.size()) {
         Node& n = nodes_[branch_];
         n.chosen = trace.events[branch_].thread;
+        take_options(n, trace, branch_);
         n.cost_of_chosen = cost(branch_, n.chosen, n.enabled);
         start = branch_ + 1;
       }
@@ -119,10 +133,12 @@ class BoundedSearch final : public Strategy {
     // much of it is its prefix: a copy each would cost steps x choices per execution.
     std::shared_ptr<std::vector<ThreadId>> schedule;
     std::shared_ptr<std::vector<InputValue>> inputs;  // its inputs, which the roots follow
+    std::shared_ptr<std::vector<std::uint32_t>> choices;  // its options, if any step had some
     for (std::size_t k = start; k < trace.events.size(); ++k) {
       Node n;
       n.enabled = trace.enabled[k];
       n.chosen = trace.events[k].thread;
+      take_options(n, trace, k);
       n.cost_before = k == 0 ? 0 : nodes_[k - 1].cost_before + nodes_[k - 1].cost_of_chosen;
       n.cost_of_chosen = cost(k, n.chosen, n.enabled);
       if (k >= root_)
@@ -139,8 +155,15 @@ class BoundedSearch final : public Strategy {
             for (std::size_t j = 0; j < trace.events.size(); ++j)
               schedule->push_back(j < start ? nodes_[j].chosen : trace.events[j].thread);
             inputs = std::make_shared<std::vector<InputValue>>(inputs_.current_inputs());
+            if (!trace.choices.empty() || has_options()) {
+              choices = std::make_shared<std::vector<std::uint32_t>>();
+              for (std::size_t j = 0; j < trace.events.size(); ++j)
+                choices->push_back(j < start          ? nodes_[j].option
+                                   : j < trace.choices.size() ? trace.choices[j]
+                                                              : 0);
+            }
           }
-          deferred_[total].push_back({schedule, inputs, static_cast<std::uint32_t>(k), t});
+          deferred_[total].push_back({schedule, inputs, choices, static_cast<std::uint32_t>(k), t});
         }
       nodes_.push_back(std::move(n));
     }
@@ -164,6 +187,7 @@ class BoundedSearch final : public Strategy {
   struct Root {
     std::shared_ptr<const std::vector<ThreadId>> schedule;
     std::shared_ptr<const std::vector<InputValue>> inputs;
+    std::shared_ptr<const std::vector<std::uint32_t>> choices;  ///< by step; null: none
     std::uint32_t length;
     ThreadId next;
   };
@@ -174,7 +198,23 @@ class BoundedSearch final : public Strategy {
     ThreadId chosen = kNoThread;
     std::uint32_t cost_before = 0;     ///< of the choices before this step
     std::uint32_t cost_of_chosen = 0;  ///< of this step's choice
+    std::uint32_t options = 1, option = 0;  ///< the step's options, and the one it took
   };
+
+  // The directive follows the first `steps` nodes: their threads and options.
+  void follow_nodes(std::size_t steps, TestDirective& d) const {
+    for (std::size_t k = 0; k < steps; ++k) {
+      d.prefix.push_back(nodes_[k].chosen);
+      d.choices.push_back(nodes_[k].option);
+    }
+  }
+  static void take_options(Node& n, const Trace& trace, std::size_t k) {
+    n.options = k < trace.options.size() ? trace.options[k] : 1;
+    n.option = k < trace.choices.size() ? trace.choices[k] : 0;
+  }
+  bool has_options() const {
+    return std::any_of(nodes_.begin(), nodes_.end(), [](const Node& n) { return n.options > 1; });
+  }
 
   // What choosing `t` at step k costs, `enabled` being the threads enabled there.
   std::uint32_t cost(std::size_t k, ThreadId t, const ThreadSet& enabled) const {
@@ -220,14 +260,15 @@ WEFT_STRATEGY_ROWS(
     {"preemption-bound",
      "every schedule with at most 0, 1, 2, ... preemptions (up to --bound), each bound "
      "completely before the next; no sleep sets",
-     100, ReadPolicy::kReadsCommute, kTakesBound | kWeakMemory,
+     100, ReadPolicy::kReadsCommute, kTakesBound | kWeakMemory | kExploresOptions,
      [](const StrategyConfig& config) {
        return std::unique_ptr<Strategy>(std::make_unique<BoundedSearch>(config, false));
      }},
     {"delay-bound",
      "every schedule with at most 0, 1, 2, ... delays of a round-robin scheduler (up to "
      "--bound), each bound completely before the next; no sleep sets",
-     110, ReadPolicy::kReadsCommute, kTakesBound | kWeakMemory, [](const StrategyConfig& config) {
+     110, ReadPolicy::kReadsCommute, kTakesBound | kWeakMemory | kExploresOptions,
+     [](const StrategyConfig& config) {
        return std::unique_ptr<Strategy>(std::make_unique<BoundedSearch>(config, true));
      }})
 
