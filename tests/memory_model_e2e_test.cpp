@@ -85,11 +85,11 @@ TEST(MemoryModelEndToEnd, PetersonUnderRc11NeedsAnExchangeOfTurn) {
 
   // A seq_cst fence is enough on x86, not in C/C++: turn's store can come first in coherence
   // order though the thread that made it saw the other's flag as 0.
-  const CliRun fenced = weft_cli("check --json -q " + fixture(kPeterson) +
-                                 " --memory-model=rc11 -- -DFENCED");
+  const CliRun fenced =
+      weft_cli("check --json -q " + fixture(kPeterson) + " --memory-model=rc11 -- -DFENCED");
   EXPECT_EQ(fenced.exit_code, 1) << fenced.out << fenced.err;
-  const CliRun exchange = weft_cli("check " + fixture(kPeterson) +
-                                   " --memory-model=rc11 -- -DEXCHANGE");
+  const CliRun exchange =
+      weft_cli("check " + fixture(kPeterson) + " --memory-model=rc11 -- -DEXCHANGE");
   ASSERT_EQ(exchange.exit_code, 0) << exchange.out << exchange.err;
   EXPECT_NE(exchange.out.find("every behaviour under RC11 was explored"), std::string::npos)
       << exchange.out;
@@ -98,8 +98,8 @@ TEST(MemoryModelEndToEnd, PetersonUnderRc11NeedsAnExchangeOfTurn) {
 // Chase-Lev with the fences of Lê et al. explored completely under RC11; without take()'s
 // seq_cst fence an item is taken twice.
 TEST(MemoryModelEndToEnd, ChaseLevUnderRc11NeedsTheFenceInTake) {
-  const CliRun fenced = weft_cli("check --json -q " + fixture("chase_lev.c") +
-                                 " --memory-model=rc11");
+  const CliRun fenced =
+      weft_cli("check --json -q " + fixture("chase_lev.c") + " --memory-model=rc11");
   EXPECT_EQ(fenced.exit_code, 0) << fenced.out << fenced.err;
   const CliRun unfenced = weft_cli("check --json -q " + fixture("chase_lev.c") +
                                    " --memory-model=rc11 -- -DNO_TAKE_FENCE");

@@ -244,8 +244,8 @@ std::string format_native_bug(const explorer::FoundBug& bug, const ThreadRegistr
          "; each thread in its own column):\n";
   out += format_interleaving(bug.trace, threads, event_text(bug, threads, symbols));
   if (!bug.trace.symbolic.inputs.empty()) out += "\nInputs:\n" + format_inputs(bug.trace, threads);
-  out += "\nSchedule: " + encode_test(bug.schedule, bug.trace.symbolic.values(), threads,
-                        bug.trace.choices) + "\n";
+  out += "\nSchedule: " +
+         encode_test(bug.schedule, bug.trace.symbolic.values(), threads, bug.trace.choices) + "\n";
   if (!replay_command.empty()) out += "Replay:   " + replay_command + "\n";
   return out;
 }
@@ -274,9 +274,8 @@ std::string format_native_bugs(const std::vector<const explorer::FoundBug*>& bug
     out += "BUG " + number + ": " + kind + "\n  " + bug_message(*bugs[k], symbols) + "\n";
     std::string& here = at_step[std::min(bugs[k]->step, whole->trace.events.size())];
     here += (here.empty() ? "" : ", ") + ("bug " + number + " (" + kind + ")");
-    const std::string schedule =
-        encode_test(bugs[k]->schedule, bugs[k]->trace.symbolic.values(), threads,
-                        bugs[k]->trace.choices);
+    const std::string schedule = encode_test(bugs[k]->schedule, bugs[k]->trace.symbolic.values(),
+                                             threads, bugs[k]->trace.choices);
     std::string& numbers = with_schedule[schedule];
     if (numbers.empty()) schedule_order.push_back(schedule);
     numbers += (numbers.empty() ? "" : ", ") + number;
@@ -378,8 +377,8 @@ nlohmann::json native_bug_json(const explorer::FoundBug& bug, const ThreadRegist
   nlohmann::json j = {
       {"kind", outcome_name(bug.outcome)},
       {"message", bug_message(bug, symbols)},
-      {"schedule", encode_test(bug.schedule, bug.trace.symbolic.values(), threads,
-                        bug.trace.choices)},
+      {"schedule",
+       encode_test(bug.schedule, bug.trace.symbolic.values(), threads, bug.trace.choices)},
       {"inputs", std::move(inputs)},
       {"follows_inputs", bug.trace.symbolic.tracked},
       {"interleaving", std::move(steps)},

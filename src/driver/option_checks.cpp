@@ -34,8 +34,7 @@ void check_count(const char* option, std::uint64_t value, std::uint64_t max) {
 
 void check_options(const ProgramOptions& program, const ExploreSettings& settings) {
   if (program.points != "sync" && program.points != "all") bad("--points", "must be sync or all");
-  if (!parse_memory_model(program.memory_model))
-    bad("--memory-model", "must be sc, tso or rc11");
+  if (!parse_memory_model(program.memory_model)) bad("--memory-model", "must be sc, tso or rc11");
   if (settings.thread_model_given && settings.thread_model != "off" &&
       settings.memory_model != MemoryModel::kSequentialConsistency)
     bad("--thread-model",

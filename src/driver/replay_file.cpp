@@ -199,8 +199,8 @@ ReplayFile parse_replay_file(std::string_view text, const std::string& file_name
   if (const auto it = j.find("memory_model"); it != j.end()) {
     r.options.memory_model = check.string(*it, "memory_model", 16);
     if (!parse_memory_model(r.options.memory_model))
-      check.fail("memory_model",
-                 "must be \"sc\", \"tso\" or \"rc11\" (it is \"" + one_line(r.options.memory_model) + "\")");
+      check.fail("memory_model", "must be \"sc\", \"tso\" or \"rc11\" (it is \"" +
+                                     one_line(r.options.memory_model) + "\")");
   }
   if (const auto it = j.find("points"); it != j.end()) {
     r.options.points = check.string(*it, "points", 16);

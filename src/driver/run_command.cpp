@@ -90,8 +90,8 @@ void write_replay_file(const std::string& path, const std::string& program_path,
   file.program = program_path;
   file.args = program.args;
   file.options = program.options;
-  file.schedule = encode_test(bug.schedule, bug.trace.symbolic.values(), threads,
-                        bug.trace.choices);
+  file.schedule =
+      encode_test(bug.schedule, bug.trace.symbolic.values(), threads, bug.trace.choices);
   file.track_inputs = bug.trace.symbolic.tracked;
   file.bug_kind = outcome_name(bug.outcome);
   file.bug_message = message;

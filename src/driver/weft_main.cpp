@@ -367,8 +367,8 @@ int main(int argc, char** argv) {
     // Under RC11 only DFS explores every option of every access (docs/memory-models.md).
     if (strategy.empty())
       strategy = settings.memory_model == weft::MemoryModel::kRc11 ? "dfs"
-                 : settings.max_seconds > 0                         ? "portfolio"
-                                                                    : "optimal";
+                 : settings.max_seconds > 0                        ? "portfolio"
+                                                                   : "optimal";
     const auto kind = weft::explorer::parse_strategy(strategy);
     if (!kind) {
       std::fprintf(stderr, "weft: unknown strategy '%s' (--strategy takes one of: %s)\n",

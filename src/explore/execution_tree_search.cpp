@@ -8,9 +8,7 @@
 namespace weft::explorer {
 
 ExecutionTreeSearch::ExecutionTreeSearch(const StrategyConfig& config, ReadPolicy policy)
-    : policy_(policy),
-      sleep_sets_(config.sleep_sets),
-      initial_prefix_(config.initial_prefix) {}
+    : policy_(policy), sleep_sets_(config.sleep_sets), initial_prefix_(config.initial_prefix) {}
 
 bool ExecutionTreeSearch::asleep(const Node& n, ThreadId t) const {
   return std::any_of(n.sleep.begin(), n.sleep.end(),

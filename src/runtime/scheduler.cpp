@@ -278,8 +278,7 @@ struct Scheduler::Impl {
         return;
       case Domain::kCond:
         // Through its mutex only: in C/C++ a notification does not synchronise.
-        if (takes_mutex(op.kind) || gives_mutex(op.kind))
-          rc11_acquire_release(t.id, mutex_of(op));
+        if (takes_mutex(op.kind) || gives_mutex(op.kind)) rc11_acquire_release(t.id, mutex_of(op));
         return;
       case Domain::kChannel:
         for_each_channel(op, [&](ObjectKey c) {

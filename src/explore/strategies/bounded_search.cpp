@@ -102,9 +102,9 @@ class BoundedSearch final : public Strategy {
       d.prefix.assign(root.schedule->begin(), root.schedule->begin() + root.length);
       d.prefix.push_back(root.next);
       if (root.choices)
-        d.choices.assign(root.choices->begin(),
-                         root.choices->begin() + std::min<std::size_t>(root.length,
-                                                                       root.choices->size()));
+        d.choices.assign(
+            root.choices->begin(),
+            root.choices->begin() + std::min<std::size_t>(root.length, root.choices->size()));
       d.inputs = *root.inputs;
       roots_.pop_back();
       root_ = d.prefix.size();
@@ -132,7 +132,7 @@ class BoundedSearch final : public Strategy {
     // Deferred roots share this execution's schedule (made at the first one), each naming how
     // much of it is its prefix: a copy each would cost steps x choices per execution.
     std::shared_ptr<std::vector<ThreadId>> schedule;
-    std::shared_ptr<std::vector<InputValue>> inputs;  // its inputs, which the roots follow
+    std::shared_ptr<std::vector<InputValue>> inputs;      // its inputs, which the roots follow
     std::shared_ptr<std::vector<std::uint32_t>> choices;  // its options, if any step had some
     for (std::size_t k = start; k < trace.events.size(); ++k) {
       Node n;
@@ -158,7 +158,7 @@ class BoundedSearch final : public Strategy {
             if (!trace.choices.empty() || has_options()) {
               choices = std::make_shared<std::vector<std::uint32_t>>();
               for (std::size_t j = 0; j < trace.events.size(); ++j)
-                choices->push_back(j < start          ? nodes_[j].option
+                choices->push_back(j < start                  ? nodes_[j].option
                                    : j < trace.choices.size() ? trace.choices[j]
                                                               : 0);
             }
@@ -196,8 +196,8 @@ class BoundedSearch final : public Strategy {
     ThreadSet enabled;
     ThreadSet todo;  ///< alternatives within the bound not yet run
     ThreadId chosen = kNoThread;
-    std::uint32_t cost_before = 0;     ///< of the choices before this step
-    std::uint32_t cost_of_chosen = 0;  ///< of this step's choice
+    std::uint32_t cost_before = 0;          ///< of the choices before this step
+    std::uint32_t cost_of_chosen = 0;       ///< of this step's choice
     std::uint32_t options = 1, option = 0;  ///< the step's options, and the one it took
   };
 
