@@ -108,6 +108,22 @@ TEST(MemoryModelEndToEnd, ChaseLevUnderRc11NeedsTheFenceInTake) {
       << unfenced.out;
 }
 
+// Data races under RC11 follow its happens-before: a relaxed unlock does not synchronise with a
+// relaxed lock, so the critical sections race; release and acquire order them. Under SC every
+// atomic synchronises (and the verdict says weaker orders went unexplored).
+TEST(MemoryModelEndToEnd, UnderRc11OnlyAReleaseReadByAnAcquireOrdersPlainAccesses) {
+  const CliRun relaxed =
+      check("spin_compare_exchange.c", "--memory-model=rc11 -- -DRELAXED -DTHROUGH_CALL");
+  ASSERT_EQ(relaxed.exit_code, 1) << relaxed.out << relaxed.err;
+  EXPECT_EQ(first_bug_kind(relaxed), "data race");
+  EXPECT_NE(first_bug_message(relaxed).find("data race on counter"), std::string::npos)
+      << relaxed.out;
+  const CliRun ordered = check("spin_compare_exchange.c", "--memory-model=rc11");
+  EXPECT_EQ(ordered.exit_code, 0) << ordered.out << ordered.err;
+  const CliRun sc = check("spin_compare_exchange.c", "-- -DRELAXED");
+  EXPECT_EQ(sc.exit_code, 0) << sc.out << sc.err;
+}
+
 TEST(MemoryModelEndToEnd, AStrategyThatDoesNotExploreRc11IsRefusedWithAOneLineError) {
   const CliRun r = weft_cli("check " + fixture(kPeterson) + " --memory-model=rc11 --strategy dpor");
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;

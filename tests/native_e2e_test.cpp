@@ -784,6 +784,23 @@ TEST(NativeSpinLoops, IterationsThatChangeNothingThroughCallsAndWritesAreBusyWai
   EXPECT_EQ(first_bug_message(buggy), first_bug_message(buggy_spinning));
 }
 
+// A compare-exchange lock whose loop writes 0 back into the expected value the failure set to 1:
+// such an iteration ends as it began, so it is a busy wait, under SC and under RC11 (where the
+// failure may also read an older store of the lock). Before the iteration's locals were compared
+// at its end, each waiter spun on to the step bound.
+TEST(NativeSpinLoops, ACompareExchangeLoopThatResetsItsExpectedValueIsABusyWait) {
+  for (const char* model : {"sc", "rc11"}) {
+    for (const char* flags : {"", " -- -DTHROUGH_CALL"}) {
+      const std::string where = std::string(model) + flags;
+      const CliRun r = check("spin_compare_exchange.c",
+                             std::string("--max-steps 50 --memory-model=") + model + flags);
+      EXPECT_EQ(r.exit_code, 0) << where << r.out << r.err;
+      EXPECT_GT(stat(r, "spin_blocked"), 0u) << where;
+      EXPECT_EQ(stat(r, "bound_reached"), 0u) << where;
+    }
+  }
+}
+
 // An iteration that changes memory (a shared counter, or with -DLOCAL a local one) is not a busy
 // wait: stopping the waiter after it would hide the checker's failure, which needs three rounds.
 TEST(NativeSpinLoops, IterationsThatChangeMemoryAreNotStopped) {

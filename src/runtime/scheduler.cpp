@@ -259,14 +259,28 @@ struct Scheduler::Impl {
   // RC11: what a step other than an atomic access makes happen before (before it is applied, so
   // that a created thread starts with its creator's clock).
   void rc11_synchronise(const ThreadRec& t, const Operation& op) {
-    switch (domain_of(op.kind)) {
+    const Domain domain = domain_of(op.kind);
+    // An atomic access of up to 8 bytes is an event of the graph itself; a larger one, which the
+    // machine does not model, is taken as seq_cst: it acquires and releases its location.
+    if (domain == Domain::kMemory) {
+      const bool atomic = op.kind == OpKind::kAtomicLoad || op.kind == OpKind::kAtomicStore ||
+                          op.kind == OpKind::kAtomicRmw || op.kind == OpKind::kAtomicCas;
+      if (atomic && op.size > 8) {
+        rc11->tick(t.id);
+        rc11_acquire_release(t.id, op.object);
+      }
+      return;
+    }
+    rc11->tick(t.id);
+    switch (domain) {
       case Domain::kThread:
-        if (op.kind == OpKind::kThreadCreate)
+        if (op.kind == OpKind::kThreadCreate) {
           rc11->add_thread(static_cast<ThreadId>(op.object), t.id);
-        else
+        } else {
+          rc11->tick(static_cast<ThreadId>(op.object));  // its end
           rc11->join(t.id, static_cast<ThreadId>(op.object));
+        }
         return;
-      case Domain::kMemory:
       case Domain::kNone:
         return;
       case Domain::kSemaphore:
@@ -1122,7 +1136,11 @@ void Scheduler::rc11_load(ObjectKey location, std::memory_order order, void* byt
   std::memcpy(bytes, &v, size);
 }
 
-void Scheduler::rc11_store(ObjectKey location, std::memory_order order, void* memory,
+const VectorClock& Scheduler::rc11_clock(ThreadId t) {
+  return impl_->rc11->clock(t);
+}
+
+bool Scheduler::rc11_store(ObjectKey location, std::memory_order order, void* memory,
                            const void* bytes, std::uint32_t size) {
   Impl& s = *impl_;
   const ThreadId t = s.running->id;
@@ -1133,6 +1151,7 @@ void Scheduler::rc11_store(ObjectKey location, std::memory_order order, void* me
   s.rc11->store(t, location, m, after, value_of(bytes, size));
   s.rc11_note_stores(s.current_step());
   if (last) std::memcpy(memory, bytes, size);  // memory holds the newest store
+  return last;
 }
 
 void Scheduler::rc11_update_read(ObjectKey location, std::memory_order order, void* bytes,
@@ -1147,13 +1166,14 @@ void Scheduler::rc11_update_read(ObjectKey location, std::memory_order order, vo
   std::memcpy(bytes, &v, size);
 }
 
-void Scheduler::rc11_update_write(void* memory, const void* bytes, std::uint32_t size) {
+bool Scheduler::rc11_update_write(void* memory, const void* bytes, std::uint32_t size) {
   Impl& s = *impl_;
   const Impl::PendingUpdate u = s.pending_update;
   const bool last = u.from == s.rc11->latest(u.location);
   s.rc11->update(s.running->id, u.location, u.mode, u.from, value_of(bytes, size));
   s.rc11_note_stores(s.current_step());
   if (last) std::memcpy(memory, bytes, size);
+  return last;
 }
 
 bool Scheduler::rc11_compare_exchange_read(ObjectKey location, std::memory_order success,

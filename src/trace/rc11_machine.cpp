@@ -88,6 +88,11 @@ void Machine::synchronise(ThreadId from, ThreadId to) {
   thread(to).clock.join(c);
 }
 
+void Machine::tick(ThreadId t) {
+  ThreadState& ts = thread(t);
+  ts.clock.set(t, ++ts.events);
+}
+
 void Machine::touch(Location x, Value initial) {
   if (histories_.count(x)) return;
   Event e{Kind::kInitial, Mode::kRelaxed, kNoThread, 0, x, kNoEvent, 0, false, initial, {}, {}};

@@ -11,6 +11,7 @@
 #include "weft/trace/memory_model.hpp"
 #include "weft/trace/thread_id.hpp"
 #include "weft/trace/trace.hpp"
+#include "weft/trace/vector_clock.hpp"
 
 namespace weft::runtime {
 
@@ -202,13 +203,14 @@ class Scheduler {
   bool rc11() const;
   /// A load: `bytes`, holding memory's value, become those of the store it reads.
   void rc11_load(ObjectKey location, std::memory_order order, void* bytes, std::uint32_t size);
-  /// A store of `bytes`.
-  void rc11_store(ObjectKey location, std::memory_order order, void* memory, const void* bytes,
+  /// A store of `bytes`; true if it became the newest (false: placed before it).
+  bool rc11_store(ObjectKey location, std::memory_order order, void* memory, const void* bytes,
                   std::uint32_t size);
-  /// A read-modify-write in two halves: the read (as rc11_load), then what it writes.
+  /// A read-modify-write in two halves: the read (as rc11_load), then what it writes (true if
+  /// that became the newest store).
   void rc11_update_read(ObjectKey location, std::memory_order order, void* bytes,
                         std::uint32_t size);
-  void rc11_update_write(void* memory, const void* bytes, std::uint32_t size);
+  bool rc11_update_write(void* memory, const void* bytes, std::uint32_t size);
   /// A compare-exchange in two halves, as an update: the read (`bytes`, holding memory's value,
   /// become those of the store it reads), true if that was `expected`, and then, only if so,
   /// rc11_update_write.
@@ -226,6 +228,9 @@ class Scheduler {
                              const void* expected, const void* desired, std::uint32_t size);
   /// A fence of the calling thread.
   void rc11_fence(std::memory_order order);
+  /// What happens before thread t's next event under RC11 (with rc11() only): its clock in the
+  /// RC11 machine, which counts each of t's synchronisation operations as an event too.
+  const VectorClock& rc11_clock(ThreadId t);
 
   /// Creates a thread running `body` (a visible kThreadCreate operation) and returns its id.
   /// `routine` names the code it starts at, the same in every execution (0: not known): the

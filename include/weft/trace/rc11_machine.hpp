@@ -54,6 +54,10 @@ class Machine {
   /// Synchronisation outside the atomics (a mutex, a semaphore): what happened before `from`'s
   /// last event happens before `to`'s next.
   void synchronise(ThreadId from, ThreadId to);
+  /// An event of `t` outside the graph (a synchronisation operation, or its end): counted in
+  /// its clock, so that whatever `t` did since its last event (plain accesses, which data-race
+  /// detection orders by these clocks) happens before what this one releases.
+  void tick(ThreadId t);
   /// What happens before `t`'s next event, and taking `clock` into it (synchronisation whose
   /// releasing side is a point of the past, as a mutex's last unlock).
   const VectorClock& clock(ThreadId t) { return thread(t).clock; }

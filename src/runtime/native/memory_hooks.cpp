@@ -142,13 +142,19 @@ void rc11_access_done(NativeRuntime& rt) {
   unsigned char written[8];
   std::memcpy(written, a.address, a.size);
   std::memcpy(a.address, a.memory, a.size);
+  bool newest = true;
   if (a.kind == kStore) {
-    sched.rc11_store(reinterpret_cast<weft::ObjectKey>(a.address), a.order, a.address, written,
-                     a.size);
+    newest = sched.rc11_store(reinterpret_cast<weft::ObjectKey>(a.address), a.order, a.address,
+                              written, a.size);
     rt.log_choice();
   } else if (a.updates) {
-    sched.rc11_update_write(a.address, written, a.size);
+    newest = sched.rc11_update_write(a.address, written, a.size);
   }
+  // For a busy-wait loop: the write changed something if memory's newest value changed, or if
+  // it was placed before the newest store (memory's bytes stay, yet other threads may read it).
+  if ((a.kind == kStore || a.updates) && rt.self().spin.active() &&
+      (!newest || std::memcmp(a.address, a.memory, a.size) != 0))
+    rt.self().spin.note_change();
   a.address = nullptr;
 }
 
@@ -178,20 +184,27 @@ void note_for_spin(NativeRuntime& rt, const void* addr, std::uint64_t size, bool
                    bool visible, bool own_stack_seen = false) {
   SpinTracker& spin = rt.self().spin;
   if (!spin.active() || spin.iteration_changed()) return;
-  if (write)
-    spin.note_write(addr, size, reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0)));
+  const auto stack_pointer = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
+  // A write to the thread's own stack (a local whose address the loop passed to a function, as
+  // compare_exchange's expected value) counts by what it holds at the iteration's end.
+  if (write && on_own_stack(addr, size))
+    spin.note_local_write(addr, size, stack_pointer);
+  else if (write)
+    spin.note_write(addr, size, stack_pointer);
   else
     spin.note_read(addr, size, visible || (own_stack_seen && on_own_stack(addr, size)));
 }
 
-// An atomic access is a visible event, or part of one (a section's).
+// An atomic access is a visible event, or part of one (a section's). Under RC11 memory holds
+// the value of the store it reads (rc11_access); whether its write changed anything is decided
+// once it has written (rc11_access_done).
 void note_atomic_for_spin(NativeRuntime& rt, const void* addr, std::uint64_t size,
                           std::uint32_t kind) {
   SpinTracker& spin = rt.self().spin;
   if (!spin.active()) return;
   // A read-modify-write reads too (and a failed compare-exchange writes nothing).
   if (kind != kStore) spin.note_read(addr, size, true);
-  if (kind != kLoad) spin.note_write(addr, size);
+  if (kind != kLoad && rt.rc11_access().address != addr) spin.note_write(addr, size);
 }
 
 // With --points=sync: the access's data races with earlier accesses (and frees) of other

@@ -250,6 +250,7 @@ Trace NativeRuntime::run(const TestDirective& directive, int argc, char** argv, 
   limits.max_steps_per_thread = options_.max_steps_per_thread;
   limits.memory_model =
       parse_memory_model(options_.memory_model).value_or(MemoryModel::kSequentialConsistency);
+  races_.follow_rc11(limits.memory_model == MemoryModel::kRc11 ? &scheduler_ : nullptr);
   // The process exits or restores its memory right after: destructors must not run.
   limits.unwind_at_end = false;
   limits.stack_bytes = kStackBytes;

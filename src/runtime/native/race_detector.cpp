@@ -34,7 +34,7 @@ std::string race_report(const std::string& memory, std::string first, std::uint6
 
 void RaceDetector::check_free(const Access& a, std::uintptr_t start, const Freed& f,
                               const ThreadRegistry& threads, std::vector<std::string>& reports) {
-  if (f.thread == a.thread || clocks_.thread_clock(a.thread).covers(f.thread, f.epoch)) return;
+  if (f.thread == a.thread || clock_of(a.thread).covers(f.thread, f.epoch)) return;
   if (!reported_.insert({std::min(f.site, a.site), std::max(f.site, a.site)}).second) return;
   // The block as it was when freed, as the report says when the free comes second: the race
   // reads the same whichever ran first, and --all-bugs lists it once.
@@ -66,11 +66,11 @@ bool RaceDetector::repeats_last(const Access& a, std::uint32_t epoch) const {
 }
 
 std::vector<std::string> RaceDetector::access(const Access& a, const ThreadRegistry& threads) {
-  const VectorClock& now = clocks_.thread_clock(a.thread);
+  const VectorClock& now = clock_of(a.thread);
   // Plain accesses sit between two visible events of their thread; an atomic one is its own
-  // event, already added.
+  // event, already added (under RC11 added next).
   const std::uint32_t count = now[a.thread];
-  const std::uint32_t epoch = a.atomic ? count : count + 1;
+  const std::uint32_t epoch = a.atomic && !rc11_ ? count : count + 1;
   std::vector<std::string> reports;
   if (repeats_last(a, epoch)) return reports;
 

@@ -1,7 +1,9 @@
 // Happens-before data-race detection for plain accesses when they are not scheduling points
 // (--points=sync; POET §4.4, ExitBlock §4.1): an access races with an earlier conflicting access
 // of another thread that does not happen before it. Happens-before comes from the visible events
-// (locks, condition variables, semaphores, atomics, create/join) through the clock tracker.
+// (locks, condition variables, semaphores, atomics, create/join) through the clock tracker, or
+// under RC11 from the RC11 machine, where only a release synchronises with an acquire that reads
+// from it (docs/memory-models.md).
 #pragma once
 
 #include <cstdint>
@@ -12,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "weft/runtime/scheduler.hpp"
 #include "weft/trace/clock_tracker.hpp"
 #include "weft/trace/thread_id.hpp"
 
@@ -23,6 +26,9 @@ class RaceDetector {
 
   /// Feeds the next visible event of the execution.
   void on_event(const Event& e) { clocks_.add(e); }
+  /// Under RC11 (`scheduler` not null), happens-before is the RC11 machine's, by
+  /// Scheduler::rc11_clock, where each atomic access is added right after it is checked here.
+  void follow_rc11(runtime::Scheduler* scheduler) { rc11_ = scheduler; }
 
   struct Access {
     ThreadId thread = kNoThread;
@@ -77,7 +83,12 @@ class RaceDetector {
   // accessed last says: nothing to check or record then (race_detector.cpp).
   bool repeats_last(const Access& a, std::uint32_t epoch) const;
 
+  const VectorClock& clock_of(ThreadId t) {
+    return rc11_ ? rc11_->rc11_clock(t) : clocks_.thread_clock(t);
+  }
+
   ClockTracker clocks_;
+  runtime::Scheduler* rc11_ = nullptr;
   std::unordered_map<std::uintptr_t, Cell> shadow_;
   // The granule accessed last and its cell (a node of shadow_: it stays where it is until
   // erased, and a free, the only eraser, forgets it).

@@ -20,7 +20,12 @@ std::uint64_t bytes_at(std::uintptr_t address, std::uint32_t size) {
 }  // namespace
 
 void SpinTracker::drop_below(std::uintptr_t frame) {
-  while (!loops_.empty() && loops_.back().frame < frame) loops_.pop_back();
+  while (!loops_.empty() && loops_.back().frame < frame) pop_loop();
+}
+
+void SpinTracker::pop_loop() {
+  locals_.resize(loops_.back().first_local);  // the loop's, or a returned callee's: done with
+  loops_.pop_back();
 }
 
 void SpinTracker::begin_iteration(Loop& l) {
@@ -28,13 +33,14 @@ void SpinTracker::begin_iteration(Loop& l) {
   l.plain = plain_reads_;
   if (loops_.size() == 1) reads_.clear();  // no enclosing loop still needs them
   l.first_read = reads_.size();
+  locals_.resize(l.first_local);
 }
 
 void SpinTracker::enter(std::uintptr_t frame, std::uint32_t loop) {
   check_writes();
   drop_below(frame);
-  if (!loops_.empty() && loops_.back().frame == frame) loops_.pop_back();  // left unseen
-  loops_.push_back(Loop{frame, loop, 0, 0, 0});
+  if (!loops_.empty() && loops_.back().frame == frame) pop_loop();  // left unseen
+  loops_.push_back(Loop{frame, loop, 0, 0, 0, locals_.size()});
   begin_iteration(loops_.back());
 }
 
@@ -47,6 +53,8 @@ bool SpinTracker::back_edge(std::uintptr_t frame, std::uint32_t loop,
     return false;
   }
   Loop& l = loops_.back();
+  for (std::size_t i = l.first_local; i < locals_.size(); ++i)
+    if (bytes_at(locals_[i].address, locals_[i].size) != locals_[i].bytes) ++dirt_;
   const bool only_plain_reads = l.plain != plain_reads_ && reads_.size() == l.first_read;
   if (l.dirt == dirt_ && !only_plain_reads) {
     reads.assign(reads_.begin() + static_cast<std::ptrdiff_t>(l.first_read), reads_.end());
@@ -59,8 +67,7 @@ bool SpinTracker::back_edge(std::uintptr_t frame, std::uint32_t loop,
 void SpinTracker::exit(std::uintptr_t frame, std::uint32_t loop) {
   check_writes();
   drop_below(frame);
-  if (!loops_.empty() && loops_.back().frame == frame && loops_.back().loop == loop)
-    loops_.pop_back();
+  if (!loops_.empty() && loops_.back().frame == frame && loops_.back().loop == loop) pop_loop();
   if (loops_.empty()) reads_.clear();
 }
 
@@ -80,20 +87,44 @@ void SpinTracker::note_read(const void* address, std::uint64_t size, bool visibl
   reads_.push_back(SpinAccess{a, n, bytes_at(a, n)});
 }
 
+bool SpinTracker::in_callee(std::uintptr_t at, std::uintptr_t stack_pointer) const {
+  return stack_pointer != 0 && !loops_.empty() && at >= stack_pointer && at < loops_.back().frame;
+}
+
 void SpinTracker::note_write(const void* address, std::uint64_t size,
                              std::uintptr_t stack_pointer) {
   check_writes();
   if (iteration_changed()) return;
-  const auto at = reinterpret_cast<std::uintptr_t>(address);
-  if (stack_pointer != 0 && !loops_.empty() && at >= stack_pointer && at < loops_.back().frame)
-    return;  // a callee's local
+  const auto a = reinterpret_cast<std::uintptr_t>(address);
+  if (in_callee(a, stack_pointer)) return;
   if (size > sizeof(std::uint64_t)) {
     ++dirt_;
     return;
   }
-  const auto a = reinterpret_cast<std::uintptr_t>(address);
   const auto n = static_cast<std::uint32_t>(size);
   writes_.push_back(SpinAccess{a, n, bytes_at(a, n)});
+}
+
+void SpinTracker::note_local_write(const void* address, std::uint64_t size,
+                                   std::uintptr_t stack_pointer) {
+  check_writes();
+  if (iteration_changed() || loops_.empty()) return;
+  const auto a = reinterpret_cast<std::uintptr_t>(address);
+  if (in_callee(a, stack_pointer)) return;
+  if (size > sizeof(std::uint64_t)) {
+    ++dirt_;
+    return;
+  }
+  const auto n = static_cast<std::uint32_t>(size);
+  // What it held when the iteration began: kept from the iteration's first write to it.
+  for (std::size_t i = loops_.back().first_local; i < locals_.size(); ++i)
+    if (locals_[i].address == a && locals_[i].size == n) return;
+  locals_.push_back(SpinAccess{a, n, bytes_at(a, n)});
+}
+
+void SpinTracker::note_change() {
+  check_writes();
+  if (!loops_.empty()) ++dirt_;
 }
 
 void SpinTracker::check_writes() {
@@ -157,7 +188,7 @@ void __weft_spin_local_write(void* address, std::uint64_t size) {
   NativeRuntime* rt = NativeRuntime::for_hook();
   if (!rt || !rt->self().spin.active() || rt->self().spin.iteration_changed()) return;
   RuntimeScope scope(*rt);
-  rt->self().spin.note_write(address, size);
+  rt->self().spin.note_local_write(address, size);
 }
 
 }  // extern "C"

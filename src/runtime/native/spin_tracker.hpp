@@ -24,8 +24,12 @@ struct SpinAccess {
 ///    which the race detector reports), so only the visible reads need to wake it (a captured
 ///    pointer, the queue object a lock-free queue's try_push reads); an iteration whose reads
 ///    were all plain is not stopped, since nothing could wake it;
-///  - every write, to shared memory or to the loop's locals, stored the bytes that were there
-///    (checked at the thread's next hook, before any other thread runs: see RuntimeScope).
+///  - every write to shared memory stored the bytes that were there (checked at the thread's
+///    next hook, before any other thread runs: see RuntimeScope);
+///  - every local of the loop's function (or of a caller, on the thread's own stack) written in
+///    the iteration holds at its end what it held at its start: no other thread sees a local in
+///    between, so `expected = 0` after a compare-exchange that failed and wrote 1 there leaves
+///    the iteration without effect.
 /// The pass ensures the loop carries nothing else from one iteration to the next, so such an
 /// iteration starts the next in the same state: the thread can stop (spin-assume).
 class SpinTracker {
@@ -53,6 +57,12 @@ class SpinTracker {
   /// it returns (its slot holds what the runtime's frames left there between iterations, so
   /// comparing with it would say the iteration changed something).
   void note_write(const void* address, std::uint64_t size, std::uintptr_t stack_pointer = 0);
+  /// Notes a write about to happen to a local on the thread's own stack (`stack_pointer` as for
+  /// note_write), compared at the back edge with what it held when the iteration began.
+  void note_local_write(const void* address, std::uint64_t size, std::uintptr_t stack_pointer = 0);
+  /// The iteration changed something the tracker could not compare byte for byte (under RC11, an
+  /// atomic write: memory holds the value read during the instruction, the newest after it).
+  void note_change();
   /// At the thread's next hook: whether the writes noted since stored what was there.
   void check_writes();
 
@@ -60,17 +70,22 @@ class SpinTracker {
   struct Loop {
     std::uintptr_t frame;
     std::uint32_t loop;
-    std::size_t first_read;  // its current iteration's reads are reads_[first_read...]
-    std::uint64_t dirt;      // dirt_ when its current iteration began
-    std::uint64_t plain;     // plain_reads_ when its current iteration began
+    std::size_t first_read;   // its current iteration's reads are reads_[first_read...]
+    std::uint64_t dirt;       // dirt_ when its current iteration began
+    std::uint64_t plain;      // plain_reads_ when its current iteration began
+    std::size_t first_local;  // its current iteration's local writes are locals_[first_local...]
   };
   /// Forgets the loops of calls that have returned (frames below `frame`).
   void drop_below(std::uintptr_t frame);
+  void pop_loop();
   void begin_iteration(Loop& l);
+  /// Whether a write at `at` is to a local of a function the innermost loop called.
+  bool in_callee(std::uintptr_t at, std::uintptr_t stack_pointer) const;
 
   std::vector<Loop> loops_;  // outermost call first
   std::vector<SpinAccess> reads_;
   std::vector<SpinAccess> writes_;  // not yet checked
+  std::vector<SpinAccess> locals_;  // each local written, with what it held before (per loop)
   std::uint64_t dirt_ = 0;          // counts what keeps an iteration from being a busy-wait
   std::uint64_t plain_reads_ = 0;   // counts plain (not visible) reads
 };
