@@ -144,7 +144,7 @@ void expect_machine_equals_axioms(const AtomicProgram& p, const std::string& whe
 
 // weft's DFS under RC11, in process (the scheduler running the machine, the strategy exploring
 // every interleaving with every option), against the axioms.
-// `strategy` must be exhaustive without a bound: DFS, or a bounded search with none.
+// `strategy` must be exhaustive without a bound: DFS, a DPOR, or a bounded search with none.
 void expect_weft_equals_axioms(const AtomicProgram& p, const std::string& where,
                                StrategyKind strategy = StrategyKind::kDfs) {
   const Observed axioms = allowed_outcomes(p, AxiomaticModel::kRc11);
@@ -229,6 +229,10 @@ TEST_P(Rc11Weft, DfsReachesExactlyTheConsistentGraphs) {
                  kMaxWeftInterleavings);
   const std::string where = (weak ? "weak seed " : "seed ") + std::to_string(seed);
   expect_weft_equals_axioms(p, where);
+  // DPOR, with reads commuting or not: the options of the steps it runs are explored as DFS
+  // explores them, and its races add the other orders of dependent steps (docs/memory-models.md).
+  expect_weft_equals_axioms(p, where + ", dpor-cr", StrategyKind::kDporCommutingReads);
+  expect_weft_equals_axioms(p, where + ", dpor", StrategyKind::kDpor);
   // Every fifth program: the bounded searches, with no bound, reach the same graphs; random
   // scheduling reaches only graphs RC11 allows.
   if (GetParam() % 5 != 0) return;

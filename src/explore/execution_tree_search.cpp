@@ -1,6 +1,7 @@
 #include "execution_tree_search.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "tree_backtrack.hpp"
 #include "weft/trace/dependence.hpp"
@@ -35,20 +36,28 @@ std::optional<TestDirective> ExecutionTreeSearch::next() {
     d.sleep_from = 0;
     return d;
   }
+  // The directive that runs node i's prefix and then `thread` (with option `choice` when it
+  // is the step's next option).
+  const auto branch = [this](std::size_t i, const Node& n, TestDirective& out, ThreadId thread,
+                             std::optional<std::uint32_t> choice) {
+    prefix_up_to(nodes_, i, out);
+    out.prefix.push_back(thread);
+    if (choice) {
+      out.choices.resize(i, 0);
+      out.choices.push_back(*choice);
+    }
+    out.sleep_from = i;
+    if (sleep_sets_) out.sleep = n.sleep;
+    // The current inputs follow the current path up to here; what comes after is new.
+    out.inputs = inputs_.current_inputs();
+    kept_steps_ = i + 1;
+    return NodeChoice::kTaken;
+  };
   return next_in_tree(nodes_, inputs_, std::move(d), sleep_sets_, branch_,
-                      [this](std::size_t i, Node& n, TestDirective& out) {
-                        if (n.option + 1 < n.options) {
-                          // The step's next option, with the same thread.
-                          prefix_up_to(nodes_, i, out);
-                          out.prefix.push_back(n.chosen.thread);
-                          out.choices.resize(i, 0);
-                          out.choices.push_back(++n.option);
-                          out.sleep_from = i;
-                          if (sleep_sets_) out.sleep = n.sleep;
-                          out.inputs = inputs_.current_inputs();
-                          kept_steps_ = i + 1;
-                          return NodeChoice::kTaken;
-                        }
+                      [&](std::size_t i, Node& n, TestDirective& out) {
+                        // The step's next option, with the same thread.
+                        if (n.option + 1 < n.options)
+                          return branch(i, n, out, n.chosen.thread, ++n.option);
                         ThreadId pick = kNoThread;
                         for (ThreadId t : n.backtrack.members()) {
                           if (n.done.contains(t) || (sleep_sets_ && asleep(n, t))) continue;
@@ -60,15 +69,7 @@ std::optional<TestDirective> ExecutionTreeSearch::next() {
                         // siblings.
                         if (sleep_sets_) n.sleep.push_back({n.chosen.thread, n.chosen.op});
                         n.done.insert(pick);
-                        prefix_up_to(nodes_, i, out);
-                        out.prefix.push_back(pick);
-                        out.sleep_from = i;
-                        if (sleep_sets_) out.sleep = n.sleep;
-                        // The current inputs follow the current path up to here; what comes after
-                        // is new.
-                        out.inputs = inputs_.current_inputs();
-                        kept_steps_ = i + 1;
-                        return NodeChoice::kTaken;
+                        return branch(i, n, out, pick, std::nullopt);
                       });
 }
 

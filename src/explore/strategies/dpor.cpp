@@ -21,16 +21,18 @@ class Dpor final : public ExecutionTreeSearch {
 
 }  // namespace
 
-WEFT_STRATEGY_ROWS(
-    dpor,
-    {"dpor-cr", "DPOR in which reads commute", 20, ReadPolicy::kReadsCommute,
-     kTakesSleepSets | kWeakMemory,
-     [](const StrategyConfig& config) {
-       return std::unique_ptr<Strategy>(std::make_unique<Dpor>(config, ReadPolicy::kReadsCommute));
-     }},
-    {"dpor", "Flanagan-Godefroid DPOR, every two accesses dependent", 30,
-     ReadPolicy::kReadsConflict, kTakesSleepSets | kWeakMemory, [](const StrategyConfig& config) {
-       return std::unique_ptr<Strategy>(std::make_unique<Dpor>(config, ReadPolicy::kReadsConflict));
-     }})
+WEFT_STRATEGY_ROWS(dpor,
+                   {"dpor-cr", "DPOR in which reads commute", 20, ReadPolicy::kReadsCommute,
+                    kTakesSleepSets | kWeakMemory | kExploresOptions,
+                    [](const StrategyConfig& config) {
+                      return std::unique_ptr<Strategy>(
+                          std::make_unique<Dpor>(config, ReadPolicy::kReadsCommute));
+                    }},
+                   {"dpor", "Flanagan-Godefroid DPOR, every two accesses dependent", 30,
+                    ReadPolicy::kReadsConflict, kTakesSleepSets | kWeakMemory | kExploresOptions,
+                    [](const StrategyConfig& config) {
+                      return std::unique_ptr<Strategy>(
+                          std::make_unique<Dpor>(config, ReadPolicy::kReadsConflict));
+                    }})
 
 }  // namespace weft::explorer
