@@ -126,19 +126,19 @@ TEST(MemoryModelEndToEnd, UnderRc11OnlyAReleaseReadByAnAcquireOrdersPlainAccesse
 
 TEST(MemoryModelEndToEnd, AStrategyThatDoesNotExploreRc11IsRefusedWithAOneLineError) {
   const CliRun r =
-      weft_cli("check " + fixture(kPeterson) + " --memory-model=rc11 --strategy optimal");
+      weft_cli("check " + fixture(kPeterson) + " --memory-model=rc11 --strategy unfolding");
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_NE(r.err.find("weft: error: "), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("dpor-cr"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("optimal"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
 }
 
-// Without --strategy, rc11 runs DPOR with commuting reads, which reaches what DFS reaches in
-// fewer executions (Chase-Lev: the same complete executions, fewer blocked in sleep sets).
-TEST(MemoryModelEndToEnd, Rc11RunsDporWithCommutingReadsByDefault) {
+// Without --strategy, rc11 runs optimal DPOR, which reaches what DFS reaches in fewer executions
+// (Chase-Lev: the same complete executions, fewer blocked in sleep sets).
+TEST(MemoryModelEndToEnd, Rc11RunsOptimalDporByDefault) {
   const CliRun dpor = check("chase_lev.c", "--memory-model=rc11");
   ASSERT_EQ(dpor.exit_code, 0) << dpor.out << dpor.err;
-  EXPECT_EQ(dpor.result["strategy"], "dpor-cr");
+  EXPECT_EQ(dpor.result["strategy"], "optimal");
   const CliRun dfs = check("chase_lev.c", "--memory-model=rc11 --strategy dfs");
   ASSERT_EQ(dfs.exit_code, 0) << dfs.out << dfs.err;
   EXPECT_EQ(stat(dpor, "complete"), stat(dfs, "complete"));

@@ -196,21 +196,23 @@ TEST_P(OracleLitmus, AllowsExactlyThePublishedOutcomes) {
   }
 }
 
-// weft itself on the same shapes, under the models it explores.
+// weft itself on the same shapes, under the models it explores, with DFS and optimal DPOR.
 TEST_P(OracleLitmus, WeftReachesWhatTheOracleAllows) {
   const LitmusCase& c = GetParam();
   for (const auto& [model, axioms] :
        {std::pair{MemoryModel::kSequentialConsistency, AxiomaticModel::kSc},
         std::pair{MemoryModel::kTso, AxiomaticModel::kTso},
         std::pair{MemoryModel::kRc11, AxiomaticModel::kRc11}}) {
-    Options o;
-    o.strategy = StrategyKind::kDfs;
-    o.memory_model = model;
-    const ProgramRun run = explore_atomic_program(c.program, o);
     const Observed oracle = allowed_outcomes(c.program, axioms);
-    EXPECT_EQ(run.observed.final_states, oracle.final_states)
-        << c.name << " under " << memory_model_name(model) << ": weft"
-        << show(run.observed.final_states) << ", oracle" << show(oracle.final_states);
+    for (const StrategyKind strategy : {StrategyKind::kDfs, StrategyKind::kOptimalDpor}) {
+      Options o;
+      o.strategy = strategy;
+      o.memory_model = model;
+      const ProgramRun run = explore_atomic_program(c.program, o);
+      EXPECT_EQ(run.observed.final_states, oracle.final_states)
+          << c.name << " under " << memory_model_name(model) << " with " << strategy.name()
+          << ": weft" << show(run.observed.final_states) << ", oracle" << show(oracle.final_states);
+    }
   }
 }
 

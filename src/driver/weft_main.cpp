@@ -50,7 +50,7 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
       weft::explorer::strategies_taking(weft::explorer::kBuildsUnfolding);
   cmd.option_defaults()->group("Exploration");
   cmd.add_option("--strategy", strategy, strategy_help())
-      ->default_str("optimal, or portfolio with --time-limit, or dpor-cr under rc11");
+      ->default_str("optimal, or portfolio with --time-limit (not under rc11)");
   cmd.add_option("--points", p.options.points,
                  "Scheduling points: sync (synchronisation and atomics; plain accesses are "
                  "checked for data races) or all (every shared access)")
@@ -66,7 +66,7 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
          "The memory model the executions follow: sc (sequential consistency: every store is "
          "seen at once), tso (x86-TSO: each thread's stores wait in a store buffer, which "
          "fences, locked instructions and synchronisation drain) or rc11 (the C/C++ model: a "
-         "load may read any store coherence and happens-before allow; strategy dpor-cr, dpor, "
+         "load may read any store coherence and happens-before allow; strategy optimal, a DPOR, "
          "dfs, random, pct or a bounded search); docs/memory-models.md")
       ->check(CLI::IsMember({"sc", "tso", "rc11"}))
       ->default_str("sc");
@@ -364,10 +364,9 @@ int main(int argc, char** argv) {
   }
 
   try {
-    // Under RC11 optimal DPOR does not explore the accesses' options yet; DPOR with commuting
-    // reads does, in the fewest executions (docs/memory-models.md).
+    // The portfolio does not explore RC11's options (docs/memory-models.md).
     if (strategy.empty())
-      strategy = settings.memory_model == weft::MemoryModel::kRc11 ? "dpor-cr"
+      strategy = settings.memory_model == weft::MemoryModel::kRc11 ? "optimal"
                  : settings.max_seconds > 0                        ? "portfolio"
                                                                    : "optimal";
     const auto kind = weft::explorer::parse_strategy(strategy);

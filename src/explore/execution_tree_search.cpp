@@ -36,15 +36,15 @@ std::optional<TestDirective> ExecutionTreeSearch::next() {
     d.sleep_from = 0;
     return d;
   }
-  // The directive that runs node i's prefix and then `thread` (with option `choice` when it
-  // is the step's next option).
-  const auto branch = [this](std::size_t i, const Node& n, TestDirective& out, ThreadId thread,
-                             std::optional<std::uint32_t> choice) {
-    prefix_up_to(nodes_, i, out);
-    out.prefix.push_back(thread);
-    if (choice) {
-      out.choices.resize(i, 0);
-      out.choices.push_back(*choice);
+  // The directive that runs node i's prefix and then `thread`, or with no thread the step of
+  // node i again with its next option.
+  const auto branch = [this](std::size_t i, const Node& n, TestDirective& out,
+                             std::optional<ThreadId> thread) {
+    if (thread) {
+      prefix_up_to(nodes_, i, out);
+      out.prefix.push_back(*thread);
+    } else {
+      next_option_prefix(nodes_, i, out);
     }
     out.sleep_from = i;
     if (sleep_sets_) out.sleep = n.sleep;
@@ -56,8 +56,7 @@ std::optional<TestDirective> ExecutionTreeSearch::next() {
   return next_in_tree(nodes_, inputs_, std::move(d), sleep_sets_, branch_,
                       [&](std::size_t i, Node& n, TestDirective& out) {
                         // The step's next option, with the same thread.
-                        if (n.option + 1 < n.options)
-                          return branch(i, n, out, n.chosen.thread, ++n.option);
+                        if (n.option + 1 < n.options) return branch(i, n, out, std::nullopt);
                         ThreadId pick = kNoThread;
                         for (ThreadId t : n.backtrack.members()) {
                           if (n.done.contains(t) || (sleep_sets_ && asleep(n, t))) continue;
@@ -69,7 +68,7 @@ std::optional<TestDirective> ExecutionTreeSearch::next() {
                         // siblings.
                         if (sleep_sets_) n.sleep.push_back({n.chosen.thread, n.chosen.op});
                         n.done.insert(pick);
-                        return branch(i, n, out, pick, std::nullopt);
+                        return branch(i, n, out, pick);
                       });
 }
 

@@ -35,6 +35,16 @@ void prefix_up_to(const std::vector<Node>& nodes, std::size_t i, TestDirective& 
   }
 }
 
+/// The prefix of a directive that runs node i's step again with its next option
+/// (TestDirective::choices): nodes [0, i) as before, then the same thread.
+template <class Node>
+void next_option_prefix(std::vector<Node>& nodes, std::size_t i, TestDirective& d) {
+  prefix_up_to(nodes, i, d);
+  d.prefix.push_back(nodes[i].chosen.thread);
+  d.choices.resize(i, 0);
+  d.choices.push_back(++nodes[i].option);
+}
+
 /// The next test of a search over `nodes` (each with `chosen` and `sleep`), or nullopt once the
 /// tree is exhausted; `branch` becomes the node it branches at. `take(i, node, d)` tries the
 /// node's own next choice; `with_sleep`: directives carry the node's sleep set.

@@ -36,6 +36,17 @@ class OptimalDpor final : public Strategy {
     }
     return next_in_tree(nodes_, inputs_, std::move(d), true, branch_,
                         [this](std::size_t i, Node& n, TestDirective& out) {
+                          // Under RC11, the step's other options first, with the same thread
+                          // (as in ExecutionTreeSearch: each is one transition with internal
+                          // choice, whose subtrees are explored before the siblings).
+                          if (n.option + 1 < n.options) {
+                            next_option_prefix(nodes_, i, out);
+                            out.sleep_from = i;
+                            out.sleep = n.sleep;
+                            out.inputs = inputs_.current_inputs();
+                            kept_steps_ = i + 1;
+                            return NodeChoice::kTaken;
+                          }
                           if (n.wakeup.empty()) return NodeChoice::kFinished;
                           const auto asleep = [&n](ThreadId t) {
                             return std::any_of(n.sleep.begin(), n.sleep.end(),
@@ -85,6 +96,7 @@ class OptimalDpor final : public Strategy {
       if (taken_ && !ran) nodes_[branch_].sleep.push_back({taken_->event.thread, taken_->event.op});
       if (branch_ < ev.size()) {
         nodes_[branch_].chosen = ev[branch_];
+        nodes_[branch_].take_options(trace, branch_);
         start = branch_ + 1;
         if (ran) path = taken_.get();
       } else {
@@ -95,6 +107,7 @@ class OptimalDpor final : public Strategy {
       Node n;
       n.enabled = trace.enabled[k];
       n.chosen = ev[k];
+      n.take_options(trace, k);
       if (k > 0) {
         const Node& parent = nodes_[k - 1];
         for (const auto& s : parent.sleep)
@@ -118,6 +131,7 @@ class OptimalDpor final : public Strategy {
     }
     taken_.reset();
     if (!trace.symbolic.branches.empty()) branched_on_inputs_ = true;
+    has_options_ = has_options_ || !trace.options.empty();
     if (!buffered_stores_ && !trace.events.empty())
       buffered_stores_ = std::any_of(trace.events.begin(), trace.events.end(), [](const Event& e) {
         return e.op.kind == OpKind::kBufferedStore;
@@ -134,6 +148,12 @@ class OptimalDpor final : public Strategy {
     Event chosen;
     std::vector<SleepEntry> sleep;
     WakeupTree wakeup;  // branches still to explore from this node (not the current one)
+    // Under RC11: the option the chosen step took and how many it had (TestDirective::choices).
+    std::uint32_t option = 0, options = 1;
+    void take_options(const Trace& trace, std::size_t k) {
+      options = k < trace.options.size() ? trace.options[k] : 1;
+      option = k < trace.choices.size() ? trace.choices[k] : 0;
+    }
   };
 
   // Races are looked for only among the events after `first_new` (those before ran in the
@@ -229,9 +249,11 @@ class OptimalDpor final : public Strategy {
     // Nor under x86-TSO, where a store enables its buffer's flush: a load asleep as a weak initial
     // of v lost traces whose flush of the location comes before it (the grown program of seed
     // 30,957 in tests/memory_model_oracle_test.cpp reached 18 of the 20 outcomes x86-TSO allows).
+    // Nor under RC11, where the events of v have other options, which like inputs lead to
+    // continuations the execution did not show.
     for (const auto& s : nodes_[i].sleep)
       if (initial(s.thread, v, kPolicy) ||
-          (!branched_on_inputs_ && !buffered_stores_ && !may_block(s.op.kind) &&
+          (!branched_on_inputs_ && !buffered_stores_ && !has_options_ && !may_block(s.op.kind) &&
            weak_initial(s.thread, s.op, v, kPolicy)))
         return;  // explored already
     // The branch being explored is conceptually the leftmost branch of every wakeup tree on the
@@ -272,6 +294,7 @@ class OptimalDpor final : public Strategy {
   std::size_t kept_steps_ = 0;       // steps the last directive shares with the execution before
   bool branched_on_inputs_ = false;  // some execution so far branched on an input
   bool buffered_stores_ = false;     // some execution so far had a store buffer (x86-TSO)
+  bool has_options_ = false;         // some step so far had options (RC11)
   // The inputs of the execution being analysed, shared by the branches its races plan.
   std::shared_ptr<const std::vector<InputValue>> observed_inputs_;
   bool started_ = false;
@@ -284,7 +307,8 @@ class OptimalDpor final : public Strategy {
 WEFT_STRATEGY_ROWS(
     optimal_dpor,
     {"optimal", "optimal DPOR: source sets and wakeup trees, one execution per Mazurkiewicz trace",
-     0, ReadPolicy::kReadsCommute, kWeakMemory, [](const StrategyConfig& config) {
+     0, ReadPolicy::kReadsCommute, kWeakMemory | kExploresOptions,
+     [](const StrategyConfig& config) {
        std::unique_ptr<Strategy> search = std::make_unique<OptimalDpor>(config);
        if (!config.estimate_size) return search;
        return with_size_estimate(std::move(search), config, ReadPolicy::kReadsCommute);
