@@ -11,7 +11,7 @@ WEFT_STRATEGY_ROWS(pos, {"pos",
                          "partial order sampling (Yuan et al., CAV 2018): random priorities per "
                          "event, redrawn for the events that race with the one that ran; "
                          "--executions samples, not exhaustive",
-                         90, ReadPolicy::kReadsCommute, kTakesExecutions,
+                         90, ReadPolicy::kReadsCommute, kTakesExecutions | kExploresOptions,
                          [](const StrategyConfig& config) {
                            return make_random_walk(config, SchedulePolicy::kPartialOrderSampling,
                                                    "partial order sampling");
