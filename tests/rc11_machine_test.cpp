@@ -32,6 +32,8 @@ class Exhaustive {
 
   Observed explore() {
     Run run;
+    // Every psc answer is also computed over the whole graph, which must agree.
+    run.machine.check_psc_against_whole_graph(true);
     run.machine.add_thread(0, kNoThread);
     for (int v = 0; v < p_.vars; ++v) run.machine.touch(static_cast<rc11::Location>(v), 0);
     for (std::size_t t = 0; t < p_.threads.size(); ++t)

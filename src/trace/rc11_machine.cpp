@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace weft::rc11 {
@@ -156,6 +157,12 @@ void Machine::insert(Event e, EventId after) {
   const Location x = e.location;
   if (kind == Kind::kUpdate) events_[e.reads_from].read_by_update = true;
   if (e.mode == Mode::kSeqCst && kind != Kind::kInitial) ++seq_cst_events_;
+  if (e.mode == Mode::kSeqCst && kind == Kind::kFence) ++seq_cst_fences_;
+  if (e.thread != kNoThread) {
+    if (e.thread >= by_thread_.size()) by_thread_.resize(e.thread + 1);
+    e.in_thread = static_cast<std::uint32_t>(by_thread_[e.thread].size());
+    by_thread_[e.thread].push_back(id);
+  }
   events_.push_back(std::move(e));
   if (kind == Kind::kFence) return;
   if (kind != Kind::kLoad) {
@@ -172,6 +179,8 @@ void Machine::remove_last() {
   const Event& e = events_.back();
   if (e.kind == Kind::kUpdate) events_[e.reads_from].read_by_update = false;
   if (e.mode == Mode::kSeqCst && e.kind != Kind::kInitial) --seq_cst_events_;
+  if (e.mode == Mode::kSeqCst && e.kind == Kind::kFence) --seq_cst_fences_;
+  if (e.thread != kNoThread) by_thread_[e.thread].pop_back();
   if (e.kind != Kind::kFence) {
     if (e.kind != Kind::kLoad) {
       std::vector<EventId>& h = histories_[e.location];
@@ -245,10 +254,91 @@ bool Machine::psc_acyclic() const {
   return !psc.cyclic();
 }
 
+// RC11's scb (§3): sb ∪ sb|≠loc; hb; sb|≠loc ∪ hb|loc ∪ mo ∪ rb, for one pair. For the middle
+// term the first event after a in its thread at another location and the last before b in its
+// thread at another location stand for all: sb is in hb, so the earlier the first and the later
+// the second, the more hb relates them.
+bool Machine::scb(EventId a, EventId b) const {
+  const Event& ea = events_[a];
+  const Event& eb = events_[b];
+  if (ea.thread == eb.thread) return ea.index < eb.index;  // sb, or nothing
+  const bool here = same_location(ea, eb);
+  const bool a_writes = ea.kind != Kind::kLoad && ea.kind != Kind::kFence;
+  const bool b_writes = eb.kind != Kind::kLoad && eb.kind != Kind::kFence;
+  if (here) {
+    if (eb.clock.covers(ea.thread, ea.index)) return true;               // hb|loc
+    if (a_writes && b_writes && ea.position < eb.position) return true;  // mo
+    if ((ea.kind == Kind::kLoad || ea.kind == Kind::kUpdate) && b_writes &&
+        events_[ea.reads_from].position < eb.position)
+      return true;  // rb
+  }
+  const std::vector<EventId>& after_a = by_thread_[ea.thread];
+  EventId c = kNoEvent;
+  for (std::size_t i = ea.in_thread + 1; i < after_a.size() && c == kNoEvent; ++i)
+    if (!same_location(events_[after_a[i]], ea)) c = after_a[i];
+  if (c == kNoEvent) return false;
+  const std::vector<EventId>& before_b = by_thread_[eb.thread];
+  for (std::size_t i = eb.in_thread; i-- > 0;) {
+    const Event& d = events_[before_b[i]];
+    if (same_location(d, eb)) continue;
+    return d.clock.covers(events_[c].thread, events_[c].index);
+  }
+  return false;
+}
+
+bool Machine::psc_cycle_through_last() const {
+  const auto e = static_cast<EventId>(events_.size() - 1);
+  std::vector<char> reaches_e(psc_nodes_.size(), 0);
+  std::vector<std::uint32_t> stack;
+  bool any_into = false;
+  for (std::uint32_t n = 0; n < psc_nodes_.size(); ++n) {
+    if (psc_nodes_[n] == e) continue;
+    if (scb(psc_nodes_[n], e)) reaches_e[n] = 1, any_into = true;
+    if (scb(e, psc_nodes_[n])) stack.push_back(n);
+  }
+  if (!any_into) return false;
+  std::vector<char> seen(psc_nodes_.size(), 0);
+  while (!stack.empty()) {
+    const std::uint32_t n = stack.back();
+    stack.pop_back();
+    if (reaches_e[n]) return true;
+    if (seen[n]) continue;
+    seen[n] = 1;
+    for (const std::uint32_t m : psc_next_[n])
+      if (!seen[m]) stack.push_back(m);
+  }
+  return false;
+}
+
+void Machine::add_psc_node() {
+  const auto e = static_cast<EventId>(events_.size() - 1);
+  const auto node = static_cast<std::uint32_t>(psc_nodes_.size());
+  psc_nodes_.push_back(e);
+  psc_next_.emplace_back();
+  // Within a thread, the edge from its previous seq_cst access is enough (sb is transitive).
+  bool thread_linked = false;
+  for (std::uint32_t n = node; n-- > 0;) {
+    const EventId a = psc_nodes_[n];
+    const bool same_thread = events_[a].thread == events_[e].thread;
+    if (same_thread && thread_linked) continue;
+    if (scb(a, e)) psc_next_[n].push_back(node);
+    if (same_thread)
+      thread_linked = true;
+    else if (scb(e, a))
+      psc_next_[node].push_back(n);
+  }
+}
+
 bool Machine::sc_consistent_with(const Event& e, EventId after) {
   if (seq_cst_events_ == 0 && e.mode != Mode::kSeqCst) return true;
+  // Without seq_cst fences, only a seq_cst access can close a psc cycle, through itself.
+  const bool incremental = seq_cst_fences_ == 0 && e.kind != Kind::kFence;
+  if (incremental && e.mode != Mode::kSeqCst && !check_psc_) return true;
   insert(e, after);
-  const bool ok = psc_acyclic();
+  const bool ok = !incremental              ? psc_acyclic()
+                  : e.mode == Mode::kSeqCst ? !psc_cycle_through_last()
+                                            : true;
+  if (check_psc_ && ok != psc_acyclic()) std::abort();
   remove_last();
   return ok;
 }
@@ -283,6 +373,7 @@ Value Machine::load(ThreadId t, Location x, Mode m, EventId from) {
   ts.events = e.index;
   if (!acquires(m)) ts.acquirable.join(events_[from].released);
   insert(std::move(e), kNoEvent);
+  if (m == Mode::kSeqCst && seq_cst_fences_ == 0) add_psc_node();
   return events_[from].value;
 }
 
@@ -293,6 +384,7 @@ void Machine::store(ThreadId t, Location x, Mode m, EventId after, Value written
   ts.events = e.index;
   if (releases(m)) ts.released_to[x] = e.clock;
   insert(std::move(e), after);
+  if (m == Mode::kSeqCst && seq_cst_fences_ == 0) add_psc_node();
 }
 
 Value Machine::update(ThreadId t, Location x, Mode m, EventId from, Value written) {
@@ -303,6 +395,7 @@ Value Machine::update(ThreadId t, Location x, Mode m, EventId from, Value writte
   if (!acquires(m)) ts.acquirable.join(events_[from].released);
   if (releases(m)) ts.released_to[x] = e.clock;
   insert(std::move(e), from);
+  if (m == Mode::kSeqCst && seq_cst_fences_ == 0) add_psc_node();
   return events_[from].value;
 }
 

@@ -93,6 +93,9 @@ class Machine {
   ThreadId thread_of(EventId e) const { return events_[e].thread; }
   std::uint32_t index_of(EventId e) const { return events_[e].index; }
   std::size_t size() const { return events_.size(); }
+  /// Checks every incremental psc answer against psc computed over the whole graph (aborting on
+  /// a difference): for tests.
+  void check_psc_against_whole_graph(bool on) { check_psc_ = on; }
 
  private:
   enum class Kind : std::uint8_t { kInitial, kLoad, kStore, kUpdate, kFence };
@@ -100,14 +103,15 @@ class Machine {
     Kind kind;
     Mode mode;
     ThreadId thread;
-    std::uint32_t index;     // 1-based among its thread's events; 0 for an initial value
-    Location location;       // 0 for a fence
-    EventId reads_from;      // loads and updates
-    std::uint32_t position;  // stores: in the location's coherence order
-    bool read_by_update;     // stores: an update reads it, so nothing may come between
-    Value value;             // stores: what they wrote
-    VectorClock clock;       // what happens before it (and it)
-    VectorClock released;    // stores: what an acquire that reads it synchronises with
+    std::uint32_t index;          // 1-based among its thread's events; 0 for an initial value
+    Location location;            // 0 for a fence
+    EventId reads_from;           // loads and updates
+    std::uint32_t position;       // stores: in the location's coherence order
+    bool read_by_update;          // stores: an update reads it, so nothing may come between
+    Value value;                  // stores: what they wrote
+    VectorClock clock;            // what happens before it (and it)
+    VectorClock released;         // stores: what an acquire that reads it synchronises with
+    std::uint32_t in_thread = 0;  // its place among its thread's events in the graph
   };
   struct ThreadState {
     VectorClock clock;
@@ -127,7 +131,17 @@ class Machine {
   void remove_last();
   // With `e` added after `after`, is psc acyclic? (true when no event is seq_cst)
   bool sc_consistent_with(const Event& e, EventId after);
+  // psc over the whole graph (any fences).
   bool psc_acyclic() const;
+  // Without seq_cst fences psc relates seq_cst accesses by scb only, and a new event adds edges
+  // only to and from itself: psc is kept as a graph over them (psc_nodes_, psc_next_), and the
+  // last event, a seq_cst access, closes a cycle iff what it reaches reaches it.
+  bool scb(EventId a, EventId b) const;
+  bool psc_cycle_through_last() const;
+  void add_psc_node();  // the last event, a committed seq_cst access
+  bool same_location(const Event& a, const Event& b) const {
+    return a.kind != Kind::kFence && b.kind != Kind::kFence && a.location == b.location;
+  }
   std::vector<EventId> options(ThreadId t, Kind kind, Location x, Mode m);
 
   std::vector<Event> events_;
@@ -135,6 +149,11 @@ class Machine {
   std::unordered_map<Location, std::vector<EventId>> accesses_;   // every access, in order
   std::vector<ThreadState> threads_;
   std::size_t seq_cst_events_ = 0;
+  std::size_t seq_cst_fences_ = 0;
+  std::vector<std::vector<EventId>> by_thread_;       // each thread's events, in order
+  std::vector<EventId> psc_nodes_;                    // committed seq_cst accesses
+  std::vector<std::vector<std::uint32_t>> psc_next_;  // psc edges, by node
+  bool check_psc_ = false;
   Location forgotten_ = 0;  // locations forget() renamed
 };
 
