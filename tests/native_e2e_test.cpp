@@ -784,13 +784,14 @@ TEST(NativeSpinLoops, IterationsThatChangeNothingThroughCallsAndWritesAreBusyWai
   EXPECT_EQ(first_bug_message(buggy), first_bug_message(buggy_spinning));
 }
 
-// A compare-exchange lock whose loop writes 0 back into the expected value the failure set to 1:
-// such an iteration ends as it began, so it is a busy wait, under SC and under RC11 (where the
-// failure may also read an older store of the lock). Before the iteration's locals were compared
-// at its end, each waiter spun on to the step bound.
+// A compare-exchange lock whose loop writes 0 back into the expected value the failure set to 1
+// (and with -DGUARDED sets and clears a shared flag around each try): such an iteration ends as
+// it began, so it is a busy wait, under SC and under RC11 (where the failure may also read an
+// older store of the lock). Before plain writes were judged by what the iteration left, each
+// waiter spun on to the step bound.
 TEST(NativeSpinLoops, ACompareExchangeLoopThatResetsItsExpectedValueIsABusyWait) {
   for (const char* model : {"sc", "rc11"}) {
-    for (const char* flags : {"", " -- -DTHROUGH_CALL"}) {
+    for (const char* flags : {"", " -- -DTHROUGH_CALL", " -- -DTHROUGH_CALL -DGUARDED"}) {
       const std::string where = std::string(model) + flags;
       const CliRun r = check("spin_compare_exchange.c",
                              std::string("--max-steps 50 --memory-model=") + model + flags);

@@ -2,7 +2,9 @@
 // the failure wrote the lock's 1 there, the reset writes 0 back, so an iteration that fails
 // leaves everything as it found it and is a busy wait (the thread is stopped after it). With
 // -DTHROUGH_CALL the compare-exchange is in a function that gets the expected value's address
-// (its write is a plain one to the waiting thread's stack). The lock's orders are acquire and
+// (its write is a plain one to the waiting thread's stack); with -DGUARDED it also sets a shared
+// flag while it tries and clears it after (as a queue's debugging guard against reentry does: a
+// plain write whose net effect is nil). The lock's orders are acquire and
 // release; with -DRELAXED both are relaxed, which under RC11 (not under SC) lets the two
 // critical sections race.
 #include <assert.h>
@@ -21,20 +23,33 @@ static atomic_int lock;
 static int counter;
 
 #ifdef THROUGH_CALL
-static int try_lock(int* expected) {
-  return atomic_compare_exchange_weak_explicit(&lock, expected, 1, TAKING, memory_order_relaxed);
+#ifdef GUARDED
+static int trying[2];
+#endif
+static int try_lock(int* expected, int who) {
+#ifdef GUARDED
+  trying[who] = 1;
+#endif
+  const int taken =
+      atomic_compare_exchange_weak_explicit(&lock, expected, 1, TAKING, memory_order_relaxed);
+#ifdef GUARDED
+  trying[who] = 0;
+#endif
+  (void)who;
+  return taken;
 }
 #endif
 
 static void* worker(void* arg) {
-  (void)arg;
+  const int who = arg != 0;
   int expected = 0;
 #ifdef THROUGH_CALL
-  while (!try_lock(&expected)) expected = 0;
+  while (!try_lock(&expected, who)) expected = 0;
 #else
   while (!atomic_compare_exchange_weak_explicit(&lock, &expected, 1, TAKING, memory_order_relaxed))
     expected = 0;
 #endif
+  (void)who;
   counter = counter + 1;
   atomic_store_explicit(&lock, 0, GIVING);
   return 0;
@@ -43,7 +58,7 @@ static void* worker(void* arg) {
 int main(void) {
   pthread_t a, b;
   pthread_create(&a, 0, worker, 0);
-  pthread_create(&b, 0, worker, 0);
+  pthread_create(&b, 0, worker, &b);
   pthread_join(a, 0);
   pthread_join(b, 0);
   assert(counter == 2);

@@ -184,13 +184,8 @@ void note_for_spin(NativeRuntime& rt, const void* addr, std::uint64_t size, bool
                    bool visible, bool own_stack_seen = false) {
   SpinTracker& spin = rt.self().spin;
   if (!spin.active() || spin.iteration_changed()) return;
-  const auto stack_pointer = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
-  // A write to the thread's own stack (a local whose address the loop passed to a function, as
-  // compare_exchange's expected value) counts by what it holds at the iteration's end.
-  if (write && on_own_stack(addr, size))
-    spin.note_local_write(addr, size, stack_pointer);
-  else if (write)
-    spin.note_write(addr, size, stack_pointer);
+  if (write)
+    spin.note_plain_write(addr, size, reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0)));
   else
     spin.note_read(addr, size, visible || (own_stack_seen && on_own_stack(addr, size)));
 }
@@ -204,7 +199,7 @@ void note_atomic_for_spin(NativeRuntime& rt, const void* addr, std::uint64_t siz
   if (!spin.active()) return;
   // A read-modify-write reads too (and a failed compare-exchange writes nothing).
   if (kind != kStore) spin.note_read(addr, size, true);
-  if (kind != kLoad && rt.rc11_access().address != addr) spin.note_write(addr, size);
+  if (kind != kLoad && rt.rc11_access().address != addr) spin.note_atomic_write(addr, size);
 }
 
 // With --points=sync: the access's data races with earlier accesses (and frees) of other

@@ -404,7 +404,7 @@ class RuntimeScope {
   /// What the scope does, for scopes that exist only under weft's control (openmp::EntryScope).
   static void enter(NativeThread& thread) {
     // Entered from the program: the write a hook let through last has happened, and no other
-    // thread has run since (SpinTracker::note_write).
+    // thread has run since (SpinTracker::note_atomic_write).
     if (thread.in_runtime++ == 0) thread.spin.check_writes();
   }
   static void leave(NativeThread& thread) { --thread.in_runtime; }

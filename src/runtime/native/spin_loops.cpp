@@ -24,7 +24,7 @@ void SpinTracker::drop_below(std::uintptr_t frame) {
 }
 
 void SpinTracker::pop_loop() {
-  locals_.resize(loops_.back().first_local);  // the loop's, or a returned callee's: done with
+  net_.resize(loops_.back().first_net);  // the loop's, or a returned callee's: done with
   loops_.pop_back();
 }
 
@@ -33,14 +33,14 @@ void SpinTracker::begin_iteration(Loop& l) {
   l.plain = plain_reads_;
   if (loops_.size() == 1) reads_.clear();  // no enclosing loop still needs them
   l.first_read = reads_.size();
-  locals_.resize(l.first_local);
+  net_.resize(l.first_net);
 }
 
 void SpinTracker::enter(std::uintptr_t frame, std::uint32_t loop) {
   check_writes();
   drop_below(frame);
   if (!loops_.empty() && loops_.back().frame == frame) pop_loop();  // left unseen
-  loops_.push_back(Loop{frame, loop, 0, 0, 0, locals_.size()});
+  loops_.push_back(Loop{frame, loop, 0, 0, 0, net_.size()});
   begin_iteration(loops_.back());
 }
 
@@ -53,8 +53,8 @@ bool SpinTracker::back_edge(std::uintptr_t frame, std::uint32_t loop,
     return false;
   }
   Loop& l = loops_.back();
-  for (std::size_t i = l.first_local; i < locals_.size(); ++i)
-    if (bytes_at(locals_[i].address, locals_[i].size) != locals_[i].bytes) ++dirt_;
+  for (std::size_t i = l.first_net; i < net_.size(); ++i)
+    if (bytes_at(net_[i].address, net_[i].size) != net_[i].before) ++dirt_;
   const bool only_plain_reads = l.plain != plain_reads_ && reads_.size() == l.first_read;
   if (l.dirt == dirt_ && !only_plain_reads) {
     reads.assign(reads_.begin() + static_cast<std::ptrdiff_t>(l.first_read), reads_.end());
@@ -91,35 +91,37 @@ bool SpinTracker::in_callee(std::uintptr_t at, std::uintptr_t stack_pointer) con
   return stack_pointer != 0 && !loops_.empty() && at >= stack_pointer && at < loops_.back().frame;
 }
 
-void SpinTracker::note_write(const void* address, std::uint64_t size,
-                             std::uintptr_t stack_pointer) {
+void SpinTracker::note_atomic_write(const void* address, std::uint64_t size) {
   check_writes();
   if (iteration_changed()) return;
-  const auto a = reinterpret_cast<std::uintptr_t>(address);
-  if (in_callee(a, stack_pointer)) return;
   if (size > sizeof(std::uint64_t)) {
     ++dirt_;
     return;
   }
+  const auto a = reinterpret_cast<std::uintptr_t>(address);
   const auto n = static_cast<std::uint32_t>(size);
   writes_.push_back(SpinAccess{a, n, bytes_at(a, n)});
 }
 
-void SpinTracker::note_local_write(const void* address, std::uint64_t size,
+void SpinTracker::note_plain_write(const void* address, std::uint64_t size,
                                    std::uintptr_t stack_pointer) {
   check_writes();
   if (iteration_changed() || loops_.empty()) return;
   const auto a = reinterpret_cast<std::uintptr_t>(address);
-  if (in_callee(a, stack_pointer)) return;
+  if (stack_pointer != 0 && a >= stack_pointer && a < loops_.back().frame)
+    return;  // a callee's local
   if (size > sizeof(std::uint64_t)) {
     ++dirt_;
     return;
   }
   const auto n = static_cast<std::uint32_t>(size);
-  // What it held when the iteration began: kept from the iteration's first write to it.
-  for (std::size_t i = loops_.back().first_local; i < locals_.size(); ++i)
-    if (locals_[i].address == a && locals_[i].size == n) return;
-  locals_.push_back(SpinAccess{a, n, bytes_at(a, n)});
+  for (std::size_t i = loops_.back().first_net; i < net_.size(); ++i)
+    if (net_[i].address == a && net_[i].size == n) {
+      net_[i].writing = true;
+      return;
+    }
+  const std::uint64_t now = bytes_at(a, n);
+  net_.push_back(NetWrite{a, n, true, now, now});
 }
 
 void SpinTracker::note_change() {
@@ -127,10 +129,20 @@ void SpinTracker::note_change() {
   if (!loops_.empty()) ++dirt_;
 }
 
-void SpinTracker::check_writes() {
+void SpinTracker::check_writes_now() {
   for (const SpinAccess& w : writes_)
     if (bytes_at(w.address, w.size) != w.bytes) ++dirt_;
   writes_.clear();
+  for (NetWrite& w : net_) {
+    const std::uint64_t now = bytes_at(w.address, w.size);
+    if (w.writing) {
+      w.left = now;
+      w.writing = false;
+    } else if (now != w.left) {
+      ++dirt_;  // another thread wrote there since
+      w.left = now;
+    }
+  }
 }
 
 }  // namespace weft::runtime::native
@@ -188,7 +200,7 @@ void __weft_spin_local_write(void* address, std::uint64_t size) {
   NativeRuntime* rt = NativeRuntime::for_hook();
   if (!rt || !rt->self().spin.active() || rt->self().spin.iteration_changed()) return;
   RuntimeScope scope(*rt);
-  rt->self().spin.note_local_write(address, size);
+  rt->self().spin.note_plain_write(address, size);
 }
 
 }  // extern "C"
