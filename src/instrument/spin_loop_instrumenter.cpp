@@ -117,7 +117,8 @@ class IterationEffects {
         case llvm::Intrinsic::x86_sse2_pause:
           return true;
         default:
-          return !intrinsic->mayWriteToMemory();
+          // One that does not return (llvm.trap: __builtin_trap) ends the iteration, as a call.
+          return intrinsic->doesNotReturn() || !intrinsic->mayWriteToMemory();
       }
     }
     const llvm::Function* callee = call.getCalledFunction();

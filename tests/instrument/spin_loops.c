@@ -14,6 +14,17 @@ void wait_for_flag(void) {
   }
 }
 
+// A wait that traps when it sees a value it should not: __builtin_trap (llvm.trap) does not
+// return, so like a call to abort() it ends the iteration and the loop stays a candidate.
+// CHECK-LABEL: define {{.*}} @wait_or_trap(
+// CHECK: call void @__weft_spin_enter(i32 0)
+// CHECK: call void @__weft_spin_back_edge(i32 0)
+void wait_or_trap(void) {
+  while (flag != 1) {
+    if (flag == 2) __builtin_trap();
+  }
+}
+
 // A counted loop over shared memory: its counter, a local in memory at -O0, changes in every
 // iteration, so no iteration can be a busy-wait's, and it gets no spin hooks (its reads of the
 // table are still hooked as accesses).
