@@ -71,6 +71,8 @@ std::vector<std::string> RaceDetector::access(const Access& a, const ThreadRegis
   // event, already added (under RC11 added next).
   const std::uint32_t count = now[a.thread];
   const std::uint32_t epoch = a.atomic && !rc11_ ? count : count + 1;
+  const VectorClock* sc_now = rc11_ ? &clocks_.thread_clock(a.thread) : nullptr;
+  const std::uint32_t sc_epoch = sc_now ? (*sc_now)[a.thread] + (a.atomic ? 0 : 1) : 0;
   std::vector<std::string> reports;
   if (repeats_last(a, epoch)) return reports;
 
@@ -98,6 +100,10 @@ std::vector<std::string> RaceDetector::access(const Access& a, const ThreadRegis
           threads.name(e.thread),
           describe_access(a.write, a.atomic, a.free, a.size, threads.name(a.thread), a.site),
           a.site, threads.name(a.thread)));
+      if (sc_now && sc_now->covers(e.thread, e.sc_epoch))
+        reports.back() +=
+            " (under RC11: no release of an atomic between them is read by an acquire, so nothing "
+            "orders them, though sequential consistency would)";
     }
     if (a.free) {
       if (last_cell_ == &cell->second) last_cell_ = nullptr;
@@ -123,7 +129,7 @@ std::vector<std::string> RaceDetector::access(const Access& a, const ThreadRegis
         continue;
       }
     }
-    entries.push_back({a.thread, epoch, bytes, size, a.write, a.atomic, a.site});
+    entries.push_back({a.thread, epoch, sc_epoch, size, bytes, a.write, a.atomic, a.site});
     last_granule_ = granule;
     last_cell_ = &here;
   }

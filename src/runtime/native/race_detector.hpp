@@ -57,8 +57,12 @@ class RaceDetector {
   struct Entry {
     ThreadId thread;
     std::uint32_t epoch;  ///< the access happens before clock C iff C[thread] >= epoch
-    std::uint8_t bytes;   ///< which bytes of the granule
-    std::uint32_t size;   ///< of the whole access
+    /// Under RC11, its epoch by the clock tracker, where every atomic synchronises as under
+    /// sequential consistency: a race that this order would not have is one RC11 alone allows,
+    /// which the report says.
+    std::uint32_t sc_epoch;
+    std::uint32_t size;  ///< of the whole access
+    std::uint8_t bytes;  ///< which bytes of the granule
     bool write;
     bool atomic;
     std::uint64_t site;
