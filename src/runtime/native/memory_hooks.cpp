@@ -132,6 +132,7 @@ void rc11_access(NativeRuntime& rt, void* addr, std::uint32_t size, std::uint32_
     a.updates = sched.rc11_compare_exchange_read(x, a.order, order_of(expected.failure_ordering),
                                                  &expected.value, read, size);
   rt.log_choice();
+  std::memcpy(a.read, read, size);
   std::memcpy(bytes, read, size);
 }
 
@@ -151,8 +152,11 @@ void rc11_access_done(NativeRuntime& rt) {
     newest = sched.rc11_update_write(a.address, written, a.size);
   }
   // For a busy-wait loop: the write changed something if memory's newest value changed, or if
-  // it was placed before the newest store (memory's bytes stay, yet other threads may read it).
-  if ((a.kind == kStore || a.updates) && rt.self().spin.active() &&
+  // it was placed before the newest store (memory's bytes stay, yet other threads may read it),
+  // unless it is a read-modify-write that wrote back what it read (a test-and-set of a held
+  // lock): right after the store it read, it adds no value another thread could not read there.
+  const bool wrote_what_it_read = a.updates && std::memcmp(written, a.read, a.size) == 0;
+  if ((a.kind == kStore || a.updates) && rt.self().spin.active() && !wrote_what_it_read &&
       (!newest || std::memcmp(a.address, a.memory, a.size) != 0))
     rt.self().spin.note_change();
   a.address = nullptr;

@@ -232,6 +232,7 @@ class NativeRuntime {
     std::memory_order order{};     ///< the store's, for a store
     bool updates = false;          ///< a read-modify-write, or a compare-exchange that succeeds
     unsigned char memory[8] = {};  ///< what memory held before: the newest store's value
+    unsigned char read[8] = {};    ///< what the instruction read (the option's store's value)
   };
   Rc11Access& rc11_access() { return rc11_access_; }
   /// A compare-exchange's expected value and failure ordering (__weft_atomic_expect), for the
