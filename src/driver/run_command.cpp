@@ -763,7 +763,8 @@ class RunCommand {
           settings_.memory_model == MemoryModel::kTso
               ? "as x86 runs them (--memory-model=tso; the C/C++ model, and ARM, allow more)"
           : settings_.memory_model == MemoryModel::kRc11
-              ? "as sequentially consistent (RC11 is modelled for atomics of up to 8 bytes)"
+              ? "as sequentially consistent (RC11 is modelled for atomics of up to 8 bytes, "
+                "each location accessed at one size)"
               : "as sequentially consistent (--memory-model=tso explores x86's store buffers, "
                 "rc11 the C/C++ model)");
     if (!unrestored_text_.empty() && code_ == kExitBug)

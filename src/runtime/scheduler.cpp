@@ -10,6 +10,7 @@
 #include <span>
 #include <typeinfo>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "counted_channels.hpp"
@@ -249,6 +250,10 @@ struct Scheduler::Impl {
   std::optional<rc11::Machine> rc11;
   std::unordered_map<ObjectKey, VectorClock> sync_clocks;
   std::vector<ObjectKey> synced_channels;
+  // Mixed sizes (rc11_mixed_size): the size each location of the machine was accessed at, and
+  // the 8-byte granules accessed as under sequential consistency since two sizes met there.
+  std::unordered_map<ObjectKey, std::uint32_t> rc11_sizes;
+  std::unordered_set<ObjectKey> rc11_sc_granules;
   DirectiveFollower* follower = nullptr;
   struct PendingUpdate {
     ObjectKey location;
@@ -798,6 +803,8 @@ Trace Scheduler::Impl::run(const TestDirective& d, const std::function<void()>& 
   }
   sync_clocks.clear();
   synced_channels.clear();
+  rc11_sizes.clear();
+  rc11_sc_granules.clear();
   std::vector<ThreadId> bounded;
   ThreadId last = kMainThread;
 
@@ -1134,6 +1141,42 @@ void Scheduler::rc11_load(ObjectKey location, std::memory_order order, void* byt
   const rc11::EventId from = s.take_option(location, s.rc11->load_options(t, location, m));
   const std::uint64_t v = s.rc11->load(t, location, m, from);
   std::memcpy(bytes, &v, size);
+}
+
+bool Scheduler::rc11_mixed_size(ObjectKey location, std::uint32_t size) {
+  Impl& s = *impl_;
+  const ThreadId t = s.running->id;
+  const ObjectKey first = location / 8, last = (location + size - 1) / 8;
+  bool mixed = false;
+  for (ObjectKey g = first; g <= last && !mixed; ++g) mixed = s.rc11_sc_granules.count(g) != 0;
+  // The locations on these bytes (each starts at most 7 bytes before), and whether one of them
+  // has another place or size.
+  std::vector<ObjectKey> met;
+  for (ObjectKey k = location >= 7 ? location - 7 : 0; k < location + size; ++k) {
+    const auto it = s.rc11_sizes.find(k);
+    if (it == s.rc11_sizes.end() || k + it->second <= location) continue;
+    met.push_back(k);
+    mixed = mixed || k != location || it->second != size;
+  }
+  if (!mixed) {
+    s.rc11_sizes.emplace(location, size);
+    return false;
+  }
+  s.rc11->tick(t);
+  // Switching: what each location's newest store released, the access acquires (as a seq_cst
+  // load of it would); from now on its bytes are out of the machine.
+  for (const ObjectKey k : met) {
+    if (s.rc11->touched(k)) s.rc11->load(t, k, rc11::Mode::kSeqCst, s.rc11->latest(k));
+    const std::uint32_t n = s.rc11_sizes[k];
+    for (ObjectKey g = k / 8; g <= (k + n - 1) / 8; ++g) s.rc11_sc_granules.insert(g);
+    s.rc11_sizes.erase(k);
+  }
+  s.rc11_note_stores(s.current_step());
+  for (ObjectKey g = first; g <= last; ++g) {
+    s.rc11_sc_granules.insert(g);
+    s.rc11_acquire_release(t, ~g);  // a sync object no location's key can be
+  }
+  return true;
 }
 
 const VectorClock& Scheduler::rc11_clock(ThreadId t) {

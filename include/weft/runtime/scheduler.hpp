@@ -228,6 +228,13 @@ class Scheduler {
                              const void* expected, const void* desired, std::uint32_t size);
   /// A fence of the calling thread.
   void rc11_fence(std::memory_order order);
+  /// Before an atomic access of [location, location+size) under RC11: true if it meets, in this
+  /// execution, an atomic access of another size on the same bytes (mixed sizes, which RC11 does
+  /// not model; libstdc++'s shared_ptr loads its two 4-byte counts as one 8-byte word). The
+  /// access then acts as under sequential consistency on memory as it is, as do all later
+  /// atomic accesses to those 8-byte granules: it acquires what the newest stores of the
+  /// locations it meets released, and each such access acquires and releases the granule.
+  bool rc11_mixed_size(ObjectKey location, std::uint32_t size);
   /// What happens before thread t's next event under RC11 (with rc11() only): its clock in the
   /// RC11 machine, which counts each of t's synchronisation operations as an event too.
   const VectorClock& rc11_clock(ThreadId t);

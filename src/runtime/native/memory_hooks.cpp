@@ -303,7 +303,8 @@ void __weft_atomic(void* addr, std::uint64_t size, std::uint32_t kind, std::uint
   const std::uint64_t site = WEFT_CALLER_SITE();
   RuntimeScope scope(*rt);
   const weft::MemoryModel model = rt->scheduler().memory_model();
-  // Under RC11 only the accesses it does not model (over 8 bytes) are taken as seq_cst.
+  // Under RC11 only the accesses it does not model (over 8 bytes, or of mixed sizes: below) are
+  // taken as seq_cst.
   if (weaker_than_sequential_consistency(kind, ordering) &&
       (model != weft::MemoryModel::kRc11 || size > 8))
     rt->note_weak_atomic(site);
@@ -351,8 +352,13 @@ void __weft_atomic(void* addr, std::uint64_t size, std::uint32_t kind, std::uint
     for (auto& report : reports) sched.note_failure(weft::Outcome::kDataRace, std::move(report));
   }
   check_heap(*rt, addr, size, kind != kLoad, site);
-  if (model == weft::MemoryModel::kRc11 && size <= 8)
-    rc11_access(*rt, addr, static_cast<std::uint32_t>(size), kind, ordering, expected);
+  if (model == weft::MemoryModel::kRc11 && size <= 8) {
+    if (!sched.rc11_mixed_size(reinterpret_cast<weft::ObjectKey>(addr),
+                               static_cast<std::uint32_t>(size)))
+      rc11_access(*rt, addr, static_cast<std::uint32_t>(size), kind, ordering, expected);
+    else if (weaker_than_sequential_consistency(kind, ordering))
+      rt->note_weak_atomic(site);
+  }
   if ((kind & 3) != kStore && rt->options().record_values) rt->note_value_read(addr, size);
   note_atomic_for_spin(*rt, addr, size, kind);
 }
