@@ -108,8 +108,7 @@ void SpinTracker::note_plain_write(const void* address, std::uint64_t size,
   check_writes();
   if (iteration_changed() || loops_.empty()) return;
   const auto a = reinterpret_cast<std::uintptr_t>(address);
-  if (stack_pointer != 0 && a >= stack_pointer && a < loops_.back().frame)
-    return;  // a callee's local
+  if (in_callee(a, stack_pointer)) return;
   if (size > sizeof(std::uint64_t)) {
     ++dirt_;
     return;
