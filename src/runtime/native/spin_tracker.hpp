@@ -34,10 +34,11 @@ struct NetWrite {
 ///    pointer, the queue object a lock-free queue's try_push reads); an iteration whose reads
 ///    were all plain is not stopped, since nothing could wake it;
 ///  - every atomic write stored the bytes that were there (checked at the thread's next hook,
-///    before any other thread runs: see RuntimeScope), since other threads may read it at once;
+///    before any other thread runs: see RuntimeScope), since other threads may read it at once
+///    (under RC11 judged once the instruction is done: note_change);
 ///  - every plain write, to a local or to shared memory, left at the end of the iteration what
 ///    was there at its start, and what it left there stayed until the thread's next write to it
-///    (checked at each of its hooks) : no other thread can read a plain write in between
+///    (checked at each of its hooks): no other thread can read a plain write in between
 ///    without a data race, which is reported, nor was it overwritten by another thread. So
 ///    `expected = 0` after a compare-exchange that failed and wrote 1 there, or a debugging flag
 ///    set on entry to a function and cleared on exit, leaves the iteration without effect.
