@@ -68,9 +68,11 @@ bool RaceDetector::repeats_last(const Access& a, std::uint32_t epoch) const {
 std::vector<std::string> RaceDetector::access(const Access& a, const ThreadRegistry& threads) {
   const VectorClock& now = clock_of(a.thread);
   // Plain accesses sit between two visible events of their thread; an atomic one is its own
-  // event, already added (under RC11 added next).
+  // event, already added (under RC11 the machine adds one of up to 8 bytes next; a wider one
+  // counted as it was performed, Scheduler::rc11_synchronise).
   const std::uint32_t count = now[a.thread];
-  const std::uint32_t epoch = a.atomic && !rc11_ ? count : count + 1;
+  const bool added = a.atomic && (!rc11_ || a.size > 8);
+  const std::uint32_t epoch = added ? count : count + 1;
   const VectorClock* sc_now = rc11_ ? &clocks_.thread_clock(a.thread) : nullptr;
   const std::uint32_t sc_epoch = sc_now ? (*sc_now)[a.thread] + (a.atomic ? 0 : 1) : 0;
   std::vector<std::string> reports;
