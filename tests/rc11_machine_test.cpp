@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -255,6 +256,61 @@ TEST_P(Rc11Weft, DfsReachesExactlyTheConsistentGraphs) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Programs, Rc11Weft,
+                         ::testing::Range(kFirstSeed, kFirstSeed + kPrograms / 2));
+
+// Programs whose atomics are mostly seq_cst: while every event so far is seq_cst the machine
+// offers the newest store only (the graphs are those of interleavings, RC11's DRF-SC), and the
+// weak events after such a prefix must still reach every consistent graph. With every access
+// seq_cst, the outcomes are sequential consistency's, and weft under RC11 runs exactly the
+// executions it runs under sequential consistency.
+AtomicProgram mostly_seq_cst(AtomicProgram p, std::uint64_t seed, bool all) {
+  std::mt19937_64 rng(seed);
+  for (auto& thread : p.threads)
+    for (AtomicInstr& in : thread)
+      if (all || std::uniform_int_distribution<int>(0, 3)(rng) != 0)
+        in.order = std::memory_order_seq_cst;
+  return p;
+}
+
+class Rc11MachineSeqCst : public ::testing::TestWithParam<int> {};
+
+TEST_P(Rc11MachineSeqCst, ReachesExactlyTheConsistentGraphs) {
+  const bool all = GetParam() % 2 == 0;
+  const auto [seed, p] = small_program(GetParam(), [&](std::uint64_t s) {
+    return mostly_seq_cst(generate_atomic_program(s, 1e300), s, all);
+  });
+  const std::string where = (all ? "seq_cst seed " : "mostly seq_cst seed ") + std::to_string(seed);
+  expect_machine_equals_axioms(p, where);
+  if (!all) return;
+  EXPECT_EQ(Exhaustive(p).explore().final_states,
+            allowed_outcomes(p, AxiomaticModel::kSc).final_states)
+      << where << ":\n"
+      << p.describe();
+}
+
+TEST_P(Rc11MachineSeqCst, WeftRunsTheExecutionsOfSequentialConsistency) {
+  if (GetParam() % 4 != 0) return;
+  const auto [seed, p] = small_program(
+      GetParam(),
+      [&](std::uint64_t s) { return mostly_seq_cst(generate_atomic_program(s, 1e300), s, true); },
+      kMaxWeftInterleavings);
+  const std::string where = "seq_cst seed " + std::to_string(seed);
+  for (const StrategyKind strategy :
+       {StrategyKind::kDfs, StrategyKind::kOptimalDpor, StrategyKind::kDpor}) {
+    Options o;
+    o.strategy = strategy;
+    const ProgramRun sc = explore_atomic_program(p, o);
+    o.memory_model = MemoryModel::kRc11;
+    const ProgramRun rc11 = explore_atomic_program(p, o);
+    EXPECT_EQ(rc11.observed.final_states, sc.observed.final_states) << where << ":\n"
+                                                                    << p.describe();
+    EXPECT_EQ(rc11.result.stats.executions, sc.result.stats.executions)
+        << strategy.name() << "; " << where << ":\n"
+        << p.describe();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Programs, Rc11MachineSeqCst,
                          ::testing::Range(kFirstSeed, kFirstSeed + kPrograms / 2));
 
 }  // namespace

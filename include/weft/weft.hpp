@@ -600,7 +600,8 @@ class atomic {
 /// A fence (std::atomic_thread_fence; call it qualified, weft::atomic_thread_fence, since a
 /// std::memory_order argument also finds std's): under x86-TSO a seq_cst fence waits until the
 /// calling thread's store buffer is empty (mfence); weaker fences are no-ops there, as on x86.
-/// Under RC11 a fence of its order (a visible operation). A no-op under sequential consistency.
+/// Under RC11 a fence of its order in the execution graph (not a scheduling point of its own). A
+/// no-op under sequential consistency.
 inline void atomic_thread_fence(std::memory_order order) {
   if (detail::rc11_active()) {
     if (order != std::memory_order_relaxed) detail::rc11_fence(order, "weft::atomic_thread_fence");

@@ -74,9 +74,7 @@ bool rc11_compare_exchange(ObjectKey key, std::memory_order success, std::memory
 }
 
 void rc11_fence(std::memory_order order, const char* what) {
-  runtime::Scheduler& s = scheduler(what);
-  s.perform(Operation{OpKind::kYield, 0, 0, 0, 0});
-  s.rc11_fence(order);
+  scheduler(what).rc11_fence(order);
 }
 
 void forget_location(ObjectKey key, std::size_t size) noexcept {

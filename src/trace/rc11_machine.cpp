@@ -158,6 +158,7 @@ void Machine::insert(Event e, EventId after) {
   if (kind == Kind::kUpdate) events_[e.reads_from].read_by_update = true;
   if (e.mode == Mode::kSeqCst && kind != Kind::kInitial) ++seq_cst_events_;
   if (e.mode == Mode::kSeqCst && kind == Kind::kFence) ++seq_cst_fences_;
+  if (e.mode != Mode::kSeqCst && kind != Kind::kInitial) ++weak_events_;
   if (e.thread != kNoThread) {
     if (e.thread >= by_thread_.size()) by_thread_.resize(e.thread + 1);
     e.in_thread = static_cast<std::uint32_t>(by_thread_[e.thread].size());
@@ -180,6 +181,7 @@ void Machine::remove_last() {
   if (e.kind == Kind::kUpdate) events_[e.reads_from].read_by_update = false;
   if (e.mode == Mode::kSeqCst && e.kind != Kind::kInitial) --seq_cst_events_;
   if (e.mode == Mode::kSeqCst && e.kind == Kind::kFence) --seq_cst_fences_;
+  if (e.mode != Mode::kSeqCst && e.kind != Kind::kInitial) --weak_events_;
   if (e.thread != kNoThread) by_thread_[e.thread].pop_back();
   if (e.kind != Kind::kFence) {
     if (e.kind != Kind::kLoad) {
@@ -351,7 +353,13 @@ bool Machine::sc_consistent_with(const Event& e, EventId after) {
 
 std::vector<EventId> Machine::options(ThreadId t, Kind kind, Location x, Mode m) {
   thread(t);
-  const std::vector<EventId> history = histories_.at(x);
+  // While every event is seq_cst, the consistent graphs are those of interleavings (RC11's
+  // DRF-SC: race-free programs whose atomics are all seq_cst are sequentially consistent; the
+  // mutexes and other synchronisation, ordered as the schedule runs them, keep that). A store
+  // read or followed that is not the newest gives a graph that another interleaving gives with
+  // the newest, and the strategies explore the interleavings: the newest is the only option.
+  if (weak_events_ == 0 && m == Mode::kSeqCst) return {latest(x)};
+  const std::vector<EventId> history = histories_.at(x);  // a copy: the probes below insert
   std::vector<EventId> out;
   for (std::size_t i = visible_from(t, x); i < history.size(); ++i) {
     const EventId s = history[i];

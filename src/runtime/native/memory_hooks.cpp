@@ -296,7 +296,7 @@ void __weft_write_range(void* addr, std::uint64_t size) {
 // (buffer_access) and __weft_atomic_after undoes that; read-modify-writes drain the buffer
 // (perform does), and a seq_cst fence waits for it (mfence); other fences are no-ops on x86.
 // Under RC11 one of up to 8 bytes acts on the store the RC11 machine lets it read (rc11_access);
-// a fence goes into the graph, a seq_cst one as a visible operation of its own.
+// a fence goes into the graph.
 void __weft_atomic(void* addr, std::uint64_t size, std::uint32_t kind, std::uint32_t ordering) {
   NativeRuntime* rt = NativeRuntime::for_hook();
   if (!rt) return;
@@ -312,13 +312,10 @@ void __weft_atomic(void* addr, std::uint64_t size, std::uint32_t kind, std::uint
   const NativeRuntime::Expected expected = rt->expected();
   if (kind == kFence) {
     if (tso && ordering == kSequentiallyConsistent) rt->scheduler().fence(site);
-    if (model == weft::MemoryModel::kRc11 && ordering > 2) {
-      // A seq_cst fence's place in the SC order is the schedule's; the others act on their own
-      // thread's view only.
-      if (ordering == kSequentiallyConsistent)
-        rt->scheduler().perform(Operation{OpKind::kYield, 0, 0, 0, 0}, site, true);
+    // Under RC11 a fence is no step of its own: it joins the graph right after its thread's
+    // last event, and every consistent graph is reached so (docs/memory-models.md, "Fences").
+    if (model == weft::MemoryModel::kRc11 && ordering > 2)
       rt->scheduler().rc11_fence(order_of(ordering));
-    }
     return;
   }
   static constexpr OpKind kOps[] = {OpKind::kAtomicLoad, OpKind::kAtomicStore, OpKind::kAtomicRmw,
