@@ -376,6 +376,35 @@ TEST(NativeThreadModel, AnAtomicHandOverIsComputedInTheDefaultMode) {
   EXPECT_EQ(check("atomic_handover.c", "--thread-model=check").exit_code, 0);
 }
 
+// Under RC11 the model computes the executions whose atomics are all seq_cst (RC11 offers them
+// the newest store only): the hand-over's, as under sequential consistency. Release/acquire
+// Peterson's every execution leaves SC at its first store, which the model learns and never
+// computes: the same executions and bugs as with the model off, and checking finds no
+// difference.
+TEST(NativeThreadModel, UnderRc11OnlyExecutionsOfSeqCstAtomicsAreComputed) {
+  const CliRun on = check("atomic_handover.c", "--memory-model=rc11");
+  const CliRun off = check("atomic_handover.c", "--memory-model=rc11 --thread-model=off");
+  ASSERT_EQ(on.exit_code, 0) << on.out << on.err;
+  ASSERT_EQ(off.exit_code, 0) << off.out << off.err;
+  EXPECT_EQ(on.result["thread_model"], "on");
+  EXPECT_EQ(stat(on, "executions"), stat(off, "executions"));
+  EXPECT_EQ(stat(on, "executions"), stat(check("atomic_handover.c"), "executions"));
+  EXPECT_GT(2 * stat(on, "modelled"), stat(on, "executions"));
+  EXPECT_EQ(check("atomic_handover.c", "--memory-model=rc11 --thread-model=check").exit_code, 0);
+
+  const std::string weak = "--memory-model=rc11 --all-bugs";
+  const CliRun weak_on = check("peterson_release_acquire.c", weak);
+  const CliRun weak_off = check("peterson_release_acquire.c", weak + " --thread-model=off");
+  ASSERT_EQ(weak_on.exit_code, 1) << weak_on.out << weak_on.err;
+  EXPECT_EQ(weak_on.result["thread_model"], "on");
+  EXPECT_EQ(stat(weak_on, "modelled"), 0u);
+  EXPECT_EQ(stat(weak_on, "executions"), stat(weak_off, "executions"));
+  EXPECT_EQ(stat(weak_on, "bugs"), stat(weak_off, "bugs"));
+  const CliRun checked = check("peterson_release_acquire.c", weak + " --thread-model=check");
+  EXPECT_EQ(checked.exit_code, 1) << checked.out << checked.err;
+  EXPECT_EQ(stat(checked, "executions"), stat(weak_off, "executions"));
+}
+
 // A race that only some interleavings have, made of steps race-free runs saw: the model
 // declines those executions (its own race check), so every execution with the race runs and
 // reports it, as with the model off.

@@ -36,11 +36,10 @@ void check_options(const ProgramOptions& program, const ExploreSettings& setting
   if (program.points != "sync" && program.points != "all") bad("--points", "must be sync or all");
   if (!parse_memory_model(program.memory_model)) bad("--memory-model", "must be sc, tso or rc11");
   if (settings.thread_model_given && settings.thread_model != "off" &&
-      settings.memory_model != MemoryModel::kSequentialConsistency)
+      settings.memory_model == MemoryModel::kTso)
     bad("--thread-model",
         "computes sequentially consistent executions only: leave it out with "
-        "--memory-model=" +
-            std::string(memory_model_name(settings.memory_model)));
+        "--memory-model=tso");
   check_count("--max-steps", program.max_steps_per_thread, kMaxStepsBound);
   check_count("--max-threads", program.max_threads, kMaxThreadsBound);
   check_seconds("--execution-timeout", program.execution_seconds);

@@ -290,14 +290,16 @@ class RunCommand {
     if (reads_segments && program_.options.points != "all")
       round_program_.options.record_segments = true;
     round_program_.options.lockset = settings_.lockset;
-    // The thread model computes executions of sequentially consistent steps: not under TSO.
-    const bool sc = settings_.memory_model == MemoryModel::kSequentialConsistency;
-    if (settings_.thread_model != "off" && !check_every_state_ && !reads_segments && sc) {
+    // The thread model computes executions of sequentially consistent steps: not under TSO;
+    // under RC11 those whose atomics are all seq_cst (thread_model.hpp).
+    const bool tso = settings_.memory_model == MemoryModel::kTso;
+    if (settings_.thread_model != "off" && !check_every_state_ && !reads_segments && !tso) {
       const bool segments = program_.options.points != "all";
       round_program_.options.record_segments = segments;
       modelled_.emplace(settings_.thread_model == "check" ? explorer::ModelledRunner::Mode::kCheck
                                                           : explorer::ModelledRunner::Mode::kOn,
-                        program_.options.max_steps_per_thread, segments);
+                        program_.options.max_steps_per_thread, segments,
+                        settings_.memory_model == MemoryModel::kRc11);
     }
   }
 

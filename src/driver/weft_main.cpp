@@ -111,9 +111,10 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
            s.thread_model = mode;
            s.thread_model_given = true;
          },
-         "With --points=all: compute the executions whose every step weft has seen the "
-         "threads take in earlier ones instead of running them (on), always run them (off), or "
-         "run them too and stop if the two differ (check)")
+         "Compute the executions whose every step weft has seen the threads take in earlier "
+         "ones instead of running them (on; not under tso, and under rc11 only executions "
+         "whose atomics are all seq_cst), always run them (off), or run them too and stop if "
+         "the two differ (check)")
       ->check(CLI::IsMember({"on", "off", "check"}))
       ->default_str("on");
   cmd.add_option("--executions", s.random_executions,

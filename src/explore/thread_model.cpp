@@ -59,8 +59,8 @@ bool ThreadModel::carries_out(const Operation& op) {
   }
 }
 
-ThreadModel::ThreadModel(std::uint32_t max_steps_per_thread, bool segments)
-    : max_steps_(max_steps_per_thread), segments_(segments) {}
+ThreadModel::ThreadModel(std::uint32_t max_steps_per_thread, bool segments, bool rc11)
+    : max_steps_(max_steps_per_thread), segments_(segments), rc11_(rc11) {}
 
 ThreadModel::NodeId ThreadModel::new_node() {
   nodes_.emplace_back();
@@ -470,9 +470,18 @@ void ThreadModel::learn(const Trace& t) {
     return true;
   };
 
+  // Under RC11, from the first weak step on, a read may see an older store than the last, and
+  // memory and the values the trace records are not what sequential consistency says: the model
+  // learns that the step is weak (simulate() stops there) and nothing after it.
+  const std::size_t first_weak = t.weak_steps.empty() ? t.events.size() : t.weak_steps.front();
   for (std::size_t i = 0; i < t.events.size(); ++i) {
     if (i > 0 && !after_step(i - 1)) return;
     const Event& e = t.events[i];
+    if (i == first_weak) {
+      const NodeId n = node_of(e.thread);
+      if (n != kNoNode && see_step(n, e.op, e.thread)) nodes_[n].weak = true;
+      return;
+    }
     const AccessValues& values = t.values[i];
     // Memory first, for every event (also of threads no longer followed): it is what the
     // reads of the others are checked against.
@@ -917,6 +926,7 @@ const Trace* ThreadModel::simulate(const TestDirective& d) {
     const Node& node = nodes_[n];
     const Operation& op = node.op;
     if (!node.site_known || (local_states_ && !node.local_state)) return nullptr;
+    if (node.weak) return nullptr;  // under RC11, where the execution leaves SC
     if (op.kind == OpKind::kProcessExit && !node.exit_known) return nullptr;
     if (sync_rules::gives_a_mutex_it_does_not_hold(op, chosen, owner_of(mutex_of(op))))
       return nullptr;  // misuse: a bug
@@ -1027,7 +1037,9 @@ const Trace* ThreadModel::simulate(const TestDirective& d) {
         clock.join(threads_[static_cast<ThreadId>(op.object)].clock);
       } else if (is_atomic_access(op.kind)) {
         // After the variable's last write; a write also after the reads since (a
-        // compare-exchange counts as a write, as the runtime's clocks count it).
+        // compare-exchange counts as a write, as the runtime's clocks count it). Under RC11
+        // (see the class comment) `write` is what the last store released, and only a store
+        // or an update that changed the value releases.
         const auto [it, added] = atomic_clocks_.try_emplace(op.object);
         u.atomic = op.object;
         u.had_atomic_clocks = !added;
@@ -1036,7 +1048,13 @@ const Trace* ThreadModel::simulate(const TestDirective& d) {
           u.atomic_reads = it->second.reads;
         }
         clock.join(it->second.write);
-        if (writes_value(op.kind)) {
+        if (rc11_) {
+          const bool changed = (values.known & AccessValues::kRead) &&
+                               (values.known & AccessValues::kWritten) &&
+                               values.written != values.read;
+          if (op.kind == OpKind::kAtomicStore || (writes_value(op.kind) && changed))
+            it->second.write = clock;
+        } else if (writes_value(op.kind)) {
           clock.join(it->second.reads);
           it->second.write = clock;
           it->second.reads = VectorClock{};

@@ -705,6 +705,12 @@ void LogWriter::choice(std::size_t step, std::uint32_t choice, std::uint32_t cou
   commit(Record::kChoice, w.ok(), w.size());
 }
 
+void LogWriter::weak_step(std::uint32_t step) {
+  ByteWriter w = payload_writer(header_, records_);
+  w.put(step);
+  commit(Record::kWeakStep, w.ok(), w.size());
+}
+
 void LogWriter::note_fault(int signal, std::uint64_t pc, std::uint64_t address) {
   header_->fault_signal = signal;
   header_->fault_pc = pc;
@@ -942,6 +948,13 @@ LoggedExecution read_log_records(const void* log, std::size_t sent_threads, Thre
         }
         break;
       }
+      case Record::kWeakStep: {
+        const auto step = r.get<std::uint32_t>("weak step");
+        if (!out.events.weak_steps.empty() && step < out.events.weak_steps.back())
+          throw ProtocolError("weak steps out of order");
+        out.events.record_weak_step(step);
+        break;
+      }
       default:
         throw ProtocolError("unknown log record " + std::to_string(static_cast<int>(tag)));
     }
@@ -949,6 +962,8 @@ LoggedExecution read_log_records(const void* log, std::size_t sent_threads, Thre
   // A choice is logged when its step takes it, which may be before the step's event record.
   if (events.options.size() > events.events.size())
     throw ProtocolError("an option of a step the log does not hold");
+  if (!events.weak_steps.empty() && events.weak_steps.back() >= events.events.size())
+    throw ProtocolError("a weak step the log does not hold");
   return out;
 }
 

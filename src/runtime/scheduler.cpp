@@ -323,6 +323,11 @@ struct Scheduler::Impl {
   // for a location's first value). Updated after each call that may add a store.
   std::vector<std::uint32_t> rc11_steps;
   void rc11_note_stores(std::uint32_t step) { rc11_steps.resize(rc11->size(), step); }
+  // An access or fence of mode `m` by the running thread, which joins the graph after its last
+  // step: weak unless seq_cst (Trace::weak_steps).
+  void rc11_note_mode(rc11::Mode m) {
+    if (m != rc11::Mode::kSeqCst) trace.record_weak_step(trace.events.empty() ? 0 : current_step());
+  }
   void rc11_touch(ObjectKey location, std::uint64_t value) {
     rc11->touch(location, value);
     rc11_note_stores(Trace::OlderStore::kFirstValue);
@@ -1137,6 +1142,7 @@ void Scheduler::rc11_load(ObjectKey location, std::memory_order order, void* byt
   Impl& s = *impl_;
   const ThreadId t = s.running->id;
   const rc11::Mode m = rc11::mode_of(order);
+  s.rc11_note_mode(m);
   s.rc11_touch(location, value_of(bytes, size));
   const rc11::EventId from = s.take_option(location, s.rc11->load_options(t, location, m));
   const std::uint64_t v = s.rc11->load(t, location, m, from);
@@ -1188,6 +1194,7 @@ bool Scheduler::rc11_store(ObjectKey location, std::memory_order order, void* me
   Impl& s = *impl_;
   const ThreadId t = s.running->id;
   const rc11::Mode m = rc11::mode_of(order);
+  s.rc11_note_mode(m);
   s.rc11_touch(location, value_of(memory, size));
   const rc11::EventId after = s.take_option(location, s.rc11->store_options(t, location, m));
   const bool last = after == s.rc11->latest(location);
@@ -1202,6 +1209,7 @@ void Scheduler::rc11_update_read(ObjectKey location, std::memory_order order, vo
   Impl& s = *impl_;
   const ThreadId t = s.running->id;
   const rc11::Mode m = rc11::mode_of(order);
+  s.rc11_note_mode(m);
   s.rc11_touch(location, value_of(bytes, size));
   const rc11::EventId from = s.take_option(location, s.rc11->update_options(t, location, m));
   s.pending_update = {location, m, from};
@@ -1225,6 +1233,8 @@ bool Scheduler::rc11_compare_exchange_read(ObjectKey location, std::memory_order
   Impl& s = *impl_;
   const ThreadId t = s.running->id;
   const rc11::Mode ms = rc11::mode_of(success), mf = rc11::mode_of(failure);
+  s.rc11_note_mode(ms);
+  s.rc11_note_mode(mf);
   const std::uint64_t want = value_of(expected, size);
   s.rc11_touch(location, value_of(bytes, size));
   // A store it reads with the expected value makes it an update, which must be one of those an
@@ -1265,6 +1275,7 @@ bool Scheduler::rc11_compare_exchange(ObjectKey location, std::memory_order succ
 
 void Scheduler::rc11_fence(std::memory_order order) {
   Impl& s = *impl_;
+  s.rc11_note_mode(rc11::mode_of(order));
   s.rc11->fence(s.running->id, rc11::mode_of(order));
 }
 

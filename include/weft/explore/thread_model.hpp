@@ -61,9 +61,18 @@ namespace weft::explorer {
 /// atomics (a subset of the runtime's, so it finds every race the runtime would, and more): any
 /// two conflicting accesses of one granule that it does not order make the model decline, so
 /// that the execution runs and the runtime reports the race.
+///
+/// Under RC11 (`rc11`), a step whose atomic access is weaker than seq_cst, or after which its
+/// thread ran such a fence (Trace::weak_steps), is not carried out: until an execution has one,
+/// RC11 offers every access the newest store only, so that the execution is the sequentially
+/// consistent one the model computes (docs/memory-models.md). Happens-before then orders atomic
+/// accesses as RC11 does with seq_cst ones: an access acquires what its location's last store
+/// released, a store releases (an update that did not change the value is taken as a load,
+/// which orders less), so that the race check finds every race the runtime would.
 class ThreadModel {
  public:
-  explicit ThreadModel(std::uint32_t max_steps_per_thread, bool segments = false);
+  explicit ThreadModel(std::uint32_t max_steps_per_thread, bool segments = false,
+                       bool rc11 = false);
 
   /// The operations the model carries out itself (see the class comment): what they do is
   /// fixed by the thread's history and the memory the events wrote.
@@ -132,6 +141,8 @@ class ThreadModel {
     /// With segments: what the segment that ended here wrote (in segment_writes_).
     std::uint32_t segment_writes_from = 0, segment_write_count = 0;
     bool segment_writes_known = false;
+    /// Under RC11: an execution's step here was weak (Trace::weak_steps).
+    bool weak = false;
   };
   struct EdgeKey {
     NodeId from;
@@ -342,6 +353,7 @@ class ThreadModel {
   std::optional<NodeId> see_segment(NodeId node, const Trace& t, const Segment* segment,
                                     ThreadId thread);
   bool segments_;
+  bool rc11_;
   std::vector<PlainAccess> segment_writes_;
   std::unordered_map<ObjectKey, Shadow> shadow_;  ///< by granule, in the kept execution
   struct ShadowUndo {
@@ -383,9 +395,11 @@ std::string first_difference(const Trace& computed, const Trace& ran);
 class ModelledRunner {
  public:
   enum class Mode { kOn, kCheck };
-  /// `segments`: the program runs with --points=sync and records segments (ThreadModel).
-  ModelledRunner(Mode mode, std::uint32_t max_steps_per_thread, bool segments = false)
-      : mode_(mode), model_(max_steps_per_thread, segments) {}
+  /// `segments`: the program runs with --points=sync and records segments; `rc11`: under RC11
+  /// (ThreadModel).
+  ModelledRunner(Mode mode, std::uint32_t max_steps_per_thread, bool segments = false,
+                 bool rc11 = false)
+      : mode_(mode), model_(max_steps_per_thread, segments, rc11) {}
   /// The trace of `directive` (valid until the next call); throws ModelError when checking finds
   /// a difference.
   const Trace& run(const TestDirective& directive,

@@ -104,12 +104,13 @@ inline constexpr const char* kRuntimeMarker = "weft-runtime-v1";
 /// 14: events and pending threads carry local states; 15: SchedulePolicy::kStickyInTurns;
 /// 16: kSegment records; 17: the memory model (WEFT_MEMORY_MODEL) and x86-TSO's operations;
 /// 18: RC11's options: directives carry TestDirective::choices, logs kChoice records, and the
-/// pass calls __weft_atomic_expect and __weft_atomic_after around read-modify-writes).
-inline constexpr int kProtocolVersion = 18;
+/// pass calls __weft_atomic_expect and __weft_atomic_after around read-modify-writes);
+/// 19: kWeakStep records.
+inline constexpr int kProtocolVersion = 19;
 /// The protocol version as a string every instrumented binary contains (fork_server.cpp), so that
 /// weft can refuse a binary built by another version before it starts it: an older runtime does
 /// not understand WEFT_CONTROL and would die before it could say HELLO.
-#define WEFT_PROTOCOL_MARKER "weft-protocol-v18"
+#define WEFT_PROTOCOL_MARKER "weft-protocol-v19"
 inline constexpr const char* kProtocolMarker = WEFT_PROTOCOL_MARKER;
 static_assert(WEFT_PROTOCOL_MARKER[sizeof WEFT_PROTOCOL_MARKER - 3] ==
                       '0' + kProtocolVersion / 10 &&
@@ -265,6 +266,8 @@ TestDirective decode_directive(const char* in, std::size_t size, ThreadRegistry&
 ///   kChoice    under RC11, the option a step took (Trace::options, Trace::choices): the step
 ///              (logged before it or after), the option, how many it had, and whether it took
 ///              an older store than the newest, and if so which (Trace::OlderStore)
+///   kWeakStep  under RC11, a step that was an atomic access weaker than seq_cst, or after which
+///              its thread ran such a fence (Trace::weak_steps)
 enum class Record : std::uint8_t {
   kEvent = 'E',
   kThread = 'N',
@@ -284,6 +287,7 @@ enum class Record : std::uint8_t {
   kSanitizer = 'S',
   kSegment = 'G',
   kChoice = 'O',
+  kWeakStep = 'A',
 };
 
 struct LogHeader {
@@ -348,6 +352,8 @@ class LogWriter {
   /// which store that was if not the newest.
   void choice(std::size_t step, std::uint32_t choice, std::uint32_t count,
               const Trace::OlderStore* older);
+  /// Appends a kWeakStep record.
+  void weak_step(std::uint32_t step);
   /// Notes the signal the process dies of (called from the signal handler).
   void note_fault(int signal, std::uint64_t pc, std::uint64_t address);
 

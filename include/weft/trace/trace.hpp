@@ -238,6 +238,15 @@ struct Trace {
     std::uint64_t value;        ///< what store_step wrote
   };
   std::vector<OlderStore> older_stores;
+  /// Under RC11: the steps, in order, that were atomic accesses weaker than seq_cst, or after
+  /// which their thread ran a fence weaker than seq_cst (a fence is no step: it belongs to its
+  /// thread's last one). While an execution has none, RC11 offers it the newest store only, as
+  /// sequential consistency does, and the thread model may compute it (thread_model.hpp).
+  std::vector<std::uint32_t> weak_steps;
+  /// Records that `step` was weak (once).
+  void record_weak_step(std::uint32_t step) {
+    if (weak_steps.empty() || weak_steps.back() != step) weak_steps.push_back(step);
+  }
 
   /// The operation thread t was about to perform in the state before step k (k == size() means
   /// the final state), or nullopt if t had finished or did not exist yet.

@@ -314,8 +314,10 @@ void __weft_atomic(void* addr, std::uint64_t size, std::uint32_t kind, std::uint
     if (tso && ordering == kSequentiallyConsistent) rt->scheduler().fence(site);
     // Under RC11 a fence is no step of its own: it joins the graph right after its thread's
     // last event, and every consistent graph is reached so (docs/memory-models.md, "Fences").
-    if (model == weft::MemoryModel::kRc11 && ordering > 2)
+    if (model == weft::MemoryModel::kRc11 && ordering > 2) {
       rt->scheduler().rc11_fence(order_of(ordering));
+      rt->log_choice();
+    }
     return;
   }
   static constexpr OpKind kOps[] = {OpKind::kAtomicLoad, OpKind::kAtomicStore, OpKind::kAtomicRmw,

@@ -186,6 +186,7 @@ void NativeRuntime::unsupported(const char* what) {
 Trace NativeRuntime::run(const TestDirective& directive, int argc, char** argv, char** envp) {
   active_ = this;
   logged_ = 0;
+  logged_weak_steps_ = 0;
   values_.clear();
   if (options_.record_values) values_.reserve(directive.prefix.size() + 64);  // as the trace's
   runtime_state_read_ = false;
@@ -342,8 +343,11 @@ void NativeRuntime::note_weak_atomic(std::uint64_t site) {
 }
 
 void NativeRuntime::log_choice() {
-  if (!log_ || !current_trace_ || current_trace_->events.empty()) return;
+  if (!log_ || !current_trace_) return;
   const Trace& t = *current_trace_;
+  for (; logged_weak_steps_ < t.weak_steps.size(); ++logged_weak_steps_)
+    log_->weak_step(t.weak_steps[logged_weak_steps_]);
+  if (t.events.empty()) return;
   const std::size_t step = t.events.size() - 1;
   if (step >= t.options.size() || t.options[step] < 2) return;
   const bool older = !t.older_stores.empty() && t.older_stores.back().step == step;

@@ -242,7 +242,8 @@ class NativeRuntime {
     std::uint32_t failure_ordering = 0;
   };
   Expected& expected() { return expected_; }
-  /// RC11: the running step took an option (Trace::choices); the log says which.
+  /// RC11: the running step took an option (Trace::choices), or was weak (Trace::weak_steps);
+  /// the log says so.
   void log_choice();
   /// A sanitizer the program was built with reported an error (`report`: one line, in weft's
   /// terms), which is about to end the process: the log gets the events so far, the running
@@ -338,6 +339,7 @@ class NativeRuntime {
   Outcome exit_outcome_ = Outcome::kComplete;
   const Trace* current_trace_ = nullptr;  // the scheduler's trace while run() runs
   std::size_t logged_ = 0;                // events of it already in the log
+  std::size_t logged_weak_steps_ = 0;     // Trace::weak_steps already in the log
   std::vector<weft::AccessValues> values_;
   std::vector<weft::AccessValues> logged_values_;    // scratch of run()'s logging
   std::vector<weft::PlainAccess> segment_accesses_;  // scratch of end_segment
