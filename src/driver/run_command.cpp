@@ -767,8 +767,10 @@ class RunCommand {
           : settings_.memory_model == MemoryModel::kRc11
               ? "as sequentially consistent (RC11 is modelled for atomics of up to 8 bytes, "
                 "each location accessed at one size)"
-              : "as sequentially consistent (--memory-model=tso explores x86's store buffers, "
-                "rc11 the C/C++ model)");
+          : settings_.memory_model_given
+              ? "as sequentially consistent (--memory-model=tso explores x86's store buffers, "
+                "rc11 the C/C++ model)"
+              : sc_only_strategy_note().c_str());
     if (!unrestored_text_.empty() && code_ == kExitBug)
       std::printf(
           "weft: the program changed process state weft does not restore between executions "
@@ -777,6 +779,15 @@ class RunCommand {
   }
 
   // ---- helpers
+  // Without --memory-model, a strategy that does not explore RC11 explores sequential
+  // consistency: what the verdict's note on weak atomics says of it.
+  std::string sc_only_strategy_note() const {
+    return std::string("as sequentially consistent (--strategy ") +
+           explorer::strategy_info(settings_.strategy).name +
+           " explores sequential consistency only; the C/C++ model, which weft explores by "
+           "default, needs one of " +
+           explorer::strategies_taking(explorer::kExploresOptions) + ")";
+  }
   // The program's symbols, made once per fork server (they need its load base and libraries).
   Symbolizer& symbols() {
     if (!symbols_) symbols_.emplace(program_.path, server_->load_base(), server_->libraries());

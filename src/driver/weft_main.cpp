@@ -62,6 +62,7 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
            p.options.memory_model = model;
            s.memory_model =
                weft::parse_memory_model(model).value_or(weft::MemoryModel::kSequentialConsistency);
+           s.memory_model_given = true;
          },
          "The memory model the executions follow: sc (sequential consistency: every store is "
          "seen at once), tso (x86-TSO: each thread's stores wait in a store buffer, which "
@@ -69,7 +70,7 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
          "load may read any store coherence and happens-before allow; strategy optimal, a DPOR, "
          "dfs, random, pct or a bounded search); docs/memory-models.md")
       ->check(CLI::IsMember({"sc", "tso", "rc11"}))
-      ->default_str("sc");
+      ->default_str("rc11, or sc with a strategy that does not explore it");
   cmd.add_flag(
       "--all-bugs", [&s](std::int64_t) { s.stop_on_first_bug = false; },
       "Keep exploring after the first bug");
@@ -367,9 +368,10 @@ int main(int argc, char** argv) {
   try {
     // The portfolio does not explore RC11's options (docs/memory-models.md).
     if (strategy.empty())
-      strategy = settings.memory_model == weft::MemoryModel::kRc11 ? "optimal"
-                 : settings.max_seconds > 0                        ? "portfolio"
-                                                                   : "optimal";
+      strategy = settings.memory_model_given && settings.memory_model == weft::MemoryModel::kRc11
+                     ? "optimal"
+                 : settings.max_seconds > 0 ? "portfolio"
+                                            : "optimal";
     const auto kind = weft::explorer::parse_strategy(strategy);
     if (!kind) {
       std::fprintf(stderr, "weft: unknown strategy '%s' (--strategy takes one of: %s)\n",
@@ -377,6 +379,14 @@ int main(int argc, char** argv) {
       return weft::driver::kExitUsage;
     }
     settings.strategy = *kind;
+    // Without --memory-model, the C/C++ model where the strategy explores it; the others explore
+    // sequential consistency, and the verdict names the atomics they took as seq_cst.
+    if (!settings.memory_model_given) {
+      const bool rc11 = weft::explorer::strategy_info(*kind).has(weft::explorer::kExploresOptions);
+      settings.memory_model =
+          rc11 ? weft::MemoryModel::kRc11 : weft::MemoryModel::kSequentialConsistency;
+      program.options.memory_model = rc11 ? "rc11" : "sc";
+    }
     // An option of another strategy would be ignored by this one: refuse it instead. (The
     // time limit bounds every strategy; the unfolding's options have their own checks.)
     if (*check || *run) {

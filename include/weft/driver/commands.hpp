@@ -46,7 +46,10 @@ struct ExploreSettings : explorer::ExploreOptions {
   /// (thread_model.hpp) instead of running them ("on"), never ("off"), or run them too and
   /// stop with an error if the two differ ("check").
   std::string thread_model = "on";
-  bool thread_model_given = false;    ///< --thread-model was on the command line
+  bool thread_model_given = false;  ///< --thread-model was on the command line
+  /// --memory-model was on the command line; without it the model is RC11 with a strategy that
+  /// explores its options and sc with the others (default_memory_model).
+  bool memory_model_given = false;
   bool quiet = false;                 ///< no progress line
   std::string replay_file;            ///< where to write the first bug's replay file ("" = default)
   bool program_is_temporary = false;  ///< built by `weft check`: refer to it only via the file
