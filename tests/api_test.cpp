@@ -56,6 +56,42 @@ TEST(Api, FindsALostUpdateWithEveryExhaustiveStrategy) {
   }
 }
 
+// A flag published with relaxed stores hands over nothing: the data may still read 0.
+void relaxed_message_passing() {
+  atomic<int> data{0}, flag{0};
+  thread t([&] {
+    data.store(1, std::memory_order_relaxed);
+    flag.store(1, std::memory_order_relaxed);
+  });
+  if (flag.load(std::memory_order_relaxed) == 1)
+    WEFT_ASSERT(data.load(std::memory_order_relaxed) == 1);
+  t.join();
+}
+
+// The default memory model is the C/C++ one (RC11) with the strategies that explore it, and
+// sequential consistency with the others; asking one of those for RC11 is a usage error.
+TEST(Api, TheDefaultMemoryModelIsTheCppOneWhereTheStrategyExploresIt) {
+  const Result by_default = explore(Options{}, relaxed_message_passing);
+  EXPECT_EQ(by_default.memory_model, MemoryModel::kRc11);
+  ASSERT_EQ(by_default.verdict, Verdict::kBugFound) << by_default.summary();
+  EXPECT_NE(by_default.bugs[0].message.find("data.load"), std::string::npos)
+      << by_default.bugs[0].message;
+
+  Options sc;
+  sc.memory_model = MemoryModel::kSequentialConsistency;
+  const Result under_sc = explore(sc, relaxed_message_passing);
+  EXPECT_EQ(under_sc.verdict, Verdict::kNoBugFound) << under_sc.summary();
+  EXPECT_EQ(under_sc.memory_model, MemoryModel::kSequentialConsistency);
+
+  Options unfolding;
+  unfolding.strategy = StrategyKind::kUnfolding;
+  const Result unfolded = explore(unfolding, relaxed_message_passing);
+  EXPECT_EQ(unfolded.memory_model, MemoryModel::kSequentialConsistency);
+  EXPECT_EQ(unfolded.verdict, Verdict::kNoBugFound) << unfolded.summary();
+  unfolding.memory_model = MemoryModel::kRc11;
+  EXPECT_THROW(explore(unfolding, relaxed_message_passing), usage_error);
+}
+
 TEST(Api, ReplayReproducesTheBug) {
   const Result r = explore(lost_update);
   ASSERT_FALSE(r.ok());

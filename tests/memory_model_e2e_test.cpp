@@ -19,9 +19,14 @@ bool interleaving_has(const CliRun& r, const std::string& operation) {
 }
 
 TEST(MemoryModelEndToEnd, PetersonWithReleaseAcquireExcludesUnderScOnly) {
-  const CliRun sc = check(kPeterson);
+  const CliRun sc = check(kPeterson, "--memory-model=sc");
   ASSERT_EQ(sc.exit_code, 0) << sc.out << sc.err;
   EXPECT_EQ(sc.result["memory_model"], "sequential-consistency");
+  // The default model is the C/C++ one, which lets both threads in.
+  const CliRun by_default = check(kPeterson);
+  ASSERT_EQ(by_default.exit_code, 1) << by_default.out << by_default.err;
+  EXPECT_EQ(by_default.result["memory_model"], "rc11");
+  EXPECT_NE(first_bug_message(by_default).find("others == 0"), std::string::npos) << by_default.out;
 
   const CliRun tso = check(kPeterson, "--memory-model=tso");
   ASSERT_EQ(tso.exit_code, 1) << tso.out << tso.err;
@@ -124,7 +129,7 @@ TEST(MemoryModelEndToEnd, UnderRc11OnlyAReleaseReadByAnAcquireOrdersPlainAccesse
       << relaxed.out;
   const CliRun ordered = check("spin_compare_exchange.c", "--memory-model=rc11");
   EXPECT_EQ(ordered.exit_code, 0) << ordered.out << ordered.err;
-  const CliRun sc = check("spin_compare_exchange.c", "-- -DRELAXED");
+  const CliRun sc = check("spin_compare_exchange.c", "--memory-model=sc -- -DRELAXED");
   EXPECT_EQ(sc.exit_code, 0) << sc.out << sc.err;
 }
 

@@ -299,6 +299,7 @@ TEST_P(Rc11MachineSeqCst, WeftRunsTheExecutionsOfSequentialConsistency) {
        {StrategyKind::kDfs, StrategyKind::kOptimalDpor, StrategyKind::kDpor}) {
     Options o;
     o.strategy = strategy;
+    o.memory_model = MemoryModel::kSequentialConsistency;
     const ProgramRun sc = explore_atomic_program(p, o);
     o.memory_model = MemoryModel::kRc11;
     const ProgramRun rc11 = explore_atomic_program(p, o);

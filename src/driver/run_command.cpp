@@ -201,10 +201,11 @@ SeenInPart seen_in_part(const std::set<Caveat>& caveats, Symbolizer& symbols) {
       seen.signal_handlers.push_back(symbols.render(c.what));
     if (c.kind == CaveatKind::kSemaphoreReset)
       seen.semaphore_resets.push_back(symbols.render(c.what));
-    if (c.kind != CaveatKind::kWeakAtomics) continue;
+    if (c.kind != CaveatKind::kWeakAtomics && c.kind != CaveatKind::kLibraryAtomics) continue;
     const std::string where = symbols.render(c.what);
     const auto pc = first_code_mark(c.what);
-    const bool system = pc && *pc != 0 && symbols.code(*pc).file.starts_with("/usr/");
+    const bool system = c.kind == CaveatKind::kLibraryAtomics ||
+                        (pc && *pc != 0 && symbols.code(*pc).file.starts_with("/usr/"));
     (system ? seen.weak_in_library : seen.weak_atomics).push_back(where);
   }
   for (auto* list : {&seen.weak_atomics, &seen.weak_in_library, &seen.kernel_talk,
@@ -292,14 +293,14 @@ class RunCommand {
     round_program_.options.lockset = settings_.lockset;
     // The thread model computes executions of sequentially consistent steps: not under TSO;
     // under RC11 those whose atomics are all seq_cst (thread_model.hpp).
-    const bool tso = settings_.memory_model == MemoryModel::kTso;
+    const bool tso = memory_model() == MemoryModel::kTso;
     if (settings_.thread_model != "off" && !check_every_state_ && !reads_segments && !tso) {
       const bool segments = program_.options.points != "all";
       round_program_.options.record_segments = segments;
       modelled_.emplace(settings_.thread_model == "check" ? explorer::ModelledRunner::Mode::kCheck
                                                           : explorer::ModelledRunner::Mode::kOn,
                         program_.options.max_steps_per_thread, segments,
-                        settings_.memory_model == MemoryModel::kRc11);
+                        memory_model() == MemoryModel::kRc11);
     }
   }
 
@@ -600,9 +601,9 @@ class RunCommand {
     if (!unrestored_text_.empty()) j["unrestored_state"] = result_.unrestored_state;
     if (bugs_not_kept_ > 0) j["bugs_not_kept"] = bugs_not_kept_;
     // The model explored; the places whose weaker orderings allow more than it.
-    j["memory_model"] = settings_.memory_model == MemoryModel::kTso    ? "x86-tso"
-                        : settings_.memory_model == MemoryModel::kRc11 ? "rc11"
-                                                                       : "sequential-consistency";
+    j["memory_model"] = memory_model() == MemoryModel::kTso    ? "x86-tso"
+                        : memory_model() == MemoryModel::kRc11 ? "rc11"
+                                                               : "sequential-consistency";
     // What --symmetry assumed: the threads one thread created at one function are
     // interchangeable; what the verdict covers rests on it.
     if (settings_.thread_symmetry) j["thread_symmetry"] = true;
@@ -686,15 +687,15 @@ class RunCommand {
         break;
       case kExitNoBug:
         std::printf("weft: no bug found; every behaviour %s%swas explored",
-                    settings_.memory_model == MemoryModel::kTso    ? "under x86-TSO "
-                    : settings_.memory_model == MemoryModel::kRc11 ? "under RC11 "
-                    : seen.weak_memory()                           ? "under sequential consistency "
-                                                                   : "",
+                    memory_model() == MemoryModel::kTso    ? "under x86-TSO "
+                    : memory_model() == MemoryModel::kRc11 ? "under RC11 "
+                    : seen.weak_memory()                   ? "under sequential consistency "
+                                                           : "",
                     settings_.thread_symmetry
                         ? "up to the order of threads taken as interchangeable (--symmetry) "
                         : "");
         // What weft makes stronger than the language: fewer behaviours than C/C++ allows.
-        if (settings_.memory_model == MemoryModel::kRc11)
+        if (memory_model() == MemoryModel::kRc11)
           std::printf(
               " (synchronisation besides atomics taken as acquiring and releasing its object)");
         if (!result_.answered_by.empty())
@@ -762,11 +763,12 @@ class RunCommand {
           seen.weak_atomics.empty() ? "library code the program compiled in uses"
                                     : "the program uses",
           listed(seen.weak_atomics.empty() ? seen.weak_in_library : seen.weak_atomics, 3).c_str(),
-          settings_.memory_model == MemoryModel::kTso
+          memory_model() == MemoryModel::kTso
               ? "as x86 runs them (--memory-model=tso; the C/C++ model, and ARM, allow more)"
-          : settings_.memory_model == MemoryModel::kRc11
-              ? "as sequentially consistent (RC11 is modelled for atomics of up to 8 bytes, "
-                "each location accessed at one size)"
+          : memory_model() == MemoryModel::kRc11
+              ? "as sequentially consistent (RC11 is modelled for the program's own atomics of "
+                "up to 8 bytes, each location accessed at one size; a library's internals keep "
+                "their contract with the processor)"
           : settings_.memory_model_given
               ? "as sequentially consistent (--memory-model=tso explores x86's store buffers, "
                 "rc11 the C/C++ model)"
@@ -779,6 +781,7 @@ class RunCommand {
   }
 
   // ---- helpers
+  MemoryModel memory_model() const { return explorer::memory_model_of(settings_); }
   // Without --memory-model, a strategy that does not explore RC11 explores sequential
   // consistency: what the verdict's note on weak atomics says of it.
   std::string sc_only_strategy_note() const {

@@ -60,8 +60,7 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
          "--memory-model",
          [&s, &p](const std::string& model) {
            p.options.memory_model = model;
-           s.memory_model =
-               weft::parse_memory_model(model).value_or(weft::MemoryModel::kSequentialConsistency);
+           s.memory_model = weft::parse_memory_model(model);
            s.memory_model_given = true;
          },
          "The memory model the executions follow: sc (sequential consistency: every store is "
@@ -382,10 +381,8 @@ int main(int argc, char** argv) {
     // Without --memory-model, the C/C++ model where the strategy explores it; the others explore
     // sequential consistency, and the verdict names the atomics they took as seq_cst.
     if (!settings.memory_model_given) {
-      const bool rc11 = weft::explorer::strategy_info(*kind).has(weft::explorer::kExploresOptions);
-      settings.memory_model =
-          rc11 ? weft::MemoryModel::kRc11 : weft::MemoryModel::kSequentialConsistency;
-      program.options.memory_model = rc11 ? "rc11" : "sc";
+      settings.memory_model = weft::explorer::memory_model_of(settings);
+      program.options.memory_model = std::string(weft::memory_model_name(*settings.memory_model));
     }
     // An option of another strategy would be ignored by this one: refuse it instead. (The
     // time limit bounds every strategy; the unfolding's options have their own checks.)

@@ -25,11 +25,11 @@ std::optional<OptionProblem> problem_with(const ExploreOptions& options) {
                                              std::to_string(kMaxAlternatives) + " (it is " +
                                              std::to_string(options.alternatives) + ")"};
   const StrategyInfo& strategy = strategy_info(options.strategy);
-  const StrategyTakes needed =
-      options.memory_model == MemoryModel::kRc11 ? kExploresOptions : kWeakMemory;
-  if (options.memory_model != MemoryModel::kSequentialConsistency && !strategy.has(needed))
+  const MemoryModel model = memory_model_of(options);
+  const StrategyTakes needed = model == MemoryModel::kRc11 ? kExploresOptions : kWeakMemory;
+  if (model != MemoryModel::kSequentialConsistency && !strategy.has(needed))
     return OptionProblem{"memory_model",
-                         "is " + std::string(memory_model_name(options.memory_model)) + ", which " +
+                         "is " + std::string(memory_model_name(model)) + ", which " +
                              strategy.name + " does not explore: use it with one of " +
                              strategies_taking(needed) + ", or explore sc"};
   if (options.search_deadlocks && !strategy.has(kBuildsUnfolding) &&
@@ -43,11 +43,17 @@ std::optional<OptionProblem> problem_with(const ExploreOptions& options) {
   return std::nullopt;
 }
 
+MemoryModel memory_model_of(const ExploreOptions& options) {
+  if (options.memory_model) return *options.memory_model;
+  return strategy_info(options.strategy).has(kExploresOptions) ? MemoryModel::kRc11
+                                                                : MemoryModel::kSequentialConsistency;
+}
+
 StrategyConfig strategy_config(const ExploreOptions& options) {
   StrategyConfig config;
   static_cast<StrategyChoice&>(config) = options;
   config.time_budget = options.max_seconds;
-  config.access_options = options.memory_model == MemoryModel::kRc11;
+  config.access_options = memory_model_of(options) == MemoryModel::kRc11;
   return config;
 }
 

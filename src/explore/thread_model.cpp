@@ -1047,7 +1047,7 @@ const Trace* ThreadModel::simulate(const TestDirective& d) {
           u.atomic_write = it->second.write;
           u.atomic_reads = it->second.reads;
         }
-        clock.join(it->second.write);
+        if (!rc11_ || op.kind != OpKind::kAtomicStore) clock.join(it->second.write);
         if (rc11_) {
           const bool changed = (values.known & AccessValues::kRead) &&
                                (values.known & AccessValues::kWritten) &&

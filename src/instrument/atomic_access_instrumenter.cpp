@@ -4,8 +4,20 @@
 // runtime undoes what it set up for the instruction (x86-TSO's store buffers, the store an RC11
 // load reads: memory_hooks.cpp); a compare-exchange's expected value goes first, through
 // __weft_atomic_expect, since under RC11 it decides which stores the instruction may read.
+//
+// An atomic of a library's internals (code from a system header other than the atomics' own:
+// libstdc++'s waits, latches, semaphores, shared_ptr's counts) is marked WEFT_ATOMIC_IN_LIBRARY,
+// whether its instruction comes from such a header or was inlined from one (libstdc++ inlines
+// <atomic>'s functions always, at -O0 too, so that the instruction's inlining chain names the
+// library's function that used them). Their orders are the library's contract with the
+// processor, not the program's: libstdc++'s notify
+// reads the waiter count with a seq_cst load after a release read-modify-write of the value,
+// which every processor orders and RC11 does not, so that RC11 loses the wake-up of a correct
+// std::latch.
+#include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/Instructions.h>
+#include <llvm/Support/Path.h>
 
 #include <optional>
 #include <vector>
@@ -44,6 +56,38 @@ llvm::Value* expected_as_integer(llvm::IRBuilder<>& builder, llvm::AtomicCmpXchg
 bool is_static_guard(const llvm::Value* pointer) {
   const auto* global = llvm::dyn_cast<llvm::GlobalVariable>(pointer->stripPointerCasts());
   return global != nullptr && global->getName().startswith("_ZGV");
+}
+
+// A header of the system's (the C library's, libstdc++'s, the compiler's) by its path.
+bool is_system_header(llvm::StringRef path) {
+  return path.startswith("/usr/include/") || path.startswith("/usr/lib/");
+}
+// The headers that declare the atomics a program uses with orders of its own.
+bool is_atomics_interface(llvm::StringRef path) {
+  return path.endswith("/atomic") || path.endswith("/bits/atomic_base.h") ||
+         path.endswith("/stdatomic.h");
+}
+// The file's path with its `..` taken out (clang names libstdc++'s headers
+// /usr/bin/../lib/gcc/.../include/c++/12/latch).
+std::string path_of(const llvm::DIFile* file) {
+  if (!file) return "";
+  llvm::SmallString<256> path(file->getFilename());
+  if (!llvm::sys::path::is_absolute(path) && !file->getDirectory().empty()) {
+    path = file->getDirectory();
+    llvm::sys::path::append(path, file->getFilename());
+  }
+  llvm::sys::path::remove_dots(path, /*remove_dot_dot=*/true);
+  return std::string(path.str());
+}
+bool is_library_internals(const llvm::DIFile* file) {
+  const std::string path = path_of(file);
+  return is_system_header(path) && !is_atomics_interface(path);
+}
+// Whether `inst` is, or was inlined from, a library's internals.
+bool in_library_internals(const llvm::Instruction& inst) {
+  for (const llvm::DILocation* at = inst.getDebugLoc().get(); at; at = at->getInlinedAt())
+    if (is_library_internals(at->getFile())) return true;
+  return false;
 }
 
 std::optional<AtomicAccess> as_atomic_access(llvm::Instruction& inst) {
@@ -114,8 +158,9 @@ class AtomicAccessInstrumenter final : public Instrumenter {
           builder.CreateCall(expect_, {expected, builder.getInt32(static_cast<std::uint32_t>(
                                                      cmpxchg->getFailureOrdering()))});
       }
-      builder.CreateCall(hook_, {pointer, builder.getInt64(size),
-                                 builder.getInt32(static_cast<std::uint32_t>(access.kind)),
+      const std::uint32_t kind = static_cast<std::uint32_t>(access.kind) |
+                                 (in_library_internals(*access.inst) ? WEFT_ATOMIC_IN_LIBRARY : 0);
+      builder.CreateCall(hook_, {pointer, builder.getInt64(size), builder.getInt32(kind),
                                  builder.getInt32(static_cast<std::uint32_t>(access.ordering))});
       if (access.kind != WEFT_ATOMIC_FENCE && size <= 8) {
         builder.SetInsertPoint(access.inst->getNextNode());

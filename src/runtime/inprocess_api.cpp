@@ -267,7 +267,7 @@ Result explore(const Options& options, const std::function<void()>& test) {
   const explorer::ExplorationLimits limits = explorer::exploration_limits(options);
   runtime::RunLimits run_limits;
   run_limits.max_steps_per_thread = options.max_steps_per_thread;
-  run_limits.memory_model = options.memory_model;
+  run_limits.memory_model = explorer::memory_model_of(options);
 
   const auto policy = explorer::read_policy_of(options.strategy);
   auto explored = explorer::run_exploration(
@@ -287,7 +287,7 @@ Result explore(const Options& options, const std::function<void()>& test) {
   result.incomplete_code = decision.why;
   result.incomplete_reason = describe(decision.why, explored, options);
   result.assumed_thread_symmetry = options.thread_symmetry;
-  result.memory_model = options.memory_model;
+  result.memory_model = explorer::memory_model_of(options);
   return result;
 }
 
@@ -307,7 +307,7 @@ Result replay(std::string_view schedule, const std::function<void()>& test,
   runtime::Scheduler scheduler(threads);
   runtime::RunLimits limits;
   limits.max_steps_per_thread = options.max_steps_per_thread;
-  limits.memory_model = options.memory_model;
+  limits.memory_model = explorer::memory_model_of(options);
   const auto started = std::chrono::steady_clock::now();
   Trace trace = scheduler.run(d, test, limits);
   if (options.lockset) explorer::check_locking_discipline(trace, threads, true);
@@ -324,7 +324,7 @@ Result replay(std::string_view schedule, const std::function<void()>& test,
                        std::to_string(trace.prefix_followed) + " (" + outcome_name(trace.outcome) +
                        ")");
   Result result;
-  result.memory_model = options.memory_model;
+  result.memory_model = explorer::memory_model_of(options);
   result.stats.executions = 1;
   result.stats.events = trace.events.size();
   result.stats.complete = is_maximal(trace.outcome) ? 1 : 0;

@@ -1279,6 +1279,24 @@ void Scheduler::rc11_fence(std::memory_order order) {
   s.rc11->fence(s.running->id, rc11::mode_of(order));
 }
 
+void Scheduler::rc11_outside_access(ObjectKey location, std::uint32_t size, const void* before,
+                                    const void* written, bool reads) {
+  Impl& s = *impl_;
+  if (!s.rc11 || size == 0 || size > 8) return;
+  const ThreadId t = s.running->id;
+  const std::uint64_t now = value_of(before, size);
+  rc11_notice_memory(location, before, size);
+  s.rc11_touch(location, now);
+  const rc11::EventId newest = s.rc11->latest(location);
+  if (!written)
+    s.rc11->load(t, location, rc11::Mode::kSeqCst, newest);
+  else if (reads)
+    s.rc11->update(t, location, rc11::Mode::kSeqCst, newest, value_of(written, size));
+  else
+    s.rc11->store(t, location, rc11::Mode::kSeqCst, newest, value_of(written, size));
+  s.rc11_note_stores(s.current_step());
+}
+
 ThreadId Scheduler::spawn(std::function<void()> body, std::uint64_t site, std::uint64_t routine,
                           bool lazily) {
   ThreadRec& t = *impl_->running;

@@ -47,8 +47,8 @@ struct ExploreSettings : explorer::ExploreOptions {
   /// stop with an error if the two differ ("check").
   std::string thread_model = "on";
   bool thread_model_given = false;  ///< --thread-model was on the command line
-  /// --memory-model was on the command line; without it the model is RC11 with a strategy that
-  /// explores its options and sc with the others (default_memory_model).
+  /// --memory-model was on the command line (else weft_main sets the strategy's default,
+  /// explorer::memory_model_of).
   bool memory_model_given = false;
   bool quiet = false;                 ///< no progress line
   std::string replay_file;            ///< where to write the first bug's replay file ("" = default)

@@ -22,10 +22,15 @@ struct ExploreOptions : StrategyChoice {
   /// to check a strategy's reduction; off unless asked, since no verdict needs it.
   bool count_traces = false;
   /// The memory model the executions follow (docs/memory-models.md); only the strategies
-  /// marked kWeakMemory explore another than sequential consistency.
-  MemoryModel memory_model = MemoryModel::kSequentialConsistency;
+  /// marked kWeakMemory explore another than sequential consistency. Unset: the C/C++ model
+  /// (RC11) with a strategy that explores its options (kExploresOptions), else sequential
+  /// consistency (memory_model_of).
+  std::optional<MemoryModel> memory_model;
   friend bool operator==(const ExploreOptions&, const ExploreOptions&) = default;
 };
+
+/// The memory model `options` explore: the one set, or the default for their strategy.
+MemoryModel memory_model_of(const ExploreOptions& options);
 
 /// Seconds a limit may be: about eleven days, far beyond any run, yet safe to turn into
 /// milliseconds.

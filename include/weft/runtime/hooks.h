@@ -139,7 +139,11 @@ enum weft_atomic_kind {
   WEFT_ATOMIC_STORE = 1,
   WEFT_ATOMIC_RMW = 2,
   WEFT_ATOMIC_CMPXCHG = 3,
-  WEFT_ATOMIC_FENCE = 4
+  WEFT_ATOMIC_FENCE = 4,
+  /* Or-ed into the kind: the instruction is, or was inlined from, a library's internals
+   * (libstdc++'s waits, latches, shared_ptr's counts): under RC11 taken as seq_cst, its order
+   * the library's contract with the processor, which weft does not check. */
+  WEFT_ATOMIC_IN_LIBRARY = 8
 };
 
 /* The `kind` argument of __weft_asm: a statement with no operands (a barrier, such as `pause` or

@@ -228,6 +228,13 @@ class Scheduler {
                              const void* expected, const void* desired, std::uint32_t size);
   /// A fence of the calling thread.
   void rc11_fence(std::memory_order order);
+  /// Under RC11 (a no-op otherwise): an atomic access of at most 8 bytes that weft models for
+  /// code it did not compile (a static's guard, a library's once flag or lock word), right after
+  /// the visible operation perform() made of it, taken as seq_cst on the newest store, as the
+  /// machine's own accesses are while the graph is seq_cst: it reads memory as it is (`before`),
+  /// acquiring what that store released, and a store or update of `written` releases.
+  void rc11_outside_access(ObjectKey location, std::uint32_t size, const void* before,
+                           const void* written, bool reads);
   /// Before an atomic access of [location, location+size) under RC11: true if it meets, in this
   /// execution, an atomic access of another size on the same bytes (mixed sizes, which RC11 does
   /// not model; libstdc++'s shared_ptr loads its two 4-byte counts as one 8-byte word). The

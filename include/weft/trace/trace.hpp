@@ -30,9 +30,12 @@ enum class CaveatKind : std::uint8_t {
   /// sem_init set a semaphore's count again after threads had used it: the setting is no
   /// operation that weft orders with the others, so its orders against them were not explored.
   kSemaphoreReset,
+  /// Atomics or fences of a library's internals weaker than seq_cst (libstdc++'s waits and
+  /// counts, inlined into the program or not), which RC11 takes as seq_cst.
+  kLibraryAtomics,
 };
 inline constexpr std::uint8_t kLastCaveatKind =
-    static_cast<std::uint8_t>(CaveatKind::kSemaphoreReset);
+    static_cast<std::uint8_t>(CaveatKind::kLibraryAtomics);
 
 /// One caveat: its kind and what it was, as text for reports (may hold {pc:} marks).
 struct Caveat {

@@ -389,7 +389,9 @@ WEFT_ABSL_FN void weft_absl_notification_notify(void* n) {
   if (notified)
     rt->fail(Outcome::kMisuse, thread_name(*rt) + " notifies an absl::Notification a second time");
   rt->scheduler().perform(Operation{OpKind::kAtomicStore, 0, 1, key_of(&notified), 0}, site);
-  notified = true;
+  const bool before = notified, now = true;
+  rt->scheduler().rc11_outside_access(key_of(&notified), 1, &before, &now, false);
+  notified = now;
   perform_sync(*rt, OpKind::kCondBroadcast, n, site);
   unguard(*rt, n, site);
 }
@@ -465,6 +467,7 @@ WEFT_ABSL_FN std::uint32_t weft_absl_spin_lock_wait(std::atomic<std::uint32_t>* 
   for (;;) {
     sched.perform(Operation{OpKind::kAtomicLoad, 0, 4, key_of(word), 0}, site);
     std::uint32_t value = word->load();
+    sched.rc11_outside_access(key_of(word), 4, &value, nullptr, false);
     int i = 0;
     while (i < n && transitions[i].from != value) ++i;
     if (i == n || (transitions[i].to == value && !transitions[i].done)) {
@@ -473,7 +476,11 @@ WEFT_ABSL_FN std::uint32_t weft_absl_spin_lock_wait(std::atomic<std::uint32_t>* 
     }
     if (transitions[i].to != value) {
       sched.perform(Operation{OpKind::kAtomicCas, 0, 4, key_of(word), 0}, site);
-      if (!word->compare_exchange_strong(value, transitions[i].to)) continue;
+      const std::uint32_t expected = value;
+      const bool swapped = word->compare_exchange_strong(value, transitions[i].to);
+      sched.rc11_outside_access(key_of(word), 4, swapped ? &expected : &value,
+                                swapped ? &transitions[i].to : nullptr, true);
+      if (!swapped) continue;
     }
     if (transitions[i].done) return value;
   }

@@ -52,7 +52,9 @@ void __weft_guard_release(void* guard) {
   RuntimeScope scope(*rt);
   const std::uint64_t site = WEFT_CALLER_SITE();
   rt->scheduler().perform(Operation{OpKind::kAtomicStore, 0, 1, key_of(guard), 0}, site);
-  *static_cast<volatile unsigned char*>(guard) = 1;
+  const unsigned char before = *static_cast<volatile unsigned char*>(guard), done = 1;
+  rt->scheduler().rc11_outside_access(key_of(guard), 1, &before, &done, false);
+  *static_cast<volatile unsigned char*>(guard) = done;
   unlock(*rt, guard, site);
 }
 

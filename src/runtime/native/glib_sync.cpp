@@ -204,6 +204,8 @@ void g_once_init_leave(volatile void* location, std::uintptr_t result) {
   const std::uint64_t site = WEFT_CALLER_SITE();
   rt->scheduler().perform(Operation{OpKind::kAtomicStore, 0, sizeof result, key_of(location), 0},
                           site);
+  const std::uintptr_t before = *static_cast<volatile std::uintptr_t*>(location);
+  rt->scheduler().rc11_outside_access(key_of(location), sizeof result, &before, &result, false);
   *static_cast<volatile std::uintptr_t*>(location) = result;
   perform_sync(*rt, OpKind::kMutexUnlock, location, site);
 }

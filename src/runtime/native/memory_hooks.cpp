@@ -303,11 +303,17 @@ void __weft_atomic(void* addr, std::uint64_t size, std::uint32_t kind, std::uint
   const std::uint64_t site = WEFT_CALLER_SITE();
   RuntimeScope scope(*rt);
   const weft::MemoryModel model = rt->scheduler().memory_model();
-  // Under RC11 only the accesses it does not model (over 8 bytes, or of mixed sizes: below) are
-  // taken as seq_cst.
+  const bool in_library = (kind & WEFT_ATOMIC_IN_LIBRARY) != 0;
+  kind &= ~std::uint32_t{WEFT_ATOMIC_IN_LIBRARY};
+  // Under RC11 only the accesses it does not model (over 8 bytes, of mixed sizes: below, or a
+  // library's internals: atomic_access_instrumenter.cpp) are taken as seq_cst.
   if (weaker_than_sequential_consistency(kind, ordering) &&
-      (model != weft::MemoryModel::kRc11 || size > 8))
-    rt->note_weak_atomic(site);
+      (model != weft::MemoryModel::kRc11 || size > 8 || in_library))
+    rt->note_weak_atomic(site, in_library);
+  if (in_library && model == weft::MemoryModel::kRc11) {
+    ordering = kSequentiallyConsistent;
+    rt->expected().failure_ordering = kSequentiallyConsistent;
+  }
   const bool tso = model == weft::MemoryModel::kTso;
   const NativeRuntime::Expected expected = rt->expected();
   if (kind == kFence) {

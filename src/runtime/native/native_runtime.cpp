@@ -333,13 +333,14 @@ void NativeRuntime::note_caveat(weft::CaveatKind kind, const std::string& what) 
   log_->caveat(kind, what);
 }
 
-void NativeRuntime::note_weak_atomic(std::uint64_t site) {
+void NativeRuntime::note_weak_atomic(std::uint64_t site, bool library) {
   if (weak_atomic_sites_noted_ == weak_atomic_sites_.size()) return;
   for (std::size_t i = 0; i < weak_atomic_sites_noted_; ++i)
     if (weak_atomic_sites_[i] == site) return;
   weak_atomic_sites_[weak_atomic_sites_noted_++] = site;
   RuntimeScope scope(*this);  // the text is weft's allocation, not the program's
-  note_caveat(weft::CaveatKind::kWeakAtomics, weft::code_mark(site));
+  note_caveat(library ? weft::CaveatKind::kLibraryAtomics : weft::CaveatKind::kWeakAtomics,
+              weft::code_mark(site));
 }
 
 void NativeRuntime::log_choice() {

@@ -207,9 +207,10 @@ class NativeRuntime {
   /// The execution did something weft sees only in part (Trace::caveats); the log says so once
   /// per execution and text, for at most a few texts of each kind.
   void note_caveat(weft::CaveatKind kind, const std::string& what);
-  /// An atomic weaker than sequential consistency ran at `site` (CaveatKind::kWeakAtomics); cheap
-  /// once the execution has noted as many places as it names.
-  void note_weak_atomic(std::uint64_t site);
+  /// An atomic weaker than sequential consistency ran at `site` (CaveatKind::kWeakAtomics, or
+  /// kLibraryAtomics for a library's internals); cheap once the execution has noted as many
+  /// places as it names.
+  void note_weak_atomic(std::uint64_t site, bool library = false);
   /// x86-TSO: an atomic load or store of the running thread that the hook before it let through
   /// to memory, which holds for the instruction what the thread sees (a load: its buffered
   /// stores over memory), and __weft_atomic_after puts back right after it (memory_hooks.cpp).
