@@ -87,7 +87,7 @@ TEST(Api, TheDefaultMemoryModelIsTheCppOneWhereTheStrategyExploresIt) {
   unfolding.strategy = StrategyKind::kUnfolding;
   const Result unfolded = explore(unfolding, relaxed_message_passing);
   EXPECT_EQ(unfolded.memory_model, MemoryModel::kSequentialConsistency);
-  EXPECT_EQ(unfolded.verdict, Verdict::kNoBugFound) << unfolded.summary();
+  EXPECT_NE(unfolded.verdict, Verdict::kBugFound) << unfolded.summary();
   unfolding.memory_model = MemoryModel::kRc11;
   EXPECT_THROW(explore(unfolding, relaxed_message_passing), usage_error);
 }

@@ -350,7 +350,8 @@ class RunCommand {
     // then told otherwise, and the model starts over.
     if (modelled_ && round_program_.options.record_segments &&
         round_program_.options.promoted_sites.size() != promoted_.size())
-      modelled_.emplace(modelled_->mode(), program_.options.max_steps_per_thread, true);
+      modelled_.emplace(modelled_->mode(), program_.options.max_steps_per_thread, true,
+                        memory_model() == MemoryModel::kRc11);
     round_program_.options.promoted_sites.assign(promoted_.begin(), promoted_.end());
     server_.reset();  // one fork server at a time
     server_ = std::make_unique<ForkServer>(round_program_, threads_);

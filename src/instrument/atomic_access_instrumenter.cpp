@@ -8,9 +8,10 @@
 // An atomic of a library's internals (code from a system header other than the atomics' own:
 // libstdc++'s waits, latches, semaphores, shared_ptr's counts) is marked WEFT_ATOMIC_IN_LIBRARY,
 // whether its instruction comes from such a header or was inlined from one (libstdc++ inlines
-// <atomic>'s functions always, at -O0 too, so that the instruction's inlining chain names the
-// library's function that used them). Their orders are the library's contract with the
-// processor, not the program's: libstdc++'s notify
+// most of <atomic>'s functions always, at -O0 too, so that the instruction's inlining chain names
+// the library's function that used them); a call from such code into <atomic>'s functions that
+// is not inlined (std::barrier's into __atomic_ref's) is bracketed by __weft_library_atomics.
+// Their orders are the library's contract with the processor, not the program's: libstdc++'s notify
 // reads the waiter count with a seq_cst load after a release read-modify-write of the value,
 // which every processor orders and RC11 does not, so that RC11 loses the wake-up of a correct
 // std::latch.
@@ -124,14 +125,39 @@ class AtomicAccessInstrumenter final : public Instrumenter {
     hook_ = declare_hook(module, Hook::__weft_atomic);
     after_ = declare_hook(module, Hook::__weft_atomic_after);
     expect_ = declare_hook(module, Hook::__weft_atomic_expect);
+    library_ = declare_hook(module, Hook::__weft_library_atomics);
     bool changed = false;
     for (llvm::Function& function : module) {
-      if (is_instrumentable(function)) changed |= instrument(function);
+      if (!is_instrumentable(function)) continue;
+      changed |= bracket_library_calls(function);
+      changed |= instrument(function);
     }
     return changed;
   }
 
  private:
+  // A library's function calling <atomic>'s that are not inlined: the calls bracketed by
+  // __weft_library_atomics (see the file comment).
+  bool bracket_library_calls(llvm::Function& function) {
+    const llvm::DISubprogram* sub = function.getSubprogram();
+    if (!sub || !is_library_internals(sub->getFile())) return false;
+    std::vector<llvm::CallInst*> calls;
+    for (llvm::BasicBlock& block : function)
+      for (llvm::Instruction& inst : block)
+        if (auto* call = llvm::dyn_cast<llvm::CallInst>(&inst))
+          if (const llvm::Function* callee = call->getCalledFunction())
+            if (const llvm::DISubprogram* called = callee->getSubprogram())
+              if (is_atomics_interface(path_of(called->getFile()))) calls.push_back(call);
+    llvm::IRBuilder<> builder(function.getContext());
+    for (llvm::CallInst* call : calls) {
+      position_before(builder, *call);
+      builder.CreateCall(library_, {builder.getInt32(1)});
+      builder.SetInsertPoint(call->getNextNode());
+      builder.CreateCall(library_, {builder.getInt32(0)});
+    }
+    return !calls.empty();
+  }
+
   bool instrument(llvm::Function& function) {
     std::vector<AtomicAccess> accesses;
     for (llvm::BasicBlock& block : function) {
@@ -173,6 +199,7 @@ class AtomicAccessInstrumenter final : public Instrumenter {
   llvm::FunctionCallee hook_;
   llvm::FunctionCallee after_;
   llvm::FunctionCallee expect_;
+  llvm::FunctionCallee library_;
 };
 
 }  // namespace

@@ -397,8 +397,7 @@ class ModelledRunner {
   enum class Mode { kOn, kCheck };
   /// `segments`: the program runs with --points=sync and records segments; `rc11`: under RC11
   /// (ThreadModel).
-  ModelledRunner(Mode mode, std::uint32_t max_steps_per_thread, bool segments = false,
-                 bool rc11 = false)
+  ModelledRunner(Mode mode, std::uint32_t max_steps_per_thread, bool segments, bool rc11)
       : mode_(mode), model_(max_steps_per_thread, segments, rc11) {}
   /// The trace of `directive` (valid until the next call); throws ModelError when checking finds
   /// a difference.

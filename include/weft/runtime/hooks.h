@@ -32,6 +32,10 @@
   /* The body of a __VERIFIER_atomic_* function: one atomic section. */                   \
   X(void, __weft_atomic_begin, (void), "v")                                                \
   X(void, __weft_atomic_end, (void), "v")                                                  \
+  /* Around a call from a library's internals into <atomic>'s functions that is            \
+   * not inlined (libstdc++'s std::barrier calls __atomic_ref's): entering 1 before,        \
+   * 0 after; atomics in between are the library's, as if WEFT_ATOMIC_IN_LIBRARY. */       \
+  X(void, __weft_library_atomics, (uint32_t entering), "vi")                               \
   /* The entry of the program's own reach_error(). */                                    \
   X(void, __weft_reach_error, (void), "v")                                                 \
   /* A busy-wait candidate loop, numbered within its module: entry, back edge, exit, and  \

@@ -303,7 +303,7 @@ void __weft_atomic(void* addr, std::uint64_t size, std::uint32_t kind, std::uint
   const std::uint64_t site = WEFT_CALLER_SITE();
   RuntimeScope scope(*rt);
   const weft::MemoryModel model = rt->scheduler().memory_model();
-  const bool in_library = (kind & WEFT_ATOMIC_IN_LIBRARY) != 0;
+  const bool in_library = (kind & WEFT_ATOMIC_IN_LIBRARY) != 0 || rt->self().library_atomics > 0;
   kind &= ~std::uint32_t{WEFT_ATOMIC_IN_LIBRARY};
   // Under RC11 only the accesses it does not model (over 8 bytes, of mixed sizes: below, or a
   // library's internals: atomic_access_instrumenter.cpp) are taken as seq_cst.
@@ -366,6 +366,15 @@ void __weft_atomic(void* addr, std::uint64_t size, std::uint32_t kind, std::uint
   }
   if ((kind & 3) != kStore && rt->options().record_values) rt->note_value_read(addr, size);
   note_atomic_for_spin(*rt, addr, size, kind);
+}
+
+// Around a call from a library's internals into <atomic>'s functions
+// (atomic_access_instrumenter.cpp).
+void __weft_library_atomics(std::uint32_t entering) {
+  NativeRuntime* rt = NativeRuntime::for_hook();
+  if (!rt) return;
+  int& depth = rt->self().library_atomics;
+  depth = entering ? depth + 1 : (depth > 0 ? depth - 1 : 0);
 }
 
 // After an atomic instruction of up to 8 bytes: under x86-TSO, what buffer_access set up for a

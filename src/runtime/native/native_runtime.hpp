@@ -74,6 +74,8 @@ struct NativeThread {
   /// Destructors of its thread_local objects, in the order they were registered.
   std::vector<std::pair<void (*)(void*), void*>> thread_local_destructors;
   int atomic_depth = 0;  ///< inside __VERIFIER_atomic_* / atomic_begin blocks
+  /// Inside calls from a library's internals into <atomic>'s functions (__weft_library_atomics).
+  int library_atomics = 0;
   /// What the atomic section being run read and wrote (with every access visible).
   weft::Footprint section;
   int in_runtime = 0;  ///< inside weft's own code: its allocations are not the program's
