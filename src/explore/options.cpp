@@ -28,10 +28,10 @@ std::optional<OptionProblem> problem_with(const ExploreOptions& options) {
   const MemoryModel model = memory_model_of(options);
   const StrategyTakes needed = model == MemoryModel::kRc11 ? kExploresOptions : kWeakMemory;
   if (model != MemoryModel::kSequentialConsistency && !strategy.has(needed))
-    return OptionProblem{"memory_model",
-                         "is " + std::string(memory_model_name(model)) + ", which " +
-                             strategy.name + " does not explore: use it with one of " +
-                             strategies_taking(needed) + ", or explore sc"};
+    return OptionProblem{"memory_model", "is " + std::string(memory_model_name(model)) +
+                                             ", which " + strategy.name +
+                                             " does not explore: use it with one of " +
+                                             strategies_taking(needed) + ", or explore sc"};
   if (options.search_deadlocks && !strategy.has(kBuildsUnfolding) &&
       !strategy.has(kSearchesDeadlocks))
     return OptionProblem{"search_deadlocks",
@@ -45,8 +45,9 @@ std::optional<OptionProblem> problem_with(const ExploreOptions& options) {
 
 MemoryModel memory_model_of(const ExploreOptions& options) {
   if (options.memory_model) return *options.memory_model;
-  return strategy_info(options.strategy).has(kExploresOptions) ? MemoryModel::kRc11
-                                                                : MemoryModel::kSequentialConsistency;
+  return strategy_info(options.strategy).has(kExploresOptions)
+             ? MemoryModel::kRc11
+             : MemoryModel::kSequentialConsistency;
 }
 
 StrategyConfig strategy_config(const ExploreOptions& options) {

@@ -150,7 +150,7 @@ class Machine {
   std::vector<ThreadState> threads_;
   std::size_t seq_cst_events_ = 0;
   std::size_t seq_cst_fences_ = 0;
-  std::size_t weak_events_ = 0;  // accesses and fences not seq_cst
+  std::size_t weak_events_ = 0;                       // accesses and fences not seq_cst
   std::vector<std::vector<EventId>> by_thread_;       // each thread's events, in order
   std::vector<EventId> psc_nodes_;                    // committed seq_cst accesses
   std::vector<std::vector<std::uint32_t>> psc_next_;  // psc edges, by node
