@@ -50,7 +50,8 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
       weft::explorer::strategies_taking(weft::explorer::kBuildsUnfolding);
   cmd.option_defaults()->group("Exploration");
   cmd.add_option("--strategy", strategy, strategy_help())
-      ->default_str("optimal, or portfolio with --time-limit (not under rc11)");
+      ->default_str(
+          "optimal, or portfolio with --time-limit (but optimal with --memory-model=rc11)");
   cmd.add_option("--points", p.options.points,
                  "Scheduling points: sync (synchronisation and atomics; plain accesses are "
                  "checked for data races) or all (every shared access)")
