@@ -770,7 +770,7 @@ class RunCommand {
               ? "as sequentially consistent (RC11 is modelled for the program's own atomics of "
                 "up to 8 bytes, each location accessed at one size; a library's internals keep "
                 "their contract with the processor)"
-          : settings_.memory_model_given
+          : settings_.memory_model.has_value()
               ? "as sequentially consistent (--memory-model=tso explores x86's store buffers, "
                 "rc11 the C/C++ model)"
               : sc_only_strategy_note().c_str());

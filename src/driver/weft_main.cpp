@@ -62,7 +62,6 @@ void add_exploration_options(CLI::App& cmd, ExploreSettings& s, Program& p, std:
          [&s, &p](const std::string& model) {
            p.options.memory_model = model;
            s.memory_model = weft::parse_memory_model(model);
-           s.memory_model_given = true;
          },
          "The memory model the executions follow: sc (sequential consistency: every store is "
          "seen at once), tso (x86-TSO: each thread's stores wait in a store buffer, which "
@@ -368,10 +367,9 @@ int main(int argc, char** argv) {
   try {
     // The portfolio does not explore RC11's options (docs/memory-models.md).
     if (strategy.empty())
-      strategy = settings.memory_model_given && settings.memory_model == weft::MemoryModel::kRc11
-                     ? "optimal"
-                 : settings.max_seconds > 0 ? "portfolio"
-                                            : "optimal";
+      strategy = settings.memory_model == weft::MemoryModel::kRc11 ? "optimal"
+                 : settings.max_seconds > 0                        ? "portfolio"
+                                                                   : "optimal";
     const auto kind = weft::explorer::parse_strategy(strategy);
     if (!kind) {
       std::fprintf(stderr, "weft: unknown strategy '%s' (--strategy takes one of: %s)\n",
@@ -379,12 +377,11 @@ int main(int argc, char** argv) {
       return weft::driver::kExitUsage;
     }
     settings.strategy = *kind;
-    // Without --memory-model, the C/C++ model where the strategy explores it; the others explore
-    // sequential consistency, and the verdict names the atomics they took as seq_cst.
-    if (!settings.memory_model_given) {
-      settings.memory_model = weft::explorer::memory_model_of(settings);
-      program.options.memory_model = std::string(weft::memory_model_name(*settings.memory_model));
-    }
+    // Without --memory-model (settings.memory_model unset), the C/C++ model where the strategy
+    // explores it; the others explore sequential consistency, and the verdict names the atomics
+    // they took as seq_cst.
+    program.options.memory_model =
+        std::string(weft::memory_model_name(weft::explorer::memory_model_of(settings)));
     // An option of another strategy would be ignored by this one: refuse it instead. (The
     // time limit bounds every strategy; the unfolding's options have their own checks.)
     if (*check || *run) {

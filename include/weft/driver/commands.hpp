@@ -46,10 +46,7 @@ struct ExploreSettings : explorer::ExploreOptions {
   /// (thread_model.hpp) instead of running them ("on"), never ("off"), or run them too and
   /// stop with an error if the two differ ("check").
   std::string thread_model = "on";
-  bool thread_model_given = false;  ///< --thread-model was on the command line
-  /// --memory-model was on the command line (else weft_main sets the strategy's default,
-  /// explorer::memory_model_of).
-  bool memory_model_given = false;
+  bool thread_model_given = false;    ///< --thread-model was on the command line
   bool quiet = false;                 ///< no progress line
   std::string replay_file;            ///< where to write the first bug's replay file ("" = default)
   bool program_is_temporary = false;  ///< built by `weft check`: refer to it only via the file
