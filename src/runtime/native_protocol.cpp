@@ -936,7 +936,9 @@ LoggedExecution read_log_records(const void* log, std::size_t sent_threads, Thre
         const auto step = r.get<std::uint64_t>("option step");
         const auto choice = r.get<std::uint32_t>("option");
         const auto count = r.get<std::uint32_t>("option count");
-        if (count < 2 || choice >= count || step > UINT32_MAX)
+        // A step is an event record of the log (or the one being logged): a log of `used`
+        // bytes has fewer, which bounds what a hostile step number could make us allocate.
+        if (count < 2 || choice >= count || step > UINT32_MAX || step >= used)
           throw ProtocolError("a step's option out of its range");
         out.events.record_choice(step, choice, count);
         if (r.get<std::uint8_t>("older store") != 0) {
