@@ -296,6 +296,7 @@ class Enumerator {
     choose_read(0);
     return out_;
   }
+  std::uint64_t consistent() const { return consistent_; }
 
  private:
   void choose_read(std::size_t i) {
@@ -359,7 +360,9 @@ class Enumerator {
     const bool consistent = model_ == AxiomaticModel::kSc    ? sc_consistent(ev_, d)
                             : model_ == AxiomaticModel::kTso ? tso_consistent(ev_, d)
                                                              : rc11_consistent(ev_, d);
-    if (consistent) record();
+    if (!consistent) return;
+    ++consistent_;
+    record();
   }
 
   void record() {
@@ -406,6 +409,7 @@ class Enumerator {
   std::map<int, std::vector<int>> stores_of_;
   std::vector<int> value_, update_read_;
   Observed out_;
+  std::uint64_t consistent_ = 0;
 };
 
 }  // namespace
@@ -428,6 +432,12 @@ double candidate_graphs(const AtomicProgram& p) {
 
 Observed allowed_outcomes(const AtomicProgram& p, AxiomaticModel model) {
   return Enumerator(p, model).run();
+}
+
+std::uint64_t consistent_graphs(const AtomicProgram& p, AxiomaticModel model) {
+  Enumerator enumerator(p, model);
+  enumerator.run();
+  return enumerator.consistent();
 }
 
 }  // namespace weft::testing

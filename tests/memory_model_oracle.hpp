@@ -35,4 +35,8 @@ double candidate_graphs(const AtomicProgram& p);
 /// thread's later events left out (as an execution stops at the failure).
 Observed allowed_outcomes(const AtomicProgram& p, AxiomaticModel model);
 
+/// How many of `p`'s graphs (each read's write, each location's coherence order) `model`'s
+/// axioms call consistent, the assertions aside.
+std::uint64_t consistent_graphs(const AtomicProgram& p, AxiomaticModel model);
+
 }  // namespace weft::testing

@@ -258,6 +258,39 @@ TEST_P(Rc11Weft, DfsReachesExactlyTheConsistentGraphs) {
 INSTANTIATE_TEST_SUITE_P(Programs, Rc11Weft,
                          ::testing::Range(kFirstSeed, kFirstSeed + kPrograms / 2));
 
+// TruSt (strategies/trust.cpp, Kokologiannakis et al., POPL 2022): exactly the axioms'
+// outcomes and bugs, and on the program without its assertions (which cut a thread short, so
+// that one execution stands for several graphs) exactly one complete execution per consistent
+// graph the oracle counts: none run twice, none missed.
+AtomicProgram without_assertions(AtomicProgram p) {
+  for (auto& thread : p.threads)
+    std::erase_if(thread, [](const AtomicInstr& in) { return in.kind == AtomicInstr::kAssertNot; });
+  return p;
+}
+
+class Rc11Trust : public ::testing::TestWithParam<int> {};
+
+TEST_P(Rc11Trust, RunsOneExecutionPerConsistentGraph) {
+  const bool weak = GetParam() % 2 == 1;
+  const auto [seed, p] =
+      weak ? small_program(GetParam(), [](std::uint64_t s) { return generate_weak_program(s); })
+           : small_program(GetParam(),
+                           [](std::uint64_t s) { return generate_atomic_program(s, 1e300); });
+  const std::string where = (weak ? "weak seed " : "seed ") + std::to_string(seed);
+  expect_weft_equals_axioms(p, where + ", trust", StrategyKind{"trust"});
+  const AtomicProgram plain = without_assertions(p);
+  Options o;
+  o.strategy = StrategyKind{"trust"};
+  o.memory_model = MemoryModel::kRc11;
+  const ProgramRun run = explore_atomic_program(plain, o);
+  EXPECT_EQ(run.result.stats.complete, consistent_graphs(plain, AxiomaticModel::kRc11))
+      << where << ", " << run.result.stats.executions << " executions, "
+      << run.result.stats.sleep_blocked << " abandoned:\n"
+      << plain.describe();
+}
+
+INSTANTIATE_TEST_SUITE_P(Programs, Rc11Trust, ::testing::Range(kFirstSeed, kFirstSeed + kPrograms));
+
 // Programs whose atomics are mostly seq_cst: while every event so far is seq_cst the machine
 // offers the newest store only (the graphs are those of interleavings, RC11's DRF-SC), and the
 // weak events after such a prefix must still reach every consistent graph. With every access

@@ -32,6 +32,11 @@ std::optional<OptionProblem> problem_with(const ExploreOptions& options) {
                                              ", which " + strategy.name +
                                              " does not explore: use it with one of " +
                                              strategies_taking(needed) + ", or explore sc"};
+  if (model != MemoryModel::kRc11 && strategy.has(kOnlyRc11))
+    return OptionProblem{"memory_model", "is " + std::string(memory_model_name(model)) + ", but " +
+                                             strategy.name +
+                                             " explores the C/C++ model only: use rc11 with it, "
+                                             "or another strategy"};
   if (options.search_deadlocks && !strategy.has(kBuildsUnfolding) &&
       !strategy.has(kSearchesDeadlocks))
     return OptionProblem{"search_deadlocks",

@@ -137,6 +137,9 @@ struct Scheduler::Impl {
   bool aborting = false;
   bool failed = false;
   bool exited = false;  // the process ended (kProcessExit)
+  // A store the directive named for an access was not among its options (TestDirective::
+  // sources): the execution ends, as sleep-set blocked.
+  bool abandoned = false;
   Trace trace;
   std::span<const InputValue> directive_inputs;
   std::uint64_t random_input_seed = 0;
@@ -335,17 +338,57 @@ struct Scheduler::Impl {
   std::uint32_t current_step() const { return static_cast<std::uint32_t>(trace.events.size() - 1); }
   // RC11: the option the running step takes among `options` (coherence order, never empty):
   // the follower's, counted from the newest.
-  rc11::EventId take_option(ObjectKey location, const std::vector<rc11::EventId>& options) {
+  rc11::EventId take_option(ObjectKey location, const std::vector<rc11::EventId>& options,
+                            Trace::GraphAccess::Kind kind) {
     const auto count = static_cast<std::uint32_t>(options.size());
     const std::uint32_t step = current_step();
-    const std::uint32_t choice = follower->option(step, count);
+    std::uint32_t choice = 0;
+    if (const std::uint32_t source = follower->source(step); source != TestDirective::kFree) {
+      const auto named = std::find_if(options.begin(), options.end(),
+                                      [&](rc11::EventId e) { return rc11_steps[e] == source; });
+      if (named == options.end()) abandon(*running);
+      choice = count - 1 - static_cast<std::uint32_t>(named - options.begin());
+    } else {
+      choice = follower->option(step, count);
+    }
     if (count > 1) trace.record_choice(step, choice, count);
     const rc11::EventId taken = options[count - 1 - choice];
     const rc11::EventId newest = rc11->latest(location);
     if (taken != newest)
       trace.older_stores.push_back(
           {step, rc11_steps[taken], rc11_steps[newest], rc11->value_of(taken)});
+    trace.record_graph_access(step, {kind, rc11_steps[taken], location});
     return taken;
+  }
+  // Exploring graphs (TestDirective::every_option): the stores an update could take but for
+  // atomicity go first in `options` (the last options counted from the newest); with
+  // `expected`, only those holding it (a compare-exchange). Returns how many.
+  std::size_t add_taken_update_options(ThreadId t, ObjectKey location, rc11::Mode m,
+                                       std::vector<rc11::EventId>& options,
+                                       const std::uint64_t* expected) {
+    if (!follower->every_option()) return 0;
+    std::vector<rc11::EventId> taken;
+    for (const rc11::EventId e : rc11->taken_update_options(t, location, m))
+      if (!expected || rc11->value_of(e) == *expected) taken.push_back(e);
+    options.insert(options.begin(), taken.begin(), taken.end());
+    return taken.size();
+  }
+  // An update that took a store another update read: its graph is inconsistent, but the step
+  // is recorded (take_option) for the revisits its store makes; the execution ends here.
+  void abandon_if_taken(rc11::EventId from, const std::vector<rc11::EventId>& options,
+                        std::size_t taken) {
+    if (std::find(options.begin(), options.begin() + static_cast<std::ptrdiff_t>(taken), from) !=
+        options.begin() + static_cast<std::ptrdiff_t>(taken))
+      abandon(*running);
+  }
+  [[noreturn]] void abandon(ThreadRec& t) {
+    abandoned = true;
+    set_own_storage_if_lazy(t);  // it unwinds, as after a failure
+    if (!aborting) {
+      stop(t);
+      switch_to_scheduler(t);  // resumed only to be unwound
+    }
+    throw ExecutionAborted{};
   }
   // Per-thread storage goes after a placed stack, in the first half of the 1 MiB gap before
   // the next slot (RunLimits::stack_region_bytes).
@@ -754,6 +797,7 @@ struct Scheduler::Impl {
     aborting = false;
     failed = false;
     exited = false;
+    abandoned = false;
     set_running(nullptr);
     trace = Trace{};
   }
@@ -801,6 +845,7 @@ Trace Scheduler::Impl::run(const TestDirective& d, const std::function<void()>& 
   this->follower = &follower;
   if (limits.memory_model == MemoryModel::kRc11) {
     rc11.emplace();
+    rc11->offer_every_option(d.every_option);
     rc11->add_thread(kMainThread, kNoThread);
     rc11_steps.clear();
   } else {
@@ -816,6 +861,10 @@ Trace Scheduler::Impl::run(const TestDirective& d, const std::function<void()>& 
   start(new_thread(kMainThread, [&root] { root(); }));
 
   for (std::size_t step = 0;; ++step) {
+    if (abandoned) {
+      trace.outcome = Outcome::kSleepBlocked;
+      break;
+    }
     follower.start_step(step, trace.events.empty() ? nullptr : &trace.events.back());
     // The end of the process (exit, return from main, abort, a failed assume) waits until no
     // other thread can run. Ending earlier would only cut the others short: whatever goes wrong
@@ -1144,7 +1193,8 @@ void Scheduler::rc11_load(ObjectKey location, std::memory_order order, void* byt
   const rc11::Mode m = rc11::mode_of(order);
   s.rc11_note_mode(m);
   s.rc11_touch(location, value_of(bytes, size));
-  const rc11::EventId from = s.take_option(location, s.rc11->load_options(t, location, m));
+  const rc11::EventId from = s.take_option(location, s.rc11->load_options(t, location, m),
+                                           Trace::GraphAccess::Kind::kLoad);
   const std::uint64_t v = s.rc11->load(t, location, m, from);
   std::memcpy(bytes, &v, size);
 }
@@ -1196,7 +1246,8 @@ bool Scheduler::rc11_store(ObjectKey location, std::memory_order order, void* me
   const rc11::Mode m = rc11::mode_of(order);
   s.rc11_note_mode(m);
   s.rc11_touch(location, value_of(memory, size));
-  const rc11::EventId after = s.take_option(location, s.rc11->store_options(t, location, m));
+  const rc11::EventId after = s.take_option(location, s.rc11->store_options(t, location, m),
+                                            Trace::GraphAccess::Kind::kStore);
   const bool last = after == s.rc11->latest(location);
   s.rc11->store(t, location, m, after, value_of(bytes, size));
   s.rc11_note_stores(s.current_step());
@@ -1211,7 +1262,10 @@ void Scheduler::rc11_update_read(ObjectKey location, std::memory_order order, vo
   const rc11::Mode m = rc11::mode_of(order);
   s.rc11_note_mode(m);
   s.rc11_touch(location, value_of(bytes, size));
-  const rc11::EventId from = s.take_option(location, s.rc11->update_options(t, location, m));
+  std::vector<rc11::EventId> options = s.rc11->update_options(t, location, m);
+  const std::size_t taken = s.add_taken_update_options(t, location, m, options, nullptr);
+  const rc11::EventId from = s.take_option(location, options, Trace::GraphAccess::Kind::kUpdate);
+  s.abandon_if_taken(from, options, taken);
   s.pending_update = {location, m, from};
   const std::uint64_t v = s.rc11->value_of(from);
   std::memcpy(bytes, &v, size);
@@ -1245,10 +1299,13 @@ bool Scheduler::rc11_compare_exchange_read(ObjectKey location, std::memory_order
     if (s.rc11->value_of(e) != want ||
         std::find(updates.begin(), updates.end(), e) != updates.end())
       options.push_back(e);
-  const rc11::EventId from = s.take_option(location, options);
+  const std::size_t taken = s.add_taken_update_options(t, location, ms, options, &want);
+  const rc11::EventId from = s.take_option(location, options, Trace::GraphAccess::Kind::kUpdate);
+  s.abandon_if_taken(from, options, taken);
   const std::uint64_t v = s.rc11->value_of(from);
   std::memcpy(bytes, &v, size);
   if (v != want) {
+    s.trace.graph.back().kind = Trace::GraphAccess::Kind::kLoad;  // it failed: a load
     s.rc11->load(t, location, mf, from);
     return false;
   }

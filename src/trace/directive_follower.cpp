@@ -88,6 +88,7 @@ ThreadId DirectiveFollower::choose(std::size_t step, const ThreadSet& enabled, T
     return chosen;
   }
   if (d_.policy == SchedulePolicy::kStickyInTurns) return take_turns(candidates, last);
+  if (d_.policy == SchedulePolicy::kLowest) return candidates.first();
   return candidates.contains(last) ? last : candidates.first();
 }
 

@@ -358,7 +358,7 @@ std::vector<EventId> Machine::options(ThreadId t, Kind kind, Location x, Mode m)
   // mutexes and other synchronisation, ordered as the schedule runs them, keep that). A store
   // read or followed that is not the newest gives a graph that another interleaving gives with
   // the newest, and the strategies explore the interleavings: the newest is the only option.
-  if (weak_events_ == 0 && m == Mode::kSeqCst) return {latest(x)};
+  if (weak_events_ == 0 && m == Mode::kSeqCst && !every_option_) return {latest(x)};
   const std::vector<EventId> history = histories_.at(x);  // a copy: the probes below insert
   std::vector<EventId> out;
   for (std::size_t i = visible_from(t, x); i < history.size(); ++i) {
@@ -378,6 +378,12 @@ std::vector<EventId> Machine::store_options(ThreadId t, Location x, Mode m) {
 }
 std::vector<EventId> Machine::update_options(ThreadId t, Location x, Mode m) {
   return options(t, Kind::kUpdate, x, m);
+}
+std::vector<EventId> Machine::taken_update_options(ThreadId t, Location x, Mode m) {
+  // As GenMC adds an update's read before its write: the read must be consistent.
+  std::vector<EventId> out = options(t, Kind::kLoad, x, m);
+  std::erase_if(out, [this](EventId s) { return !events_[s].read_by_update; });
+  return out;
 }
 
 Value Machine::load(ThreadId t, Location x, Mode m, EventId from) {

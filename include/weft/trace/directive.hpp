@@ -40,10 +40,12 @@ enum class SchedulePolicy : std::uint8_t {
   /// others from ending; the stateful unfoldings stop following it at a cut-off
   /// (explore/cut_off_events.hpp), and the others still have to reach theirs.
   kStickyInTurns,
+  /// The enabled thread of lowest id, always: which thread runs next is a function of what ran,
+  /// not of the order it ran in (the graph exploration, strategies/trust.cpp, needs that).
+  kLowest,
 };
 /// The largest SchedulePolicy, for checking a decoded one.
-inline constexpr unsigned kLastSchedulePolicy =
-    static_cast<unsigned>(SchedulePolicy::kStickyInTurns);
+inline constexpr unsigned kLastSchedulePolicy = static_cast<unsigned>(SchedulePolicy::kLowest);
 /// kStickyInTurns: the steps a thread runs in a row at most while another could go.
 inline constexpr std::uint32_t kTurnSteps = 64;
 
@@ -95,6 +97,15 @@ struct TestDirective {
   /// order (0: the newest, as under sequential consistency). Steps past its end take 0, or a
   /// random option under the random policies.
   std::vector<std::uint32_t> choices;
+  /// Under RC11, per step, the store the step's access must take, named by the step that made
+  /// it (Trace::GraphAccess::kFirstValue: the location's first value; kFree: the option in
+  /// `choices`): the store a load or update reads, the one a store is placed right after.
+  /// When that store is not among the access's options (the graph would be inconsistent), the
+  /// execution is abandoned as Outcome::kSleepBlocked. In process only.
+  static constexpr std::uint32_t kFree = ~std::uint32_t{0} - 1;
+  std::vector<std::uint32_t> sources;
+  /// Under RC11: offer every access every consistent store (rc11::Machine::offer_every_option).
+  bool every_option = false;
 };
 
 }  // namespace weft

@@ -44,6 +44,12 @@ class DirectiveFollower {
   /// The option step `step` takes of `count` (TestDirective::choices): the directive's, else 0,
   /// or under the random policies one drawn from the seed.
   std::uint32_t option(std::size_t step, std::uint32_t count);
+  /// TestDirective::every_option.
+  bool every_option() const { return d_.every_option; }
+  /// The store step `step` must take (TestDirective::sources), or TestDirective::kFree.
+  std::uint32_t source(std::size_t step) const {
+    return step < d_.sources.size() ? d_.sources[step] : TestDirective::kFree;
+  }
 
   /// kSleepSetWalk: log2 of the product of the numbers of candidates of the steps it chose
   /// (Knuth's weight of the path; 0 for every other policy).

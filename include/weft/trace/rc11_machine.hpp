@@ -76,6 +76,11 @@ class Machine {
   std::vector<EventId> store_options(ThreadId t, Location x, Mode m);
   /// The stores an update (read-modify-write) by `t` of `x` may read and follow.
   std::vector<EventId> update_options(ThreadId t, Location x, Mode m);
+  /// The stores another update read already (so that atomicity keeps an update by `t` of `x`
+  /// from reading them) which a load of the same mode could read. An exploration of graphs takes
+  /// them to find the revisits the update's store makes, and drops the graph (TruSt, as GenMC
+  /// does).
+  std::vector<EventId> taken_update_options(ThreadId t, Location x, Mode m);
 
   /// Performs the access with the option taken (one of the options above). A load and an update
   /// return the value read; an update writes `written`.
@@ -96,6 +101,11 @@ class Machine {
   /// Checks every incremental psc answer against psc computed over the whole graph (aborting on
   /// a difference): for tests.
   void check_psc_against_whole_graph(bool on) { check_psc_ = on; }
+  /// Offers a seq_cst access every consistent store also while every event is seq_cst (by
+  /// default it then offers the newest only, since the graphs it leaves out are those of other
+  /// interleavings, which the interleaving strategies run anyway; an exploration of graphs,
+  /// which adds events in one fixed order, needs them all).
+  void offer_every_option(bool on) { every_option_ = on; }
 
  private:
   enum class Kind : std::uint8_t { kInitial, kLoad, kStore, kUpdate, kFence };
@@ -155,6 +165,7 @@ class Machine {
   std::vector<EventId> psc_nodes_;                    // committed seq_cst accesses
   std::vector<std::vector<std::uint32_t>> psc_next_;  // psc edges, by node
   bool check_psc_ = false;
+  bool every_option_ = false;
   Location forgotten_ = 0;  // locations forget() renamed
 };
 

@@ -241,6 +241,22 @@ struct Trace {
     std::uint64_t value;        ///< what store_step wrote
   };
   std::vector<OlderStore> older_stores;
+  /// Under RC11 in process: what each step's atomic access took, by step (kNone past the end
+  /// and for steps that made none): the execution graph's reads-from and coherence order.
+  struct GraphAccess {
+    enum class Kind : std::uint8_t { kNone, kLoad, kStore, kUpdate };
+    static constexpr std::uint32_t kFirstValue = OlderStore::kFirstValue;
+    Kind kind = Kind::kNone;
+    /// The step whose store it read (a load, an update) or follows right after in coherence
+    /// order (a store, an update), or kFirstValue.
+    std::uint32_t source = kFirstValue;
+    ObjectKey location = 0;
+  };
+  std::vector<GraphAccess> graph;
+  void record_graph_access(std::size_t step, GraphAccess access) {
+    if (graph.size() <= step) graph.resize(step + 1);
+    graph[step] = access;
+  }
   /// Under RC11: the steps, in order, that were atomic accesses weaker than seq_cst, or after
   /// which their thread ran a fence weaker than seq_cst (a fence is no step: it belongs to its
   /// thread's last one). While an execution has none, RC11 offers it the newest store only, as
