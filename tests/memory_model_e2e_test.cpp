@@ -113,6 +113,39 @@ TEST(MemoryModelEndToEnd, ChaseLevUnderRc11NeedsTheFenceInTake) {
       << unfenced.out;
 }
 
+// TruSt (--strategy=trust) explores each consistent graph once: Peterson's lock with release
+// and acquire lets both threads in, Vyukov's form does not; Chase-Lev with its fences is
+// explored completely, in fewer complete executions than optimal DPOR runs (one per graph
+// against one per trace and option), and without take()'s fence an item is taken twice.
+TEST(MemoryModelEndToEnd, TrustFindsWhatOptimalDporFindsInOneExecutionPerGraph) {
+  const CliRun peterson = check(kPeterson, "--strategy=trust");
+  ASSERT_EQ(peterson.exit_code, 1) << peterson.out << peterson.err;
+  EXPECT_EQ(peterson.result["memory_model"], "rc11");
+  EXPECT_NE(first_bug_message(peterson).find("others == 0"), std::string::npos) << peterson.out;
+  const CliRun vyukov =
+      weft_cli("check --json -q --strategy=trust " + fixture(kPeterson) + " -- -DEXCHANGE");
+  EXPECT_EQ(vyukov.exit_code, 0) << vyukov.out << vyukov.err;
+
+  const CliRun trust = check("chase_lev.c", "--strategy=trust");
+  ASSERT_EQ(trust.exit_code, 0) << trust.out << trust.err;
+  EXPECT_EQ(trust.result["complete"], true) << trust.out;
+  const CliRun optimal = check("chase_lev.c", "--strategy=optimal");
+  ASSERT_EQ(optimal.exit_code, 0) << optimal.out << optimal.err;
+  EXPECT_LT(trust.result["statistics"]["complete"].get<int>(),
+            optimal.result["statistics"]["complete"].get<int>() / 4)
+      << trust.out << optimal.out;
+  const CliRun unfenced = weft_cli("check --json -q --strategy=trust " + fixture("chase_lev.c") +
+                                   " -- -DNO_TAKE_FENCE");
+  ASSERT_EQ(unfenced.exit_code, 1) << unfenced.out << unfenced.err;
+  EXPECT_NE(first_bug_message(unfenced).find("an item was taken twice"), std::string::npos)
+      << unfenced.out;
+
+  // It explores the C/C++ model only.
+  const CliRun sc = weft_cli("check --strategy=trust --memory-model=sc " + fixture(kPeterson));
+  EXPECT_EQ(sc.exit_code, 2) << sc.out << sc.err;
+  EXPECT_NE(sc.err.find("trust explores the C/C++ model only"), std::string::npos) << sc.err;
+}
+
 // Data races under RC11 follow its happens-before: a relaxed unlock does not synchronise with a
 // relaxed lock, so the critical sections race; release and acquire order them. Under SC every
 // atomic synchronises (and the verdict says weaker orders went unexplored).

@@ -214,6 +214,16 @@ TEST_P(OracleLitmus, WeftReachesWhatTheOracleAllows) {
           << ": weft" << show(run.observed.final_states) << ", oracle" << show(oracle.final_states);
     }
   }
+  // The exploration of graphs (TruSt): the same outcomes, one complete execution per graph.
+  Options o;
+  o.strategy = StrategyKind{"trust"};
+  o.memory_model = MemoryModel::kRc11;
+  const ProgramRun run = explore_atomic_program(c.program, o);
+  EXPECT_EQ(run.observed.final_states,
+            allowed_outcomes(c.program, AxiomaticModel::kRc11).final_states)
+      << c.name << " with trust: weft" << show(run.observed.final_states);
+  EXPECT_EQ(run.result.stats.complete, consistent_graphs(c.program, AxiomaticModel::kRc11))
+      << c.name << " with trust";
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, OracleLitmus, ::testing::ValuesIn(litmus_cases()),

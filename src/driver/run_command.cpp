@@ -293,8 +293,11 @@ class RunCommand {
     round_program_.options.lockset = settings_.lockset;
     // The thread model computes executions of sequentially consistent steps: not under TSO;
     // under RC11 those whose atomics are all seq_cst (thread_model.hpp).
+    // Nor for an exploration of graphs, which runs one execution of each.
     const bool tso = memory_model() == MemoryModel::kTso;
-    if (settings_.thread_model != "off" && !check_every_state_ && !reads_segments && !tso) {
+    const bool graphs = explorer::strategy_info(settings_.strategy).has(explorer::kExploresGraphs);
+    if (settings_.thread_model != "off" && !check_every_state_ && !reads_segments && !tso &&
+        !graphs) {
       const bool segments = program_.options.points != "all";
       round_program_.options.record_segments = segments;
       modelled_.emplace(settings_.thread_model == "check" ? explorer::ModelledRunner::Mode::kCheck

@@ -32,7 +32,7 @@ std::optional<OptionProblem> problem_with(const ExploreOptions& options) {
                                              ", which " + strategy.name +
                                              " does not explore: use it with one of " +
                                              strategies_taking(needed) + ", or explore sc"};
-  if (model != MemoryModel::kRc11 && strategy.has(kOnlyRc11))
+  if (model != MemoryModel::kRc11 && strategy.has(kExploresGraphs))
     return OptionProblem{"memory_model", "is " + std::string(memory_model_name(model)) + ", but " +
                                              strategy.name +
                                              " explores the C/C++ model only: use rc11 with it, "

@@ -378,6 +378,9 @@ std::size_t encode_directive(const TestDirective& d, const ThreadRegistry& threa
   w.bytes(d.quiet_accesses.data(), d.quiet_accesses.size() * sizeof(std::uint64_t));
   w.put(static_cast<std::uint32_t>(d.choices.size()));
   w.bytes(d.choices.data(), d.choices.size() * sizeof(std::uint32_t));
+  w.put(static_cast<std::uint8_t>(d.every_option));
+  w.put(static_cast<std::uint32_t>(d.sources.size()));
+  w.bytes(d.sources.data(), d.sources.size() * sizeof(std::uint32_t));
   return w.ok() ? w.size() : 0;
 }
 
@@ -436,6 +439,10 @@ TestDirective decode_directive(const char* in, std::size_t size, ThreadRegistry&
   const std::size_t choices = r.count(sizeof(std::uint32_t), "options");
   d.choices.resize(choices);
   for (std::size_t i = 0; i < choices; ++i) d.choices[i] = r.get<std::uint32_t>("options");
+  d.every_option = r.get<std::uint8_t>("every option") != 0;
+  const std::size_t sources = r.count(sizeof(std::uint32_t), "sources");
+  d.sources.resize(sources);
+  for (std::size_t i = 0; i < sources; ++i) d.sources[i] = r.get<std::uint32_t>("sources");
   return d;
 }
 
@@ -711,6 +718,15 @@ void LogWriter::weak_step(std::uint32_t step) {
   commit(Record::kWeakStep, w.ok(), w.size());
 }
 
+void LogWriter::graph_access(std::uint32_t step, const Trace::GraphAccess& access) {
+  ByteWriter w = payload_writer(header_, records_);
+  w.put(step);
+  w.put(static_cast<std::uint8_t>(access.kind));
+  w.put(access.source);
+  w.put(access.location);
+  commit(Record::kGraphAccess, w.ok(), w.size());
+}
+
 void LogWriter::note_fault(int signal, std::uint64_t pc, std::uint64_t address) {
   header_->fault_signal = signal;
   header_->fault_pc = pc;
@@ -948,6 +964,20 @@ LoggedExecution read_log_records(const void* log, std::size_t sent_threads, Thre
           older.value = r.get<std::uint64_t>("value read");
           out.events.older_stores.push_back(older);
         }
+        break;
+      }
+      case Record::kGraphAccess: {
+        const auto step = r.get<std::uint32_t>("access step");
+        Trace::GraphAccess access;
+        const auto kind = r.get<std::uint8_t>("access kind");
+        access.source = r.get<std::uint32_t>("access source");
+        access.location = r.get<ObjectKey>("access location");
+        if (step >= used || kind == 0 ||
+            kind > static_cast<std::uint8_t>(Trace::GraphAccess::Kind::kUpdate) ||
+            (access.source != Trace::GraphAccess::kFirstValue && access.source >= step))
+          throw ProtocolError("a step's access out of its range");
+        access.kind = static_cast<Trace::GraphAccess::Kind>(kind);
+        out.events.record_graph_access(step, access);
         break;
       }
       case Record::kWeakStep: {

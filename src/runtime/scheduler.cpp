@@ -146,6 +146,7 @@ struct Scheduler::Impl {
   bool track_inputs = true;  // inputs the directive does not give: 0, or random
   std::function<void(const Trace&)> on_event;
   void (*step_hook)(std::uint64_t site) = nullptr;
+  void (*abandon_hook)() = nullptr;
   CountedChannels counted;             // weft::channel's
   ChannelKeeper* channels = &counted;  // the front end's (native: the kernel's)
 
@@ -383,6 +384,7 @@ struct Scheduler::Impl {
   }
   [[noreturn]] void abandon(ThreadRec& t) {
     abandoned = true;
+    if (abandon_hook) abandon_hook();
     set_own_storage_if_lazy(t);  // it unwinds, as after a failure
     if (!aborting) {
       stop(t);
@@ -1401,6 +1403,10 @@ CountedChannels& Scheduler::counted_channels() noexcept {
 
 void Scheduler::set_step_hook(void (*hook)(std::uint64_t site)) noexcept {
   impl_->step_hook = hook;
+}
+
+void Scheduler::set_abandon_hook(void (*hook)()) noexcept {
+  impl_->abandon_hook = hook;
 }
 
 void Scheduler::set_event_observer(std::function<void(const Trace&)> observer) {

@@ -217,8 +217,9 @@ enum StrategyTakes : unsigned {
   /// --memory-model=rc11 (in process): explores each step's options too (which store a load
   /// reads, after which store a store goes), TestDirective::choices.
   kExploresOptions = 1u << 13,
-  /// Explores the C/C++ model (rc11) only: its execution graphs (strategies/trust.cpp).
-  kOnlyRc11 = 1u << 14,
+  /// Explores the execution graphs of the C/C++ model, one execution each (strategies/trust.cpp):
+  /// rc11 only, and never computes executions (the thread model computes interleavings).
+  kExploresGraphs = 1u << 14,
 };
 
 /// One row of the table of strategies: all that the front ends (the command line, the in-process

@@ -105,12 +105,13 @@ inline constexpr const char* kRuntimeMarker = "weft-runtime-v1";
 /// 16: kSegment records; 17: the memory model (WEFT_MEMORY_MODEL) and x86-TSO's operations;
 /// 18: RC11's options: directives carry TestDirective::choices, logs kChoice records, and the
 /// pass calls __weft_atomic_expect and __weft_atomic_after around read-modify-writes);
-/// 19: kWeakStep records.
-inline constexpr int kProtocolVersion = 19;
+/// 19: kWeakStep records; 20: directives carry TestDirective::every_option and ::sources, logs
+/// kGraphAccess records.
+inline constexpr int kProtocolVersion = 20;
 /// The protocol version as a string every instrumented binary contains (fork_server.cpp), so that
 /// weft can refuse a binary built by another version before it starts it: an older runtime does
 /// not understand WEFT_CONTROL and would die before it could say HELLO.
-#define WEFT_PROTOCOL_MARKER "weft-protocol-v19"
+#define WEFT_PROTOCOL_MARKER "weft-protocol-v20"
 inline constexpr const char* kProtocolMarker = WEFT_PROTOCOL_MARKER;
 static_assert(WEFT_PROTOCOL_MARKER[sizeof WEFT_PROTOCOL_MARKER - 3] ==
                       '0' + kProtocolVersion / 10 &&
@@ -268,6 +269,8 @@ TestDirective decode_directive(const char* in, std::size_t size, ThreadRegistry&
 ///              an older store than the newest, and if so which (Trace::OlderStore)
 ///   kWeakStep  under RC11, a step that was an atomic access weaker than seq_cst, or after which
 ///              its thread ran such a fence (Trace::weak_steps)
+///   kGraphAccess under RC11, what a step's atomic access took (Trace::GraphAccess): the step,
+///              the kind of access, the step whose store it read or follows, the location
 enum class Record : std::uint8_t {
   kEvent = 'E',
   kThread = 'N',
@@ -288,6 +291,7 @@ enum class Record : std::uint8_t {
   kSegment = 'G',
   kChoice = 'O',
   kWeakStep = 'A',
+  kGraphAccess = 'R',
 };
 
 struct LogHeader {
@@ -354,6 +358,8 @@ class LogWriter {
               const Trace::OlderStore* older);
   /// Appends a kWeakStep record.
   void weak_step(std::uint32_t step);
+  /// Appends a kGraphAccess record for step `step`.
+  void graph_access(std::uint32_t step, const Trace::GraphAccess& access);
   /// Notes the signal the process dies of (called from the signal handler).
   void note_fault(int signal, std::uint64_t pc, std::uint64_t address);
 

@@ -280,6 +280,11 @@ class Scheduler {
   /// operation's site: where the native runtime gives the thread its signal mask and delivers
   /// the signals pending for it (signals.cpp). It may perform operations itself.
   void set_step_hook(void (*hook)(std::uint64_t site)) noexcept;
+  /// Called on the calling thread when its access ends the execution (a store the directive
+  /// named that the access may not take, or an update that took a store another update read,
+  /// TestDirective::sources): where the native runtime logs what the step took, before the
+  /// thread unwinds.
+  void set_abandon_hook(void (*hook)()) noexcept;
   /// Records a bug of the calling thread and unwinds it (throws ExecutionAborted).
   [[noreturn]] void fail(Outcome outcome, std::string message);
   /// Records a bug without throwing (for destructors); the thread unwinds at its next operation.

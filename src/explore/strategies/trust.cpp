@@ -361,6 +361,7 @@ WEFT_STRATEGY_ROWS(trust,
                    {"trust",
                     "one execution per consistent execution graph of the C/C++ model (TruSt, "
                     "Kokologiannakis et al., POPL 2022); atomics, fences and threads, in process",
-                    45, ReadPolicy::kReadsCommute, kExploresOptions | kOnlyRc11, made<GraphSearch>})
+                    45, ReadPolicy::kReadsCommute, kExploresOptions | kExploresGraphs,
+                    made<GraphSearch>})
 
 }  // namespace weft::explorer

@@ -50,6 +50,10 @@ NativeRuntime::NativeRuntime(const NativeOptions& options, weft::native::LogWrit
     : options_(options), log_(log), scheduler_(registry_) {
   thread_chunks_.resize((options.max_threads + 2 + kThreadChunk - 1) / kThreadChunk);
   scheduler_.set_channels(&channels_);
+  // An access that ends the execution logs what it took first (TestDirective::sources).
+  scheduler_.set_abandon_hook([] {
+    if (NativeRuntime* rt = active()) rt->log_choice();
+  });
 }
 
 std::uintptr_t NativeRuntime::stack_region_begin() {
@@ -350,6 +354,8 @@ void NativeRuntime::log_choice() {
     log_->weak_step(t.weak_steps[logged_weak_steps_]);
   if (t.events.empty()) return;
   const std::size_t step = t.events.size() - 1;
+  if (step < t.graph.size() && t.graph[step].kind != Trace::GraphAccess::Kind::kNone)
+    log_->graph_access(static_cast<std::uint32_t>(step), t.graph[step]);
   if (step >= t.options.size() || t.options[step] < 2) return;
   const bool older = !t.older_stores.empty() && t.older_stores.back().step == step;
   log_->choice(step, t.choices[step], t.options[step], older ? &t.older_stores.back() : nullptr);
