@@ -289,7 +289,8 @@ TEST_P(Rc11Trust, RunsOneExecutionPerConsistentGraph) {
       << plain.describe();
 }
 
-INSTANTIATE_TEST_SUITE_P(Programs, Rc11Trust, ::testing::Range(kFirstSeed, kFirstSeed + kPrograms));
+INSTANTIATE_TEST_SUITE_P(Programs, Rc11Trust,
+                         ::testing::Range(kFirstSeed, kFirstSeed + 2 * kPrograms));
 
 // Programs whose atomics are mostly seq_cst: while every event so far is seq_cst the machine
 // offers the newest store only (the graphs are those of interleavings, RC11's DRF-SC), and the
