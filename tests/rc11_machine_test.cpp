@@ -496,6 +496,30 @@ TEST(Rc11InProcess, RelaxedMessagePassingLosesTheDataUnderRc11Only) {
   }
 }
 
+// trust adds the events in one fixed order (lowest thread first), so a seq_cst load may read a
+// store older than one that joined before it; such a bug's schedule names that option, and
+// replay offers it (TestDirective::every_option), though an interleaving strategy, which runs
+// the other order instead, would offer only the newest store there.
+TEST(Rc11InProcess, ABugTrustFindsThroughAnOlderSeqCstStoreReplays) {
+  Options o;
+  o.strategy = StrategyKind{"trust"};
+  o.stop_on_first_bug = false;
+  const auto test = [] {
+    atomic<int> x(0);
+    thread writer([&] { x.store(1); });
+    thread reader([&] { WEFT_ASSERT(x.load() == 1); });
+    writer.join();
+    reader.join();
+  };
+  const Result r = explore(o, test);
+  ASSERT_EQ(r.verdict, Verdict::kBugFound) << r.summary();
+  EXPECT_NE(r.bugs[0].schedule.find(";c="), std::string::npos) << r.bugs[0].schedule;
+  const Result again = replay(r.bugs[0].schedule, test, o);
+  EXPECT_EQ(again.verdict, Verdict::kBugFound) << r.bugs[0].schedule;
+  // One execution per graph: the reader reads 1, or 0.
+  EXPECT_EQ(r.stats.executions, 2u) << r.summary();
+}
+
 // Under RC11 a mutex synchronises what its unlock saw with the next lock of the same mutex, and
 // nothing with another mutex's (C/C++: a mutex's operations are acquires and releases of it). A
 // relaxed message passed under one mutex arrives; under two it may not.

@@ -582,6 +582,7 @@ Trace read_log_unchecked(const void* log, std::size_t sent_threads, const TestDi
   trace.choices = std::move(events_only.choices);
   trace.older_stores = std::move(events_only.older_stores);
   trace.graph = std::move(events_only.graph);
+  trace.taken_stores = std::move(events_only.taken_stores);
   trace.weak_steps = std::move(events_only.weak_steps);
   trace.segment_accesses = std::move(events_only.segment_accesses);
   trace.segments_recorded = options.record_segments;

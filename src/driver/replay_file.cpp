@@ -253,6 +253,9 @@ ReplayFile parse_replay_file(std::string_view text, const std::string& file_name
     test.prefix = std::move(decoded.schedule);
     test.inputs = std::move(decoded.inputs);
     test.choices = std::move(decoded.choices);
+    // Every option offered, as the exploration of graphs offers them: option 0 is the newest
+    // store either way, so a schedule of any strategy keeps its meaning.
+    test.every_option = true;
   } catch (const WireError& e) {
     check.fail("schedule", "is malformed: " + one_line(e.what()));
   }

@@ -301,6 +301,9 @@ Result replay(std::string_view schedule, const std::function<void()>& test,
     d.prefix = std::move(test.schedule);
     d.inputs = std::move(test.inputs);
     d.choices = std::move(test.choices);
+    // Every option offered, as the exploration of graphs offers them: option 0 is the newest
+    // store either way, so a schedule of any strategy keeps its meaning.
+    d.every_option = true;
   } catch (const WireError& e) {
     throw replay_error(std::string("not a weft schedule: ") + e.what());
   }

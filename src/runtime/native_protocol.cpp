@@ -727,6 +727,13 @@ void LogWriter::graph_access(std::uint32_t step, const Trace::GraphAccess& acces
   commit(Record::kGraphAccess, w.ok(), w.size());
 }
 
+void LogWriter::taken_store(const Trace::TakenStore& taken) {
+  ByteWriter w = payload_writer(header_, records_);
+  w.put(taken.step);
+  w.put(taken.store);
+  commit(Record::kTakenStore, w.ok(), w.size());
+}
+
 void LogWriter::note_fault(int signal, std::uint64_t pc, std::uint64_t address) {
   header_->fault_signal = signal;
   header_->fault_pc = pc;
@@ -978,6 +985,16 @@ LoggedExecution read_log_records(const void* log, std::size_t sent_threads, Thre
           throw ProtocolError("a step's access out of its range");
         access.kind = static_cast<Trace::GraphAccess::Kind>(kind);
         out.events.record_graph_access(step, access);
+        break;
+      }
+      case Record::kTakenStore: {
+        Trace::TakenStore taken{};
+        taken.step = r.get<std::uint32_t>("taken step");
+        taken.store = r.get<std::uint32_t>("taken store");
+        if (taken.step >= used ||
+            (taken.store != Trace::GraphAccess::kFirstValue && taken.store >= taken.step))
+          throw ProtocolError("a taken store out of its range");
+        out.events.taken_stores.push_back(taken);
         break;
       }
       case Record::kWeakStep: {

@@ -358,29 +358,21 @@ struct Scheduler::Impl {
     if (taken != newest)
       trace.older_stores.push_back(
           {step, rc11_steps[taken], rc11_steps[newest], rc11->value_of(taken)});
-    trace.record_graph_access(step, {kind, rc11_steps[taken], location});
+    // Only the exploration of graphs reads them.
+    if (follower->every_option())
+      trace.record_graph_access(step, {kind, rc11_steps[taken], location});
     return taken;
   }
-  // Exploring graphs (TestDirective::every_option): the stores an update could take but for
-  // atomicity go first in `options` (the last options counted from the newest); with
-  // `expected`, only those holding it (a compare-exchange). Returns how many.
-  std::size_t add_taken_update_options(ThreadId t, ObjectKey location, rc11::Mode m,
-                                       std::vector<rc11::EventId>& options,
-                                       const std::uint64_t* expected) {
-    if (!follower->every_option()) return 0;
-    std::vector<rc11::EventId> taken;
+  // Exploring graphs (TestDirective::every_option): the stores an update could read but for
+  // another update that read them (with `expected`, only those holding it: a
+  // compare-exchange) are not options, but the trace names them (Trace::taken_stores) for the
+  // revisits such an update's store would make.
+  void note_taken_stores(ThreadId t, ObjectKey location, rc11::Mode m,
+                         const std::uint64_t* expected) {
+    if (!follower->every_option()) return;
     for (const rc11::EventId e : rc11->taken_update_options(t, location, m))
-      if (!expected || rc11->value_of(e) == *expected) taken.push_back(e);
-    options.insert(options.begin(), taken.begin(), taken.end());
-    return taken.size();
-  }
-  // An update that took a store another update read: its graph is inconsistent, but the step
-  // is recorded (take_option) for the revisits its store makes; the execution ends here.
-  void abandon_if_taken(rc11::EventId from, const std::vector<rc11::EventId>& options,
-                        std::size_t taken) {
-    if (std::find(options.begin(), options.begin() + static_cast<std::ptrdiff_t>(taken), from) !=
-        options.begin() + static_cast<std::ptrdiff_t>(taken))
-      abandon(*running);
+      if (!expected || rc11->value_of(e) == *expected)
+        trace.taken_stores.push_back({current_step(), rc11_steps[e]});
   }
   [[noreturn]] void abandon(ThreadRec& t) {
     abandoned = true;
@@ -1265,9 +1257,8 @@ void Scheduler::rc11_update_read(ObjectKey location, std::memory_order order, vo
   s.rc11_note_mode(m);
   s.rc11_touch(location, value_of(bytes, size));
   std::vector<rc11::EventId> options = s.rc11->update_options(t, location, m);
-  const std::size_t taken = s.add_taken_update_options(t, location, m, options, nullptr);
+  s.note_taken_stores(t, location, m, nullptr);
   const rc11::EventId from = s.take_option(location, options, Trace::GraphAccess::Kind::kUpdate);
-  s.abandon_if_taken(from, options, taken);
   s.pending_update = {location, m, from};
   const std::uint64_t v = s.rc11->value_of(from);
   std::memcpy(bytes, &v, size);
@@ -1301,13 +1292,13 @@ bool Scheduler::rc11_compare_exchange_read(ObjectKey location, std::memory_order
     if (s.rc11->value_of(e) != want ||
         std::find(updates.begin(), updates.end(), e) != updates.end())
       options.push_back(e);
-  const std::size_t taken = s.add_taken_update_options(t, location, ms, options, &want);
+  s.note_taken_stores(t, location, ms, &want);
   const rc11::EventId from = s.take_option(location, options, Trace::GraphAccess::Kind::kUpdate);
-  s.abandon_if_taken(from, options, taken);
   const std::uint64_t v = s.rc11->value_of(from);
   std::memcpy(bytes, &v, size);
   if (v != want) {
-    s.trace.graph.back().kind = Trace::GraphAccess::Kind::kLoad;  // it failed: a load
+    if (s.follower->every_option())
+      s.trace.graph.back().kind = Trace::GraphAccess::Kind::kLoad;  // it failed: a load
     s.rc11->load(t, location, mf, from);
     return false;
   }

@@ -101,6 +101,7 @@ void Trace::keep_steps(std::size_t steps) {
   std::erase_if(library_callers, [steps](const auto& caller) { return caller.first >= steps; });
   std::erase_if(older_stores, [steps](const auto& older) { return older.step >= steps; });
   std::erase_if(weak_steps, [steps](std::uint32_t step) { return step >= steps; });
+  std::erase_if(taken_stores, [steps](const auto& taken) { return taken.step >= steps; });
 }
 
 void Trace::clear_steps() {

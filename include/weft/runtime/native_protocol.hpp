@@ -106,7 +106,7 @@ inline constexpr const char* kRuntimeMarker = "weft-runtime-v1";
 /// 18: RC11's options: directives carry TestDirective::choices, logs kChoice records, and the
 /// pass calls __weft_atomic_expect and __weft_atomic_after around read-modify-writes);
 /// 19: kWeakStep records; 20: directives carry TestDirective::every_option and ::sources, logs
-/// kGraphAccess records.
+/// kGraphAccess and kTakenStore records.
 inline constexpr int kProtocolVersion = 20;
 /// The protocol version as a string every instrumented binary contains (fork_server.cpp), so that
 /// weft can refuse a binary built by another version before it starts it: an older runtime does
@@ -271,6 +271,8 @@ TestDirective decode_directive(const char* in, std::size_t size, ThreadRegistry&
 ///              its thread ran such a fence (Trace::weak_steps)
 ///   kGraphAccess under RC11, what a step's atomic access took (Trace::GraphAccess): the step,
 ///              the kind of access, the step whose store it read or follows, the location
+///   kTakenStore under RC11, exploring graphs, a store an update could have read but for
+///              atomicity (Trace::TakenStore): the step, the step that made the store
 enum class Record : std::uint8_t {
   kEvent = 'E',
   kThread = 'N',
@@ -292,6 +294,7 @@ enum class Record : std::uint8_t {
   kChoice = 'O',
   kWeakStep = 'A',
   kGraphAccess = 'R',
+  kTakenStore = 'Y',
 };
 
 struct LogHeader {
@@ -360,6 +363,8 @@ class LogWriter {
   void weak_step(std::uint32_t step);
   /// Appends a kGraphAccess record for step `step`.
   void graph_access(std::uint32_t step, const Trace::GraphAccess& access);
+  /// Appends a kTakenStore record.
+  void taken_store(const Trace::TakenStore& taken);
   /// Notes the signal the process dies of (called from the signal handler).
   void note_fault(int signal, std::uint64_t pc, std::uint64_t address);
 

@@ -281,9 +281,8 @@ class Scheduler {
   /// the signals pending for it (signals.cpp). It may perform operations itself.
   void set_step_hook(void (*hook)(std::uint64_t site)) noexcept;
   /// Called on the calling thread when its access ends the execution (a store the directive
-  /// named that the access may not take, or an update that took a store another update read,
-  /// TestDirective::sources): where the native runtime logs what the step took, before the
-  /// thread unwinds.
+  /// named that the access may not take, TestDirective::sources): where the native runtime
+  /// logs what the execution did so far, before the thread unwinds.
   void set_abandon_hook(void (*hook)()) noexcept;
   /// Records a bug of the calling thread and unwinds it (throws ExecutionAborted).
   [[noreturn]] void fail(Outcome outcome, std::string message);

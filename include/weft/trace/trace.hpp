@@ -241,8 +241,9 @@ struct Trace {
     std::uint64_t value;        ///< what store_step wrote
   };
   std::vector<OlderStore> older_stores;
-  /// Under RC11 in process: what each step's atomic access took, by step (kNone past the end
-  /// and for steps that made none): the execution graph's reads-from and coherence order.
+  /// Under RC11, exploring graphs (TestDirective::every_option): what each step's atomic access
+  /// took, by step (kNone past the end and for steps that made none): the execution graph's
+  /// reads-from and coherence order.
   struct GraphAccess {
     enum class Kind : std::uint8_t { kNone, kLoad, kStore, kUpdate };
     static constexpr std::uint32_t kFirstValue = OlderStore::kFirstValue;
@@ -257,6 +258,14 @@ struct Trace {
     if (graph.size() <= step) graph.resize(step + 1);
     graph[step] = access;
   }
+  /// Under RC11, exploring graphs (TestDirective::every_option): a store an update at `step`
+  /// could have read but for another update that read it (atomicity), named by the step that
+  /// made it (GraphAccess::kFirstValue: the first value). The exploration finds the revisits
+  /// such an update's store would make without running it.
+  struct TakenStore {
+    std::uint32_t step, store;
+  };
+  std::vector<TakenStore> taken_stores;
   /// Under RC11: the steps, in order, that were atomic accesses weaker than seq_cst, or after
   /// which their thread ran a fence weaker than seq_cst (a fence is no step: it belongs to its
   /// thread's last one). While an execution has none, RC11 offers it the newest store only, as

@@ -19,7 +19,10 @@
 // (TestDirective::sources); the machine (rc11_machine.hpp) says whether that is consistent, and
 // an execution that is not is abandoned. An update (read-modify-write) is one step but two
 // events of the graph, its read and its write; when its read is revisited, its write joins
-// again at once, with a new place in the order (GenMC's completeRevisitedRMW).
+// again at once, with a new place in the order (GenMC's completeRevisitedRMW). An update that
+// could read a store but for another update that read it is not run that way (the graph is
+// inconsistent); the revisits its store would make are found all the same
+// (Trace::taken_stores).
 #include <algorithm>
 #include <cstdint>
 #include <queue>
@@ -150,9 +153,8 @@ class GraphSearch final : public Strategy {
 
   void observe(const Trace& trace) override {
     // A prefix the program did not follow: nothing is known of what joined. (An execution
-    // abandoned at a revisited read the machine did not let read its store added nothing new;
-    // one abandoned at an update that took a store another update read ends with that update,
-    // whose store's revisits are explored.)
+    // abandoned at a revisited read that the machine did not let read its store added nothing
+    // new.)
     if (trace.diverged_at) return;
     for (const Event& e : trace.events)
       if (!modelled(e.op.kind)) {
@@ -172,6 +174,8 @@ class GraphSearch final : public Strategy {
                        current_.new_writes.end();
       if (g.writes(i) && new_write) push_revisits(trace, g, i);
     }
+    for (const Trace::TakenStore& taken : trace.taken_stores)
+      if (taken.step >= current_.fresh) push_taken_revisits(trace, g, taken);
   }
 
   std::string gaps() const override { return unsupported_; }
@@ -214,52 +218,83 @@ class GraphSearch final : public Strategy {
 
   // The backward revisits the store of step a makes, in the graph as it was when it joined.
   void push_revisits(const Trace& trace, const Graph& g, std::size_t a) {
-    for (std::size_t r = 0; r < a; ++r)
-      if (g.reads(r) && g.location(r) == g.location(a) && !g.in_prefix(r, a) && maximal(g, r, a))
-        stack_.push_back(revisit(trace, g, r, a));
-  }
-
-  // TruSt's condition (IsMaximallyAdded for r and every event the revisit removes), with
-  // GenMC's: the store right after a in coherence order stays.
-  static bool maximal(const Graph& g, std::size_t r, std::size_t a) {
-    const std::uint64_t bound = g.stamps(r).read;
-    const auto in_prefix = [&](std::size_t k) { return g.in_prefix(k, a); };
-    // Events are (step, write?); only steps up to a had joined.
-    const auto stamp = [&](std::size_t k, bool write) {
-      return write ? g.stamps(k).write : g.stamps(k).read;
+    // Whether an event joined maximally depends on a (its porf-prefix is in every event's
+    // "previous" set), not on the revisited read r; the events r's revisit removes are those
+    // outside a's prefix that joined after r. So one sweep over the events, latest first, finds
+    // every read whose revisit is maximal, and stops at the first event that did not join
+    // maximally: every earlier read's revisit would remove it too (GenMC stops there as well).
+    struct Label {
+      std::uint64_t stamp;
+      std::uint32_t step;
+      bool write;
     };
-    const auto kept = [&](std::size_t k, bool write) {
-      return stamp(k, write) <= bound || in_prefix(k);
-    };
-    const auto& order = g.coherence(g.location(a));
+    std::vector<Label> labels;
+    for (std::size_t k = 0; k < a; ++k) {
+      if (g.in_prefix(k, a)) continue;  // stays, whatever r is
+      if (g.reads(k)) labels.push_back({g.stamps(k).read, static_cast<std::uint32_t>(k), false});
+      if (g.writes(k)) labels.push_back({g.stamps(k).write, static_cast<std::uint32_t>(k), true});
+    }
+    std::sort(labels.begin(), labels.end(),
+              [](const Label& x, const Label& y) { return x.stamp > y.stamp; });
+    // As GenMC requires, a store revisits only while the store right after it in coherence
+    // order stays: r must have joined after it, if it is not in a's prefix.
+    std::uint64_t earliest = 0;
     if (g.kind(a) == Kind::kStore) {
+      const auto& order = g.coherence(g.location(a));
       auto it = std::find(order.begin(), order.end(), static_cast<std::uint32_t>(a));
       for (++it; it != order.end(); ++it)
         if (*it <= a) {
-          if (!kept(*it, true)) return false;
+          if (!g.in_prefix(*it, a)) earliest = g.stamps(*it).write;
           break;
         }
     }
-    const auto added_maximally = [&](std::size_t k, bool write) {
-      const std::uint64_t own = stamp(k, write);
-      const auto previous = [&](std::size_t m, bool m_write) {
-        return m <= a && (stamp(m, m_write) <= own || in_prefix(m));
-      };
-      if (write)
-        for (const std::uint32_t reader : g.readers(k))
-          if (previous(reader, false)) return false;
-      const std::uint32_t w = write ? static_cast<std::uint32_t>(k) : g.source(k);
-      if (w != kFirst && !previous(w, true)) return false;
-      const auto& co = g.coherence(g.location(k));
-      auto it = std::find(co.begin(), co.end(), w);
-      for (++it; it != co.end(); ++it)
-        if (*it != a && previous(*it, true)) return false;
-      return true;
-    };
-    for (std::size_t k = 0; k < a; ++k) {
-      if (g.reads(k) && (k == r || !kept(k, false)) && !added_maximally(k, false)) return false;
-      if (g.writes(k) && !kept(k, true) && !added_maximally(k, true)) return false;
+    for (const Label& l : labels) {
+      const bool maximal = added_maximally(g, l.step, l.write, a);
+      if (!maximal) break;
+      if (!l.write && l.stamp >= earliest && g.location(l.step) == g.location(a))
+        stack_.push_back(revisit(trace, g, l.step, a));
     }
+  }
+
+  // An update that could have read a store but for another update that read it (atomicity):
+  // the graph where it does is inconsistent, but the revisits its store would make are not
+  // (TruSt adds such an update and drops the graph after its revisits, as GenMC does). They
+  // are found in the execution's prefix up to the update, made to read that store.
+  void push_taken_revisits(const Trace& trace, const Graph& g, const Trace::TakenStore& taken) {
+    Trace prefix;
+    prefix.events.assign(trace.events.begin(), trace.events.begin() + taken.step + 1);
+    prefix.graph.assign(
+        trace.graph.begin(),
+        trace.graph.begin() + std::min<std::size_t>(trace.graph.size(), taken.step + 1));
+    prefix.record_graph_access(taken.step,
+                               {Kind::kUpdate, taken.store, trace.graph[taken.step].location});
+    Item known;
+    for (std::size_t k = 0; k <= taken.step; ++k) known.stamps.push_back(g.stamps(k));
+    known.stamps.back().write = next_stamp_++;
+    const Graph made(prefix, known, next_stamp_);
+    push_revisits(prefix, made, taken.step);
+  }
+
+  // TruSt's IsMaximallyAdded for the event of step k (its write, or its read) when a revisits:
+  // among the events that joined before it or are in a's porf-prefix ("previous"), a read
+  // reads and a store is the coherence-last store (a aside), and a store is read by none.
+  static bool added_maximally(const Graph& g, std::size_t k, bool write, std::size_t a) {
+    const auto stamp = [&](std::size_t m, bool m_write) {
+      return m_write ? g.stamps(m).write : g.stamps(m).read;
+    };
+    const std::uint64_t own = stamp(k, write);
+    const auto previous = [&](std::size_t m, bool m_write) {
+      return m <= a && (stamp(m, m_write) <= own || g.in_prefix(m, a));
+    };
+    if (write)
+      for (const std::uint32_t reader : g.readers(k))
+        if (previous(reader, false)) return false;
+    const std::uint32_t w = write ? static_cast<std::uint32_t>(k) : g.source(k);
+    if (w != kFirst && !previous(w, true)) return false;
+    const auto& co = g.coherence(g.location(k));
+    auto it = std::find(co.begin(), co.end(), w);
+    for (++it; it != co.end(); ++it)
+      if (*it != a && previous(*it, true)) return false;
     return true;
   }
 

@@ -191,6 +191,7 @@ Trace NativeRuntime::run(const TestDirective& directive, int argc, char** argv, 
   active_ = this;
   logged_ = 0;
   logged_weak_steps_ = 0;
+  logged_taken_stores_ = 0;
   values_.clear();
   if (options_.record_values) values_.reserve(directive.prefix.size() + 64);  // as the trace's
   runtime_state_read_ = false;
@@ -352,6 +353,8 @@ void NativeRuntime::log_choice() {
   const Trace& t = *current_trace_;
   for (; logged_weak_steps_ < t.weak_steps.size(); ++logged_weak_steps_)
     log_->weak_step(t.weak_steps[logged_weak_steps_]);
+  for (; logged_taken_stores_ < t.taken_stores.size(); ++logged_taken_stores_)
+    log_->taken_store(t.taken_stores[logged_taken_stores_]);
   if (t.events.empty()) return;
   const std::size_t step = t.events.size() - 1;
   if (step < t.graph.size() && t.graph[step].kind != Trace::GraphAccess::Kind::kNone)

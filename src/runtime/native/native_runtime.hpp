@@ -343,6 +343,7 @@ class NativeRuntime {
   const Trace* current_trace_ = nullptr;  // the scheduler's trace while run() runs
   std::size_t logged_ = 0;                // events of it already in the log
   std::size_t logged_weak_steps_ = 0;     // Trace::weak_steps already in the log
+  std::size_t logged_taken_stores_ = 0;   // Trace::taken_stores already in the log
   std::vector<weft::AccessValues> values_;
   std::vector<weft::AccessValues> logged_values_;    // scratch of run()'s logging
   std::vector<weft::PlainAccess> segment_accesses_;  // scratch of end_segment
